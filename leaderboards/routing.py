@@ -1,0 +1,3 @@
+"""Websocket routes of the leaderboards app."""
+
+websocket_urlpatterns: list = []

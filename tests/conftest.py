@@ -1,0 +1,50 @@
+"""Suite-wide fixtures and the rule that service-backed tests never skip in CI.
+
+Tests marked `postgres`, `redis` or `browser` need a real PostgreSQL, Redis or
+Chromium. On a developer's machine without one they are skipped with the
+reason; in CI (`CI=true`, set by `.ci/run`) a missing service fails them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+from django.conf import settings
+
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def _missing_service(marker: str) -> str | None:
+    if marker == "postgres":
+        if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+            return "needs PostgreSQL: set DATABASE_URL=postgres://..."
+    elif marker == "redis":
+        if not settings.REDIS_URL:
+            return "needs Redis: set REDIS_URL=redis://..."
+    elif marker == "browser":
+        if not (shutil.which("chromium") or shutil.which("chromium-browser")):
+            return "needs Chromium: apt-get install chromium"
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for marker in ("postgres", "redis", "browser"):
+            if item.get_closest_marker(marker) is None:
+                continue
+            reason = _missing_service(marker)
+            if reason is None:
+                continue
+            if IN_CI:
+                item.add_marker(pytest.mark.usefixtures("_fail_missing_service"))
+                item.user_properties.append(("missing_service", reason))
+            else:
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture
+def _fail_missing_service(request: pytest.FixtureRequest) -> None:
+    reasons = [value for key, value in request.node.user_properties if key == "missing_service"]
+    pytest.fail(f"CI must run this test for real, but it {'; '.join(reasons)}")

@@ -71,6 +71,14 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 DAILY_DEAL_SALT = env_str("DAILY_DEAL_SALT", "easyharp-development-salt")
 if not DEBUG and DAILY_DEAL_SALT == "easyharp-development-salt":
     raise ImproperlyConfigured("DAILY_DEAL_SALT must be set to a secret value when DEBUG is off")
+# Only deals the solver proves winnable become deals of the day (when it is installed).
+DAILY_DEAL_REQUIRE_WIN = env_bool("DAILY_DEAL_REQUIRE_WIN", True)
+# Time the solver may spend on one candidate deal before it is passed over.
+DAILY_DEAL_SOLVER_SECONDS = env_float("DAILY_DEAL_SOLVER_SECONDS", 10.0)
+# The first day served; earlier dates are not served (and never stored).
+DAILY_DEAL_FIRST_DATE = env_str("DAILY_DEAL_FIRST_DATE", "2026-01-01")
+# Longest move log a submission may carry.
+GAME_MAX_ACTIONS = env_int("GAME_MAX_ACTIONS", 20_000)
 
 INSTALLED_APPS = [
     "daphne",
@@ -174,6 +182,12 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "games.exceptions.api_exception_handler",
+    # Scoped throttles (per client IP or player); rates from the environment.
+    "DEFAULT_THROTTLE_RATES": {
+        "auth": env_str("THROTTLE_AUTH", "30/min"),
+        "submit": env_str("THROTTLE_SUBMIT", "120/min"),
+    },
 }
 
 SPECTACULAR_SETTINGS = {

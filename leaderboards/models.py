@@ -1,0 +1,79 @@
+"""Leaderboard storage: each player's best entry per day and board, and the player counts.
+
+The boards are read far more often than written, and must stay fast with a
+million games in a day, so they are kept ready rather than computed from games:
+
+- `BoardEntry` holds one row per (date, board, player): that player's best game
+  of the day on that board. Its sort key (`key1`, `key2`, `submitted_at`,
+  `game_id`) is ascending for both boards, so one composite index serves the
+  page, the neighbours of a player and the rank count (a row comparison on the
+  index).
+- `BoardTotal` holds the number of players on each board per day.
+
+Both are updated in the same transaction as the game that changes them.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Board(models.TextChoices):
+    SCORE = "score", "By score"
+    MOVES = "moves", "By moves"
+
+
+class BoardEntry(models.Model):
+    """One player's best game of one day on one board.
+
+    Sort key, ascending on both boards:
+    - score board: `key1 = -score`, `key2 = moves` (high score, then fewer moves);
+    - moves board: `key1 = moves`, `key2 = -score` (fewer moves, then high score);
+    then the earlier submission, then the lower game id (which never ties).
+    """
+
+    date = models.DateField()
+    board = models.CharField(max_length=5, choices=Board.choices)
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="board_entries"
+    )
+    game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="board_entries")
+    key1 = models.IntegerField()
+    key2 = models.IntegerField()
+    submitted_at = models.DateTimeField()
+    score = models.PositiveIntegerField()
+    moves = models.PositiveIntegerField()
+    won = models.BooleanField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["date", "board", "player"], name="boardentry_one_per_player"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["date", "board", "key1", "key2", "submitted_at", "game"],
+                name="boardentry_rank",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.date} {self.board}: player {self.player_id} game {self.game_id}"
+
+
+class BoardTotal(models.Model):
+    """How many players one day's board has (kept so pages never count a million rows)."""
+
+    date = models.DateField()
+    board = models.CharField(max_length=5, choices=Board.choices)
+    players = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["date", "board"], name="boardtotal_one_per_board"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.date} {self.board}: {self.players} players"

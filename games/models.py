@@ -68,7 +68,8 @@ class Game(models.Model):
     created_at = models.DateTimeField()
     voided_at = models.DateTimeField(null=True, blank=True)
     void_reason = models.CharField(max_length=200, blank=True)
-    idempotency_key = models.CharField(max_length=255, null=True, blank=True)
+    # NULL (not "") for "no key", so the unique constraint below skips keyless games.
+    idempotency_key = models.CharField(max_length=255, null=True, blank=True)  # noqa: DJ001
     request_digest = models.CharField(
         max_length=64, blank=True, help_text="Digest of the submitted deal and log."
     )

@@ -1,0 +1,33 @@
+"""Leaderboard rows in the admin: read only (they follow the games)."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from leaderboards.models import BoardEntry, BoardTotal
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(BoardEntry)
+class BoardEntryAdmin(ReadOnlyAdmin):
+    list_display = ["date", "board", "player", "score", "moves", "won", "game", "submitted_at"]
+    list_filter = ["board", "date"]
+    search_fields = ["player__username"]
+    list_select_related = ["player"]
+
+
+@admin.register(BoardTotal)
+class BoardTotalAdmin(ReadOnlyAdmin):
+    list_display = ["date", "board", "players"]
+    list_filter = ["board"]

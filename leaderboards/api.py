@@ -1,0 +1,85 @@
+"""The REST API of the leaderboards: thin views over `leaderboards.selectors`."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games.api import parse_day
+from games.exceptions import ServiceError
+from games.services import daily_deal_get_or_create
+from leaderboards.models import Board
+from leaderboards.selectors import PAGE_LIMIT_MAX, leaderboard_around, leaderboard_page
+
+
+class EntrySerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+    score = serializers.IntegerField()
+    moves = serializers.IntegerField()
+    won = serializers.BooleanField()
+    game = serializers.IntegerField()
+    submitted_at = serializers.DateTimeField()
+
+
+class LeaderboardApi(APIView):
+    """One page of a day's board, or (`around=me`) the page centred on the signed-in player.
+
+    Boards: `score` (high score, then fewer moves, then earlier) and `moves`
+    (won games only: fewer moves, then high score, then earlier).
+    """
+
+    class InputSerializer(serializers.Serializer):
+        order = serializers.ChoiceField(choices=Board.values, default=Board.SCORE)
+        limit = serializers.IntegerField(min_value=1, max_value=PAGE_LIMIT_MAX, default=50)
+        offset = serializers.IntegerField(min_value=0, default=0)
+        around = serializers.ChoiceField(choices=["me"], required=False)
+
+    class OutputSerializer(serializers.Serializer):
+        date = serializers.DateField()
+        deal = serializers.CharField(allow_null=True)
+        order = serializers.CharField()
+        total = serializers.IntegerField()
+        offset = serializers.IntegerField()
+        limit = serializers.IntegerField()
+        entries = EntrySerializer(many=True)
+        me = EntrySerializer(required=False)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("order", str, enum=Board.values),
+            OpenApiParameter("limit", int),
+            OpenApiParameter("offset", int),
+            OpenApiParameter("around", str, enum=["me"]),
+        ],
+        responses={200: OutputSerializer},
+    )
+    def get(self, request: Request, date: str) -> Response:
+        query = self.InputSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        params = query.validated_data
+        day = daily_deal_get_or_create(date=parse_day(date))
+        if "around" not in params:
+            page = leaderboard_page(
+                date=day.date, order=params["order"], limit=params["limit"], offset=params["offset"]
+            )
+            return Response(page)
+        if not request.user.is_authenticated:
+            raise ServiceError(
+                "not_authenticated",
+                "around=me needs a signed-in player.",
+                status_code=status.HTTP_401_UNAUTHORIZED,
+            )
+        page = leaderboard_around(
+            date=day.date, order=params["order"], player=request.user, limit=params["limit"]
+        )
+        if page is None:
+            raise ServiceError(
+                "not_on_board",
+                f"You have no entry on the {params['order']} board of {day.date.isoformat()}.",
+                status_code=status.HTTP_404_NOT_FOUND,
+            )
+        return Response(page)

@@ -1,0 +1,9 @@
+"""Routes of the leaderboards API (included under api/)."""
+
+from django.urls import path
+
+from leaderboards import api
+
+urlpatterns = [
+    path("daily/<str:date>/leaderboard/", api.LeaderboardApi.as_view(), name="api-leaderboard"),
+]

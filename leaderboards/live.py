@@ -1,0 +1,350 @@
+"""Live leaderboards: announce committed board changes and keep each process's sockets current.
+
+The path of a change, from the service layer to the sockets:
+
+1. A service stores or voids a game and, in `transaction.on_commit`, calls
+   `board_changed(date=..., orders=...)`. That sends one tiny `board.changed`
+   message per board to the board's group on the default channel layer (Redis
+   in production). It never raises into the caller: a Redis outage is logged and
+   the submission stands.
+2. In every server process, one `BoardHub` (per event loop) is the only member
+   of that group for the boards its sockets watch, so a change costs one Redis
+   message per process, not one per socket.
+3. The hub coalesces per board with a trailing-edge throttle: at most
+   `LIVE_BOARD_MAX_UPDATES_PER_SECOND` reads per board and process, and every
+   change is followed, within one interval, by a read that started after the
+   change arrived. It reads the top of the board once, encodes it once, and
+   sends a `board.update` event to the board's group on the process-local
+   `local` channel layer, where that process's `LeaderboardConsumer`s are.
+4. Each consumer turns the event into an `update` message for its socket (see
+   `leaderboards.consumers`).
+
+Every read carries a version from a per-board counter that grows with each read
+in this process, so a consumer never replaces a fresher board by an older one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+import logging
+import weakref
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.layers import BaseChannelLayer, get_channel_layer
+from django.conf import settings
+from rest_framework.utils.encoders import JSONEncoder
+
+from leaderboards.models import Board
+
+logger = logging.getLogger(__name__)
+
+# The channel layer alias of this process's sockets (always in-memory).
+LOCAL_LAYER = "local"
+# How many entries the socket shows: the top of the board.
+WATCHED_ENTRIES = 50
+# channels-redis forgets group members after a day (its `group_expiry`); the hub
+# renews its memberships well before that.
+GROUP_RENEW_SECONDS = 3600.0
+# Pause after a failed subscription or read before retrying, doubling up to the cap.
+RETRY_FIRST_SECONDS = 0.1
+RETRY_MAX_SECONDS = 5.0
+
+
+class BoardKey(NamedTuple):
+    """One live board: a day and an order ("score" or "moves")."""
+
+    date: datetime.date
+    order: str
+
+    @property
+    def group(self) -> str:
+        """The group name of this board, on both the default and the local layer."""
+        return f"leaderboard.{self.date.isoformat()}.{self.order}"
+
+
+def encode_json(value: Any) -> str:
+    """JSON text as the REST API renders it (DRF's encoder: ISO dates with `Z`), compact."""
+    return json.dumps(value, cls=JSONEncoder, ensure_ascii=False, separators=(",", ":"))
+
+
+# --- Announcing (service side) -----------------------------------------------
+
+
+def board_changed(*, date: datetime.date, orders: Collection[str]) -> None:
+    """Tell every watcher of the day's boards in `orders` that they changed.
+
+    Called by the service layer inside `transaction.on_commit`, after a stored or
+    voided game moved the boards. Never raises: if the channel layer fails (Redis
+    down) or takes longer than `LIVE_BOARD_SEND_TIMEOUT` seconds, the failure is
+    logged and the caller carries on; watchers catch up on the next change, and
+    every hub refreshes its boards when its own connection comes back.
+    """
+    boards = [BoardKey(date, order) for order in orders if order in Board.values]
+    if not boards:
+        return
+    try:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        async_to_sync(_announce)(layer, boards)
+    except Exception:
+        logger.warning(
+            "Live boards not told of a change to %s (channel layer unavailable); "
+            "the change itself is stored.",
+            ", ".join(board.group for board in boards),
+            exc_info=True,
+        )
+
+
+async def _announce(layer: BaseChannelLayer, boards: list[BoardKey]) -> None:
+    timeout: float = settings.LIVE_BOARD_SEND_TIMEOUT
+    for board in boards:
+        message = {"type": "board.changed", "date": board.date.isoformat(), "order": board.order}
+        await asyncio.wait_for(layer.group_send(board.group, message), timeout)
+
+
+# --- Reading ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """The watched part of a board at one moment: the top entries and the player count."""
+
+    version: int
+    total: int
+    entries: list[dict[str, Any]]
+    # `entries` encoded once, shared by every socket (also compared to detect change).
+    entries_json: str
+    deal: str | None
+
+
+def _board_read(board: BoardKey) -> tuple[int, list[dict[str, Any]], str | None]:
+    from leaderboards.selectors import leaderboard_page
+
+    page = leaderboard_page(date=board.date, order=board.order, limit=WATCHED_ENTRIES, offset=0)
+    return page["total"], page["entries"], page.get("deal")
+
+
+def entry_read(board: BoardKey, player_id: int) -> dict[str, Any] | None:
+    """The player's own entry with its rank on `board`, or None (blocking; run in a thread)."""
+    from django.contrib.auth import get_user_model
+
+    from leaderboards.selectors import leaderboard_entry
+
+    player = get_user_model().objects.filter(pk=player_id).first()
+    if player is None:
+        return None
+    return leaderboard_entry(date=board.date, order=board.order, player=player)
+
+
+# --- The per-process hub -----------------------------------------------------------
+
+
+@dataclass(eq=False)
+class _BoardState:
+    key: BoardKey
+    watchers: int = 0
+    signed_in_watchers: int = 0
+    version: int = 0
+    dirty: bool = False
+    last_read_at: float = float("-inf")
+    last_published: tuple[int, str] | None = None
+    flusher: asyncio.Task[None] | None = field(default=None, repr=False)
+
+
+class BoardHub:
+    """This process's subscriber to board changes and coalescer of board updates.
+
+    One per event loop (`BoardHub.current()`). Consumers call `watch` on connect
+    and `unwatch` on disconnect; the hub joins the board's group on the default
+    layer while at least one socket watches it, and publishes `board.update`
+    events to the board's group on the local layer.
+    """
+
+    _instances: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, BoardHub] = (
+        weakref.WeakKeyDictionary()
+    )
+
+    def __init__(self) -> None:
+        self._boards: dict[BoardKey, _BoardState] = {}
+        self._channel: str | None = None
+        self._receiver: asyncio.Task[None] | None = None
+        self._renewer: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    def current(cls) -> BoardHub:
+        """The hub of the running event loop, created on first use."""
+        loop = asyncio.get_running_loop()
+        hub = cls._instances.get(loop)
+        if hub is None:
+            hub = cls._instances[loop] = cls()
+        return hub
+
+    @property
+    def _layer(self) -> BaseChannelLayer:
+        # Looked up each time so that a settings change (tests) takes effect.
+        return get_channel_layer()
+
+    @property
+    def _local(self) -> BaseChannelLayer:
+        return get_channel_layer(LOCAL_LAYER)
+
+    # Watching
+
+    async def watch(self, board: BoardKey, *, signed_in: bool) -> None:
+        """Count one more socket on `board`; subscribe to its changes if it is the first."""
+        state = self._boards.get(board)
+        if state is None:
+            state = self._boards[board] = _BoardState(board)
+        state.watchers += 1
+        state.signed_in_watchers += signed_in
+        async with self._lock:
+            if self._channel is None:
+                self._channel = await self._layer.new_channel()
+            if state.watchers == 1 or self._receiver is None:
+                await self._subscribe(board)
+            if self._receiver is None or self._receiver.done():
+                self._receiver = asyncio.create_task(self._receive_changes())
+                self._renewer = asyncio.create_task(self._renew_memberships())
+
+    async def unwatch(self, board: BoardKey, *, signed_in: bool) -> None:
+        """Count one socket less on `board`; unsubscribe when none is left."""
+        state = self._boards.get(board)
+        if state is None:
+            return
+        state.watchers -= 1
+        state.signed_in_watchers -= signed_in
+        if state.watchers > 0:
+            return
+        del self._boards[board]
+        if state.flusher is not None:
+            state.flusher.cancel()
+        if self._channel is not None:
+            try:
+                await self._layer.group_discard(board.group, self._channel)
+            except Exception:
+                # The membership expires by itself; a stray change costs one read.
+                logger.warning("Could not leave live board group %s", board.group, exc_info=True)
+
+    async def read(self, board: BoardKey) -> BoardView:
+        """A fresh read of `board`, versioned after every earlier read of it here."""
+        state = self._boards.get(board)
+        if state is None:
+            state = _BoardState(board)
+        state.version += 1
+        version = state.version
+        total, entries, deal = await database_sync_to_async(_board_read)(board)
+        return BoardView(version, total, entries, encode_json(entries), deal)
+
+    # Subscribing to changes
+
+    async def _subscribe(self, board: BoardKey) -> None:
+        assert self._channel is not None
+        await self._layer.group_add(board.group, self._channel)
+
+    async def _receive_changes(self) -> None:
+        """Receive `board.changed` messages for ever, riding out channel layer outages."""
+        delay = RETRY_FIRST_SECONDS
+        lost = False
+        while True:
+            try:
+                if lost:
+                    # The layer may have lost our memberships (a Redis restart).
+                    for board in list(self._boards):
+                        await self._subscribe(board)
+                    logger.info("Live boards: channel layer back, refreshing every board")
+                    for state in list(self._boards.values()):
+                        self._poke(state)
+                    lost = False
+                assert self._channel is not None
+                message = await self._layer.receive(self._channel)
+                delay = RETRY_FIRST_SECONDS
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                if not lost:
+                    logger.warning(
+                        "Live boards: lost the channel layer; retrying", exc_info=True
+                    )
+                lost = True
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_SECONDS)
+                continue
+            self._handle_change(message)
+
+    def _handle_change(self, message: dict[str, Any]) -> None:
+        if message.get("type") != "board.changed":
+            return
+        try:
+            board = BoardKey(datetime.date.fromisoformat(message["date"]), message["order"])
+        except (KeyError, TypeError, ValueError):
+            logger.warning("Live boards: ignored a malformed change message %r", message)
+            return
+        state = self._boards.get(board)
+        if state is not None:
+            self._poke(state)
+
+    async def _renew_memberships(self) -> None:
+        while True:
+            await asyncio.sleep(GROUP_RENEW_SECONDS)
+            for board in list(self._boards):
+                try:
+                    await self._subscribe(board)
+                except Exception:
+                    logger.warning("Could not renew live board group %s", board.group)
+
+    # Coalescing and publishing
+
+    def _poke(self, state: _BoardState) -> None:
+        state.dirty = True
+        if state.flusher is None or state.flusher.done():
+            state.flusher = asyncio.create_task(self._flush(state))
+
+    async def _flush(self, state: _BoardState) -> None:
+        """Publish `state`'s board until no change is pending, at most N reads a second.
+
+        Trailing edge: a change that arrives while a read is waiting or running
+        sets `dirty` again, so another read, started after it, always follows.
+        """
+        loop = asyncio.get_running_loop()
+        delay = RETRY_FIRST_SECONDS
+        while state.dirty and state.watchers > 0:
+            interval = 1.0 / float(settings.LIVE_BOARD_MAX_UPDATES_PER_SECOND)
+            wait = state.last_read_at + interval - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            state.dirty = False
+            state.last_read_at = loop.time()
+            try:
+                await self._publish(state)
+                delay = RETRY_FIRST_SECONDS
+            except Exception:
+                logger.warning("Live boards: could not read %s", state.key.group, exc_info=True)
+                state.dirty = True
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_SECONDS)
+
+    async def _publish(self, state: _BoardState) -> None:
+        view = await self.read(state.key)
+        published = (view.total, view.entries_json)
+        # Signed-in sockets show their own rank, which can move while the top
+        # of the board stands still; anonymous ones need nothing then.
+        if published == state.last_published and state.signed_in_watchers == 0:
+            return
+        state.last_published = published
+        await self._local.group_send(
+            state.key.group,
+            {
+                "type": "board.update",
+                "version": view.version,
+                "total": view.total,
+                "entries_json": view.entries_json,
+            },
+        )

@@ -1,0 +1,125 @@
+"""Writes to the leaderboards: keep each player's best entry per day and board.
+
+Called by the game services inside their transaction, with the player's row
+locked, so one player's entries are never written by two transactions at once.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import TYPE_CHECKING
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db.models import F
+
+from leaderboards.models import Board, BoardEntry, BoardTotal
+
+if TYPE_CHECKING:
+    from games.models import Game
+
+BOARDS: tuple[str, ...] = (Board.SCORE, Board.MOVES)
+
+# The order of games on each board, as Django orderings (best first).
+GAME_ORDERINGS: dict[str, tuple[str, ...]] = {
+    Board.SCORE: ("-score", "moves", "created_at", "id"),
+    Board.MOVES: ("moves", "-score", "created_at", "id"),
+}
+
+
+def board_sort_key(*, board: str, score: int, moves: int) -> tuple[int, int]:
+    """(key1, key2) of an entry: ascending on both boards, best first."""
+    if board == Board.SCORE:
+        return -score, moves
+    return moves, -score
+
+
+def game_counts_on(*, board: str, game: Game) -> bool:
+    """Unfinished games count on the score board; only won games on the moves board."""
+    return board == Board.SCORE or game.won
+
+
+def _entry_values(board: str, game: Game) -> dict[str, object]:
+    key1, key2 = board_sort_key(board=board, score=game.score, moves=game.moves)
+    return {
+        "game": game,
+        "key1": key1,
+        "key2": key2,
+        "submitted_at": game.created_at,
+        "score": game.score,
+        "moves": game.moves,
+        "won": game.won,
+    }
+
+
+def _total_add(*, date: datetime.date, board: str, delta: int) -> None:
+    updated = BoardTotal.objects.filter(date=date, board=board).update(players=F("players") + delta)
+    if not updated:
+        # The first player of the day: create the row (a concurrent first
+        # player may win the race, hence ignore_conflicts), then count.
+        BoardTotal.objects.bulk_create(
+            [BoardTotal(date=date, board=board, players=0)], ignore_conflicts=True
+        )
+        BoardTotal.objects.filter(date=date, board=board).update(players=F("players") + delta)
+
+
+def board_entries_offer(*, game: Game) -> list[str]:
+    """Put a newly stored game of the day on the boards where it beats the player's entry.
+
+    Returns the boards that moved. The caller holds the player's lock and has
+    checked that the game counts for `game.daily`.
+    """
+    assert game.daily is not None
+    date = game.daily.date
+    entries = {
+        entry.board: entry
+        for entry in BoardEntry.objects.filter(date=date, player_id=game.player_id)
+    }
+    moved: list[str] = []
+    for board in BOARDS:
+        if not game_counts_on(board=board, game=game):
+            continue
+        values = _entry_values(board, game)
+        entry = entries.get(board)
+        if entry is None:
+            BoardEntry.objects.create(date=date, board=board, player_id=game.player_id, **values)
+            _total_add(date=date, board=board, delta=1)
+            moved.append(board)
+            continue
+        new = (values["key1"], values["key2"], game.created_at, game.pk)
+        old = (entry.key1, entry.key2, entry.submitted_at, entry.game_id)
+        if new < old:
+            BoardEntry.objects.filter(pk=entry.pk).update(**values)
+            moved.append(board)
+    return moved
+
+
+def board_entries_recompute(*, player: AbstractBaseUser, date: datetime.date) -> list[str]:
+    """Rebuild a player's entries of `date` from their games that still count.
+
+    Used when a game is voided. Returns the boards that moved. The caller holds
+    the player's lock.
+    """
+    from games.models import Game
+
+    games = Game.objects.filter(player=player, daily__date=date, voided_at__isnull=True)
+    entries = {entry.board: entry for entry in BoardEntry.objects.filter(date=date, player=player)}
+    moved: list[str] = []
+    for board in BOARDS:
+        candidates = games if board == Board.SCORE else games.filter(won=True)
+        best = candidates.order_by(*GAME_ORDERINGS[board]).first()
+        entry = entries.get(board)
+        if best is None:
+            if entry is not None:
+                entry.delete()
+                _total_add(date=date, board=board, delta=-1)
+                moved.append(board)
+        elif entry is None:
+            BoardEntry.objects.create(
+                date=date, board=board, player=player, **_entry_values(board, best)
+            )
+            _total_add(date=date, board=board, delta=1)
+            moved.append(board)
+        elif entry.game_id != best.pk:
+            BoardEntry.objects.filter(pk=entry.pk).update(**_entry_values(board, best))
+            moved.append(board)
+    return moved

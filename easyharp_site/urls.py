@@ -1,11 +1,20 @@
 """URL wiring only: each app keeps its own routes."""
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from games.api import healthz
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/", include("games.api_urls")),
+    path("api/", include("leaderboards.api_urls")),
+    path("healthz", healthz, name="healthz"),
 ]
+
+# API paths answer errors in JSON (`{"error": {...}}`); pages keep Django's pages.
+handler404 = "games.exceptions.not_found"
+handler500 = "games.exceptions.server_error"

@@ -154,6 +154,20 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Each process's live-board sockets hear their updates on this in-memory layer,
+# fed by one subscriber per process (leaderboards/live.py): a board change costs
+# one message on the default layer per server process, not one per socket.
+CHANNEL_LAYERS["local"] = {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+
+# Live boards: at most this many updates a second per board and socket (bursts
+# are coalesced; the last update always carries the latest board).
+LIVE_BOARD_MAX_UPDATES_PER_SECOND = env_float("LIVE_BOARD_MAX_UPDATES_PER_SECOND", 4.0)
+if LIVE_BOARD_MAX_UPDATES_PER_SECOND <= 0:
+    raise ImproperlyConfigured("LIVE_BOARD_MAX_UPDATES_PER_SECOND must be above 0")
+# Longest wait (seconds) of a submission on the channel layer to announce a change.
+LIVE_BOARD_SEND_TIMEOUT = env_float("LIVE_BOARD_SEND_TIMEOUT", 1.0)
+# Largest message (bytes) a live-board client may send; larger ones get an error.
+LIVE_CLIENT_MESSAGE_MAX_BYTES = env_int("LIVE_CLIENT_MESSAGE_MAX_BYTES", 1024)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -209,7 +209,12 @@ class BoardHub:
             if self._channel is None:
                 self._channel = await self._layer.new_channel()
             if state.watchers == 1 or self._receiver is None:
-                await self._subscribe(board)
+                try:
+                    await self._subscribe(board)
+                except Exception:
+                    # The receiver meets the same outage and subscribes every
+                    # watched board again once the layer is back.
+                    logger.warning("Could not join live board group %s", board.group, exc_info=True)
             if self._receiver is None or self._receiver.done():
                 self._receiver = asyncio.create_task(self._receive_changes())
                 self._renewer = asyncio.create_task(self._renew_memberships())
@@ -226,7 +231,10 @@ class BoardHub:
         del self._boards[board]
         if state.flusher is not None:
             state.flusher.cancel()
-        if self._channel is not None:
+        async with self._lock:
+            # A socket may have started watching again while we waited.
+            if self._channel is None or board in self._boards:
+                return
             try:
                 await self._layer.group_discard(board.group, self._channel)
             except Exception:
@@ -270,9 +278,7 @@ class BoardHub:
                 raise
             except Exception:
                 if not lost:
-                    logger.warning(
-                        "Live boards: lost the channel layer; retrying", exc_info=True
-                    )
+                    logger.warning("Live boards: lost the channel layer; retrying", exc_info=True)
                 lost = True
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, RETRY_MAX_SECONDS)

@@ -1,0 +1,183 @@
+"""The live leaderboard socket: `ws/daily/<date>/leaderboard/?order=score|moves`.
+
+Protocol (server to client, JSON text frames):
+
+- `{"type": "snapshot", "date", "deal", "order", "version", "total", "entries", "me"?}`
+  once, on connect: the top 50 entries shaped as in the REST leaderboard, the
+  number of players, and for a signed-in player `me`, their own entry with its
+  rank (null when they have none).
+- `{"type": "update", "date", "order", "version", "total", "entries"?, "me"?}`
+  whenever a committed change moved what the socket shows. A field that is
+  present replaces the client's copy; a field that is absent is unchanged.
+  Versions grow; applying every update in order to the snapshot gives exactly
+  what a fresh snapshot would show.
+- `{"type": "pong"}` in answer to `{"type": "ping"}`, the one client message.
+- `{"type": "error", "error": {"code", "message"}}` for a client message that is
+  too large, not JSON, or not understood; the socket stays open.
+
+Close codes (after the handshake, so that browsers see them):
+
+- 4400: the `order` query parameter is neither `score` nor `moves`.
+- 4404: the date has no board: not a date, a future day, or a day the service
+  does not serve.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+
+from games.exceptions import ServiceError
+from leaderboards import live
+from leaderboards.models import Board
+
+CLOSE_BAD_ORDER = 4400
+CLOSE_NO_BOARD = 4404
+
+
+def _board_open(date: datetime.date) -> str | None:
+    """None when `date` has a board (opening the day if needed), else why not."""
+    from games.services import daily_deal_get_or_create
+
+    try:
+        daily_deal_get_or_create(date=date)
+    except ServiceError as error:
+        return error.message
+    return None
+
+
+class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
+    """One socket watching one board; updates come from `live.BoardHub` on the local layer."""
+
+    channel_layer_alias = live.LOCAL_LAYER
+
+    board: live.BoardKey | None = None
+    player_id: int | None = None
+    # What the socket shows now, to send only what changed.
+    version: int = 0
+    total: int = -1
+    entries_json: str = ""
+    me_json: str = ""
+
+    async def connect(self) -> None:
+        # Accept first: a close before the handshake reaches the browser as a
+        # bare failure, without our close code.
+        await self.accept()
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin1"))
+        order = query.get("order", [Board.SCORE.value])[-1]
+        if order not in Board.values:
+            await self._refuse(CLOSE_BAD_ORDER, "bad_order", "order must be score or moves.")
+            return
+        text = self.scope["url_route"]["kwargs"]["date"]
+        try:
+            date = datetime.date.fromisoformat(text)
+        except ValueError:
+            await self._refuse(CLOSE_NO_BOARD, "no_board", f"{text!r} is not a date (YYYY-MM-DD).")
+            return
+        why_not = await database_sync_to_async(_board_open)(date)
+        if why_not is not None:
+            await self._refuse(CLOSE_NO_BOARD, "no_board", why_not)
+            return
+
+        user = self.scope.get("user")
+        if user is not None and user.is_authenticated:
+            self.player_id = user.pk
+        board = live.BoardKey(date, order)
+        # Join before reading, so that no change falls between the snapshot and
+        # the first update.
+        await self.channel_layer.group_add(board.group, self.channel_name)
+        await live.BoardHub.current().watch(board, signed_in=self.player_id is not None)
+        self.board = board
+        await self._send_snapshot()
+
+    async def disconnect(self, code: int) -> None:
+        if self.board is None:
+            return
+        board, self.board = self.board, None
+        await self.channel_layer.group_discard(board.group, self.channel_name)
+        await live.BoardHub.current().unwatch(board, signed_in=self.player_id is not None)
+
+    async def _send_snapshot(self) -> None:
+        assert self.board is not None
+        view = await live.BoardHub.current().read(self.board)
+        message: dict[str, Any] = {
+            "type": "snapshot",
+            "date": self.board.date.isoformat(),
+            "deal": view.deal,
+            "order": self.board.order,
+            "version": view.version,
+            "total": view.total,
+            "entries": view.entries,
+        }
+        self.version, self.total, self.entries_json = view.version, view.total, view.entries_json
+        if self.player_id is not None:
+            me = await database_sync_to_async(live.entry_read)(self.board, self.player_id)
+            message["me"] = me
+            self.me_json = live.encode_json(me)
+        await self.send(text_data=live.encode_json(message))
+
+    async def board_update(self, event: dict[str, Any]) -> None:
+        """A fresh read of the board from the hub: pass on what changed for this socket."""
+        if self.board is None or event["version"] <= self.version:
+            return
+        self.version = event["version"]
+        parts = []
+        if event["entries_json"] != self.entries_json:
+            self.entries_json = event["entries_json"]
+            parts.append(f',"entries":{self.entries_json}')
+        if self.player_id is not None:
+            me = await database_sync_to_async(live.entry_read)(self.board, self.player_id)
+            me_json = live.encode_json(me)
+            if me_json != self.me_json:
+                self.me_json = me_json
+                parts.append(f',"me":{me_json}')
+        if not parts and event["total"] == self.total:
+            return
+        self.total = event["total"]
+        head = live.encode_json(
+            {
+                "type": "update",
+                "date": self.board.date.isoformat(),
+                "order": self.board.order,
+                "version": self.version,
+                "total": self.total,
+            }
+        )
+        # The entries are encoded once by the hub for every socket; splice them in.
+        await self.send(text_data=head[:-1] + "".join(parts) + "}")
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Answer a client message; anything unexpected gets an error, never a crash."""
+        if text_data is None:
+            await self._send_error("binary_not_supported", "Send JSON text frames.")
+            return
+        limit: int = settings.LIVE_CLIENT_MESSAGE_MAX_BYTES
+        if len(text_data.encode()) > limit:
+            await self._send_error(
+                "message_too_large", f"A client message may hold at most {limit} bytes."
+            )
+            return
+        try:
+            content = json.loads(text_data)
+        except (ValueError, RecursionError):
+            await self._send_error("invalid_json", "The message is not JSON.")
+            return
+        if isinstance(content, dict) and content.get("type") == "ping":
+            await self.send(text_data='{"type":"pong"}')
+            return
+        await self._send_error(
+            "unknown_message", 'The only message understood is {"type": "ping"}.'
+        )
+
+    async def _refuse(self, close_code: int, code: str, message: str) -> None:
+        await self._send_error(code, message)
+        await self.close(code=close_code)
+
+    async def _send_error(self, code: str, message: str) -> None:
+        await self.send_json({"type": "error", "error": {"code": code, "message": message}})

@@ -66,6 +66,29 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 
+# Transport and cookie security, on by default whenever DEBUG is off
+# (`manage.py check --deploy` is clean with production settings). Behind a
+# TLS-terminating proxy, set SECURE_PROXY_SSL_HEADER=true so Django trusts the
+# proxy's X-Forwarded-Proto; set SECURE_SSL_REDIRECT=false only where the proxy
+# already redirects (or for plain-HTTP local runs).
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+# The health check is probed over plain HTTP from inside the deployment.
+SECURE_REDIRECT_EXEMPT = [r"^healthz/?$"]
+if env_bool("SECURE_PROXY_SSL_HEADER", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# Largest request body (bytes) read into memory; a 20,000-action log is about
+# 80 KB. Enforced for every body by easyharp_site.middleware, since DRF's
+# parsers read the stream directly. Also cap it at the reverse proxy.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("REQUEST_MAX_BODY_BYTES", 1_048_576)
+
 # The deal of the day is derived from the date with this salt, so nobody can
 # compute tomorrow's deal from the code.
 DAILY_DEAL_SALT = env_str("DAILY_DEAL_SALT", "easyharp-development-salt")
@@ -99,6 +122,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "easyharp_site.middleware.RequestGuardMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -197,10 +221,20 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "games.exceptions.api_exception_handler",
+    # Deeply nested JSON is a 400, not a RecursionError (easyharp_site/parsers.py).
+    "DEFAULT_PARSER_CLASSES": [
+        "easyharp_site.parsers.SafeJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    # Views opt in with `throttle_scope`; counters live in the shared cache
+    # and a cache outage lets requests through (easyharp_site/throttling.py).
+    "DEFAULT_THROTTLE_CLASSES": ["easyharp_site.throttling.ScopedThrottle"],
     # Scoped throttles (per client IP or player); rates from the environment.
     "DEFAULT_THROTTLE_RATES": {
         "auth": env_str("THROTTLE_AUTH", "30/min"),
         "submit": env_str("THROTTLE_SUBMIT", "120/min"),
+        "signup": env_str("THROTTLE_SIGNUP", "20/hour"),
     },
 }
 

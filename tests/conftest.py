@@ -48,3 +48,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _fail_missing_service(request: pytest.FixtureRequest) -> None:
     reasons = [value for key, value in request.node.user_properties if key == "missing_service"]
     pytest.fail(f"CI must run this test for real, but it {'; '.join(reasons)}")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits() -> None:
+    """Start every test with empty rate-limit counters.
+
+    Throttle counters live in the default cache, which outlives a single test;
+    without this, a suite that signs up many players from one test client
+    would start hitting 429s part-way through.
+    """
+    import contextlib
+
+    from django.core.cache import cache
+
+    # A missing Redis is reported by the `redis` marker, not here.
+    with contextlib.suppress(Exception):
+        cache.clear()

@@ -1,0 +1,38 @@
+"""Easy Harp rules engine (EH1): pure Python, exact to RULES.md, no Django.
+
+>>> from games.rules import Deal, Game, replay
+>>> game = replay(Deal.from_code("EH1-N-AAAAAAB"), "S W8")
+>>> game.score, game.moves, game.is_won
+(5, 2, False)
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from .actions import Action, format_log, parse_log
+from .cards import Card
+from .deal import DEAL_MAX, Deal
+from .errors import REASONS, ActionError, IllegalActionError, InvalidActionError
+from .game import FOUNDATION_SUITS, UNDO_LIMIT, Game, Position, replay
+
+RULES_VERSION: Final = "EH1"
+
+__all__ = [
+    "RULES_VERSION",
+    "DEAL_MAX",
+    "FOUNDATION_SUITS",
+    "UNDO_LIMIT",
+    "REASONS",
+    "Action",
+    "ActionError",
+    "Card",
+    "Deal",
+    "Game",
+    "IllegalActionError",
+    "InvalidActionError",
+    "Position",
+    "format_log",
+    "parse_log",
+    "replay",
+]

@@ -1,0 +1,160 @@
+"""Deals (algorithm EH1): SplitMix64, Fisher–Yates, the row-by-row deal, deal codes."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Final
+
+from .cards import CARD_COUNT, Card
+
+__all__ = ["Deal", "DEAL_MAX", "CODE_PREFIX", "splitmix64"]
+
+DEAL_MAX: Final = 999_999
+CODE_PREFIX: Final = "EH1-N-"
+CODE_LETTERS: Final = 7
+COLUMN_COUNT: Final = 9
+DEALT: Final = 45  # 1 + 2 + ... + 9 cards on the columns; the rest is the stock
+
+_MASK: Final = (1 << 64) - 1
+
+
+def splitmix64(seed: int, count: int) -> list[int]:
+    """The first `count` outputs of SplitMix64 seeded with `seed` (RULES.md, EH1 step 2)."""
+    state = seed & _MASK
+    out = []
+    for _ in range(count):
+        state = (state + 0x9E3779B97F4A7C15) & _MASK
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        out.append(z ^ (z >> 31))
+    return out
+
+
+def _check_number(number: object) -> int:
+    if type(number) is not int or not 1 <= number <= DEAL_MAX:
+        raise ValueError(f"a deal number is 1 to {DEAL_MAX:,}, not {number!r}")
+    return number
+
+
+@lru_cache(maxsize=256)
+def _shuffled(number: int) -> tuple[int, ...]:
+    # Cached: a day's deal is replayed for every submission.
+    deck = list(range(CARD_COUNT))
+    randoms = splitmix64(number, CARD_COUNT - 1)
+    for step, i in enumerate(range(CARD_COUNT - 1, 0, -1)):
+        j = randoms[step] % (i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(deck)
+
+
+def _encode(number: int) -> str:
+    letters = []
+    for _ in range(CODE_LETTERS):
+        number, digit = divmod(number, 26)
+        letters.append(chr(ord("A") + digit))
+    return CODE_PREFIX + "".join(reversed(letters))
+
+
+def _decode(text: str) -> int:
+    cleaned = text.strip().upper()
+    parts = cleaned.split("-")
+    if len(parts) != 3 or parts[0] != "EH1":
+        raise ValueError(f'a deal code starts with "{CODE_PREFIX}": {text!r} does not')
+    if parts[1] != "N":
+        raise ValueError(f'unknown deal variant {parts[1]!r} in {text!r}: EH1 codes use "N"')
+    letters = parts[2]
+    if len(letters) != CODE_LETTERS:
+        raise ValueError(
+            f'a deal code has {CODE_LETTERS} letters after "{CODE_PREFIX}", '
+            f"{text!r} has {len(letters)}"
+        )
+    bad = [ch for ch in letters if not "A" <= ch <= "Z"]
+    if bad:
+        raise ValueError(f"a deal code uses only the letters A to Z, not {bad[0]!r} in {text!r}")
+    number = 0
+    for ch in letters:
+        number = number * 26 + ord(ch) - ord("A")
+    if not 1 <= number <= DEAL_MAX:
+        raise ValueError(
+            f"deal code {cleaned} stands for deal {number:,}; deals are numbered 1 to {DEAL_MAX:,}"
+        )
+    return number
+
+
+class Deal:
+    """One of the 999,999 EH1 deals: an immutable value named by its number.
+
+    >>> deal = Deal.from_code(" eh1-n-aaaaaab ")
+    >>> deal
+    Deal(1)
+    >>> deal.code, [str(card) for card in deal.cards[:3]]
+    ('EH1-N-AAAAAAB', ['6D', '7D', 'JS'])
+    """
+
+    __slots__ = ("_number", "_ids")
+
+    def __init__(self, number: int) -> None:
+        self._number = _check_number(number)
+        self._ids = _shuffled(number)
+
+    @classmethod
+    def from_code(cls, text: str) -> Deal:
+        """Read a deal code such as ``EH1-N-AAAAAAF`` (case and surrounding blanks ignored).
+
+        Raises ValueError saying what is wrong: the prefix or variant, the letter
+        count, a character outside A–Z, or a number outside 1..999,999.
+        """
+        if not isinstance(text, str):
+            raise ValueError(f"a deal code is text such as EH1-N-AAAAAAB, not {text!r}")
+        return cls(_decode(text))
+
+    @property
+    def number(self) -> int:
+        """The deal number, 1..999,999."""
+        return self._number
+
+    @property
+    def code(self) -> str:
+        """The canonical deal code, e.g. ``EH1-N-AAAAAAB``."""
+        return _encode(self._number)
+
+    @property
+    def card_ids(self) -> tuple[int, ...]:
+        """The 104 physical card ids in shuffled order (position 0 first)."""
+        return self._ids
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """The 104 cards in shuffled order."""
+        return tuple(Card.from_id(i) for i in self._ids)
+
+    @property
+    def columns(self) -> tuple[tuple[int, ...], ...]:
+        """Card ids of the 9 dealt columns, bottom to top; only the top card is face up."""
+        columns: list[list[int]] = [[] for _ in range(COLUMN_COUNT)]
+        position = 0
+        for row in range(COLUMN_COUNT):
+            for col in range(row, COLUMN_COUNT):
+                columns[col].append(self._ids[position])
+                position += 1
+        return tuple(tuple(column) for column in columns)
+
+    @property
+    def stock(self) -> tuple[int, ...]:
+        """Card ids of the stock in the order taps turn them up (positions 45..103)."""
+        return self._ids[DEALT:]
+
+    def __str__(self) -> str:
+        return self.code
+
+    def __repr__(self) -> str:
+        return f"Deal({self._number})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Deal):
+            return NotImplemented
+        return self._number == other._number
+
+    def __hash__(self) -> int:
+        return hash(("Deal", self._number))

@@ -1,0 +1,95 @@
+"""The two errors of the engine and the wording of every refusal.
+
+Every refusal has a stable snake_case code. `REASONS` maps each code to its
+English text template; clients that show reasons in another language translate
+by code and fill in the same named fields (`.params` on the error).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["REASONS", "IllegalActionError", "InvalidActionError", "ActionError"]
+
+RUN_RULE: Final = (
+    "a run moves as a block only when it starts with a king and goes to an empty column"
+)
+
+REASONS: Final[dict[str, str]] = {
+    "empty_stock_and_waste": "the stock and the waste are both empty",
+    "empty_source": "there is no card to move: {source} is empty",
+    "one_card_at_a_time": "only the top card moves between columns; " + RUN_RULE,
+    "king_only": "an empty column accepts only a king, or a run that starts with a king",
+    "run_only_to_empty": "{card} heads a run, and a king-headed run moves only to an empty column",
+    "column_refuses": (
+        "{card} does not go on {target}: a card goes on the next higher rank of the other colour"
+    ),
+    "foundation_refuses": (
+        "F{foundation} does not accept {card}: it takes the {suit} from the ace up, one at a time"
+    ),
+    "no_foundation_accepts": "no foundation accepts {card}",
+    "foundation_to_foundation": "no card moves from one foundation to another",
+    "waste_is_not_a_destination": "nothing can be put on the waste",
+    "same_column": "a card cannot move to the column it is already in",
+    "nothing_to_undo": (
+        "there is nothing left to undo (undo takes back at most the last 100 actions)"
+    ),
+    "game_over": "the game is won; no action is accepted after that",
+    "unreadable_action": (
+        "this is not an action: write S, U or a move such as 37, W3, WF, 3F2 or F27"
+    ),
+}
+
+
+class ActionError(ValueError):
+    """Common base: an action of a log that was not accepted.
+
+    `index` is the 1-based position of the action in the log (None for a single
+    action played on its own), `token` the text as written, `code` a key of
+    `REASONS`, `params` the fields its template uses and `reason` the English
+    sentence for a player.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        token: str,
+        index: int | None = None,
+        params: dict[str, str] | None = None,
+    ) -> None:
+        self.code = code
+        self.token = token
+        self.index = index
+        self.params: dict[str, str] = dict(params or {})
+        self.reason = REASONS[code].format(**self.params)
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        """`action 57 "37": <reason>`, or `"37": <reason>` without an index."""
+        where = f'"{self.token}"' if self.index is None else f'action {self.index} "{self.token}"'
+        return f"{where}: {self.reason}"
+
+    def __str__(self) -> str:
+        return self.message
+
+    def with_index(self, index: int) -> ActionError:
+        """The same error placed at a 1-based position of a log."""
+        self.index = index
+        self.args = (self.message,)
+        return self
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON-ready form used by the command line and the API."""
+        return {"index": self.index, "token": self.token, "reason": self.reason, "code": self.code}
+
+
+class IllegalActionError(ActionError):
+    """A readable action that the rules refuse (the table is left unchanged)."""
+
+
+class InvalidActionError(ActionError):
+    """Text that is not an action at all (code `unreadable_action`)."""
+
+    def __init__(self, token: str, index: int | None = None) -> None:
+        super().__init__("unreadable_action", token, index)

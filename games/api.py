@@ -17,10 +17,9 @@ from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
-from django.utils.decorators import method_decorator
-from django.views.decorators.csrf import csrf_protect
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -95,9 +94,8 @@ class TokenApi(APIView):
         return Response(self.OutputSerializer({"token": token}).data)
 
 
-@method_decorator(csrf_protect, name="dispatch")
 class LoginApi(APIView):
-    """Log in with a session cookie (for the browser); CSRF-protected."""
+    """Log in with a session cookie (for the browser); CSRF-protected like every session write."""
 
     throttle_scope = "auth"
     authentication_classes: list[type] = []
@@ -107,6 +105,9 @@ class LoginApi(APIView):
 
     @extend_schema(request=CredentialsInput, responses={200: OutputSerializer})
     def post(self, request: Request) -> Response:
+        # Nobody is signed in yet, so DRF would skip the CSRF check; a forged
+        # login would sign a victim's browser into the attacker's account.
+        SessionAuthentication().enforce_csrf(request)
         data = CredentialsInput(data=request.data)
         data.is_valid(raise_exception=True)
         player = services.player_authenticate(**data.validated_data)

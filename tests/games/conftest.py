@@ -1,0 +1,117 @@
+"""Fixtures of the service tests: players, API clients and today's deal.
+
+Today's deal is pinned to deal 4 (`EH1-N-AAAAAAE`), for which the conformance
+vectors hold a clean win, so the tests can submit real won and unfinished
+games of the day.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from games.models import DailyDeal, Game
+from leaderboards.services import board_entries_offer
+
+VECTORS = Path(__file__).resolve().parent.parent / "vectors" / "games.jsonl"
+DEAL = "EH1-N-AAAAAAE"
+DEAL_NUMBER = 4
+# A full cycle of the stock: 59 taps and one recycle leave the table as dealt,
+# so a log prefixed with it plays the same game with 60 more moves.
+STOCK_CYCLE = ["S"] * 60
+
+
+def _vectors() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in VECTORS.read_text().splitlines() if line.strip()]
+
+
+VECTOR_GAMES = _vectors()
+WIN = next(v for v in VECTOR_GAMES if v["deal"] == DEAL and v.get("won"))
+WIN_LOG: list[str] = WIN["log"].split()
+
+
+@pytest.fixture
+def today() -> datetime.date:
+    return timezone.now().date()
+
+
+@pytest.fixture
+def daily(db: None, today: datetime.date) -> DailyDeal:
+    """Today's deal, pinned to deal 4."""
+    return DailyDeal.objects.create(date=today, number=DEAL_NUMBER)
+
+
+@pytest.fixture
+def make_player(db: None) -> Callable[[str], AbstractBaseUser]:
+    def make(username: str) -> AbstractBaseUser:
+        return get_user_model().objects.create_user(username=username, password="a-long-passphrase")
+
+    return make
+
+
+@pytest.fixture
+def alice(make_player: Callable[[str], AbstractBaseUser]) -> AbstractBaseUser:
+    return make_player("alice")
+
+
+@pytest.fixture
+def bob(make_player: Callable[[str], AbstractBaseUser]) -> AbstractBaseUser:
+    return make_player("bob")
+
+
+def client_for(player: AbstractBaseUser | None) -> APIClient:
+    """An API client signed in with the player's token (anonymous for None)."""
+    client = APIClient()
+    if player is not None:
+        token, _ = Token.objects.get_or_create(user=player)
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+@pytest.fixture
+def anon() -> APIClient:
+    return APIClient()
+
+
+def submit(client: APIClient, log: str | list[str], deal: str = DEAL, **headers: str) -> Any:
+    """POST a game; `headers` as Django META keys (HTTP_IDEMPOTENCY_KEY=...)."""
+    return client.post("/api/games/", {"deal": deal, "log": log}, format="json", **headers)
+
+
+def stored_game(
+    *,
+    player: AbstractBaseUser,
+    daily: DailyDeal,
+    score: int,
+    moves: int,
+    won: bool = False,
+    at: datetime.datetime | None = None,
+) -> Game:
+    """A game of the day stored directly and offered to the boards (no engine involved).
+
+    For leaderboard tests that need many exact scores and moves quickly.
+    """
+    game = Game.objects.create(
+        player=player,
+        deal_number=daily.number,
+        log="S",
+        score=score,
+        moves=moves,
+        won=won,
+        actions=moves,
+        rules_version="EH1",
+        daily=daily,
+        created_at=at or timezone.now(),
+    )
+    board_entries_offer(game=game)
+    return game

@@ -184,4 +184,22 @@ describe("moves", () => {
     game.play("U");
     assert.equal(code("41"), null); // 5C alone onto 6D
   });
+
+  test("refusals read like the Python engine's, with the same fields", () => {
+    const game = new Game(1);
+    const refusal = (token) => {
+      try {
+        game.play(token);
+      } catch (error) {
+        return error;
+      }
+      return null;
+    };
+    assert.equal(refusal("1F").message, '"1F": no foundation accepts 6D');
+    assert.deepEqual(refusal("1F3").params, { foundation: "3", card: "6D", suit: "hearts" });
+    assert.equal(refusal("12").reason, "6D does not go on 9S: a card goes on the next higher rank of the other colour");
+    assert.equal(refusal("WF").reason, "there is no card to move: the waste is empty");
+    assert.equal(refusal("F23").reason, "there is no card to move: F2 is empty");
+    assert.throws(() => game.playLog("S 1F"), (error) => error.message === 'action 2 "1F": no foundation accepts 6D');
+  });
 });

@@ -23,29 +23,36 @@ export const UNDO_LIMIT = 100;
 const COLUMN_COUNT = 9;
 const CODE_PREFIX = "EH1-N-";
 
+const RUN_RULE = "a run moves as a block only when it starts with a king and goes to an empty column";
+
 /**
- * English wording of every refusal, keyed by the engine's stable reason code.
- * The pages translate these by code; the meaning matches games/rules/errors.py.
+ * English template of every refusal, keyed by the engine's stable reason code:
+ * the same as REASONS in games/rules/errors.py, filled from the same named
+ * fields (`params` on the error). The pages translate by code.
  */
 export const REASONS = {
   empty_stock_and_waste: "the stock and the waste are both empty",
-  empty_source: "there is no card to move there",
-  one_card_at_a_time:
-    "only the top card moves between columns; a run moves as a block only when it starts with a king and goes to an empty column",
-  king_only: "an empty column accepts only a king",
-  run_only_to_empty: "a king-headed run moves only to an empty column",
-  column_refuses:
-    "a card goes on a column only onto the opposite colour, one rank higher",
-  foundation_refuses:
-    "a foundation takes only its own suit, one rank higher, starting with the ace",
-  no_foundation_accepts: "no foundation accepts this card",
+  empty_source: "there is no card to move: {source} is empty",
+  one_card_at_a_time: `only the top card moves between columns; ${RUN_RULE}`,
+  king_only: "an empty column accepts only a king, or a run that starts with a king",
+  run_only_to_empty: "{card} heads a run, and a king-headed run moves only to an empty column",
+  column_refuses: "{card} does not go on {target}: a card goes on the next higher rank of the other colour",
+  foundation_refuses: "F{foundation} does not accept {card}: it takes the {suit} from the ace up, one at a time",
+  no_foundation_accepts: "no foundation accepts {card}",
   foundation_to_foundation: "no card moves from one foundation to another",
   waste_is_not_a_destination: "nothing can be put on the waste",
-  same_column: "a card cannot move to its own column",
-  nothing_to_undo: "there is nothing left to undo",
-  game_over: "the game is won; no more actions are accepted",
-  unreadable_action: "this is not an action",
+  same_column: "a card cannot move to the column it is already in",
+  nothing_to_undo: "there is nothing left to undo (undo takes back at most the last 100 actions)",
+  game_over: "the game is won; no action is accepted after that",
+  unreadable_action: "this is not an action: write S, U or a move such as 37, W3, WF, 3F2 or F27",
 };
+
+/** Fill a reason template's `{name}` fields. */
+export function formatReason(template, params = {}) {
+  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+}
+
+const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
 
 // ---------------------------------------------------------------- cards
 
@@ -140,13 +147,14 @@ export function parseDealCode(code) {
 
 /** Error for an action refused by the rules (or unreadable: see below). */
 export class IllegalActionError extends Error {
-  constructor({ code, token, index = null }) {
-    const reason = REASONS[code] ?? code;
+  constructor({ code, token, index = null, params = {} }) {
+    const reason = formatReason(REASONS[code] ?? code, params);
     super(index === null ? `"${token}": ${reason}` : `action ${index} "${token}": ${reason}`);
     this.name = "IllegalActionError";
     this.code = code;
     this.token = token;
     this.index = index;
+    this.params = params;
     this.reason = reason;
   }
 }
@@ -193,6 +201,13 @@ export function formatLog(tokens) {
 }
 
 // ---------------------------------------------------------------- game
+
+/** How the English reasons name a place: "column 3", "the waste", "F2". */
+function placeName(place) {
+  if (place.type === "waste") return "the waste";
+  if (place.type === "foundation") return `F${place.index + 1}`;
+  return `column ${place.index + 1}`;
+}
 
 /** True when `card` may go on a column whose top card is `top` (null = empty). */
 export function fitsOnColumn(card, top) {
@@ -340,21 +355,29 @@ export class Game {
   }
 
   move({ from, to, text }) {
-    const refuse = (code) => {
-      throw new IllegalActionError({ code, token: text });
+    const refuse = (code, params = {}) => {
+      throw new IllegalActionError({ code, token: text, params });
     };
     if (to.type === "waste") refuse("waste_is_not_a_destination");
     if (from.type === "foundation" && to.type === "foundation") refuse("foundation_to_foundation");
     if (from.type === "column" && to.type === "column" && from.index === to.index) refuse("same_column");
 
     const source = this.sourcePile(from);
-    if (source.length === 0) refuse("empty_source");
+    if (source.length === 0) refuse("empty_source", { source: placeName(from) });
     const card = source[source.length - 1];
 
     if (to.type === "foundation") {
-      const index = to.index === null ? this.foundationFor(card) : to.index;
-      if (index === -1) refuse("no_foundation_accepts");
-      if (!fitsOnFoundation(card, index, this.foundations[index])) refuse("foundation_refuses");
+      let index = to.index;
+      if (index === null) {
+        index = this.foundationFor(card);
+        if (index === -1) refuse("no_foundation_accepts", { card: cardText(card) });
+      } else if (!fitsOnFoundation(card, index, this.foundations[index])) {
+        refuse("foundation_refuses", {
+          foundation: String(index + 1),
+          card: cardText(card),
+          suit: SUIT_NAMES[FOUNDATION_SUITS[index]],
+        });
+      }
       source.pop();
       this.foundations[index].push(card);
       if (!this.scored.has(card)) {
@@ -368,17 +391,22 @@ export class Game {
 
     const target = this.columns[to.index];
     const targetTop = target.up.length ? target.up[target.up.length - 1] : null;
-    if (targetTop === null && from.type === "column") {
-      const start = kingRunStart(source);
+    if (targetTop === null) {
+      // A move from a column to an empty column is the king-headed run's block move.
+      const start = from.type === "column" ? kingRunStart(source) : rankOf(card) === 13 ? source.length - 1 : -1;
       if (start === -1) refuse("king_only");
       target.up.push(...source.splice(start));
+      if (from.type === "waste") this.score += 5;
       this.turnUp(from);
       return;
     }
     if (!fitsOnColumn(card, targetTop)) {
-      if (targetTop === null) refuse("king_only");
-      if (from.type === "column" && this.runWouldFit(source, targetTop)) refuse("one_card_at_a_time");
-      refuse("column_refuses");
+      if (from.type === "column") {
+        if (this.runWouldFit(source, targetTop)) refuse("one_card_at_a_time");
+        const start = kingRunStart(source);
+        if (start !== -1 && start < source.length - 1) refuse("run_only_to_empty", { card: cardText(source[start]) });
+      }
+      refuse("column_refuses", { card: cardText(card), target: cardText(targetTop) });
     }
     source.pop();
     target.up.push(card);

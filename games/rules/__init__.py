@@ -1,7 +1,7 @@
 """Easy Harp rules engine (EH1): pure Python, exact to RULES.md, no Django.
 
 >>> from games.rules import Deal, Game, replay
->>> game = replay(Deal.from_code("EH1-N-AAAAAAB"), "S W8")
+>>> game = replay(Deal.from_code("EH1-N-AAAAAAB"), "S W9")
 >>> game.score, game.moves, game.is_won
 (5, 2, False)
 """

@@ -96,9 +96,9 @@ class Game:
     """A game of one deal: play actions, undo them, read the table.
 
     >>> game = Game(Deal(1))
-    >>> game.play("S"); game.play("w8")
+    >>> game.play("S"); game.play("w9")
     >>> game.score, game.moves, game.log
-    (5, 2, ['S', 'W8'])
+    (5, 2, ['S', 'W9'])
     >>> game.undo(); game.score, game.moves, game.table()["waste_top"]
     (0, 2, 'TH')
     """
@@ -561,7 +561,7 @@ def replay(deal: Deal | str | int, log: str | Iterable[str]) -> Game:
     A refused action raises `IllegalActionError` (unreadable text
     `InvalidActionError`) with its 1-based `index`, `token`, `reason` and `code`.
 
-    >>> game = replay("EH1-N-AAAAAAB", "s w8 s")
+    >>> game = replay("EH1-N-AAAAAAB", "s w9 s")
     >>> game.score, game.moves
     (5, 3)
     """

@@ -13,6 +13,7 @@ urlpatterns = [
     path("api/", include("games.api_urls")),
     path("api/", include("leaderboards.api_urls")),
     path("healthz", healthz, name="healthz"),
+    path("", include("games.web_urls")),
 ]
 
 # API paths answer errors in JSON (`{"error": {...}}`); pages keep Django's pages.

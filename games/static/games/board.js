@@ -1,0 +1,153 @@
+/**
+ * A day's board kept live over the websocket
+ * `/ws/daily/{date}/leaderboard/?order=score|moves`: the snapshot on connect,
+ * then updates as games arrive. The page's own server-rendered rows stay
+ * until the first snapshot, so the board reads fine without JavaScript.
+ */
+import { config, t } from "./ui.js";
+
+const table = document.querySelector("[data-board]");
+const around = document.querySelector("[data-around]");
+const totalElement = document.querySelector("[data-total]");
+const stateElements = document.querySelectorAll("[data-live-state]");
+const limit = Number(table?.dataset.limit ?? config.limit ?? 100);
+const RECONNECT_MAX_MS = 15000;
+
+/** The board as the page knows it: entries by rank, total, the player's own entry. */
+const board = { entries: [], total: 0, me: null };
+
+function cell(text, className = "") {
+  const td = document.createElement("td");
+  if (className) td.className = className;
+  if (text instanceof Node) td.append(text);
+  else td.textContent = text;
+  return td;
+}
+
+function link(href, text) {
+  const a = document.createElement("a");
+  a.href = href;
+  a.textContent = text;
+  return a;
+}
+
+function row(entry, flash) {
+  const tr = document.createElement("tr");
+  if (config.user && entry.player === config.user) tr.classList.add("mine");
+  if (flash) tr.classList.add("flash");
+  tr.dataset.player = entry.player;
+  tr.append(
+    cell(String(entry.rank), "num"),
+    cell(link(`/players/${encodeURIComponent(entry.player)}/`, entry.player)),
+    cell(String(entry.score), "num"),
+    cell(String(entry.moves), "num"),
+    cell(entry.won ? "✓" : ""),
+    cell(entry.game ? link(`/replays/${entry.game}/`, t("replay")) : ""),
+  );
+  return tr;
+}
+
+function renderRows(tbody, entries, previous) {
+  const before = new Map(previous.map((entry) => [entry.player, `${entry.rank}/${entry.score}/${entry.moves}`]));
+  if (entries.length === 0) {
+    const tr = document.createElement("tr");
+    tr.className = "empty";
+    const td = cell(t("no_entries"));
+    td.colSpan = 6;
+    tr.append(td);
+    tbody.replaceChildren(tr);
+    return;
+  }
+  tbody.replaceChildren(
+    ...entries.map((entry) => row(entry, previous.length > 0 && before.get(entry.player) !== `${entry.rank}/${entry.score}/${entry.moves}`)),
+  );
+}
+
+let shown = [];
+function render() {
+  const entries = board.entries.slice(0, limit);
+  renderRows(table.querySelector("tbody"), entries, shown);
+  shown = entries;
+  if (totalElement) totalElement.textContent = String(board.total);
+  table.dataset.total = String(board.total);
+  if (around) refreshAroundMe();
+}
+
+/**
+ * Apply a server message to the board. A snapshot replaces everything; an
+ * update carries the board's new state for the entries it touched.
+ */
+export function applyMessage(state, message) {
+  if (message.type === "snapshot") {
+    state.entries = message.entries ?? [];
+    state.total = message.total ?? state.entries.length;
+    state.me = message.me ?? null;
+    return true;
+  }
+  if (message.type !== "update") return false;
+  if (Array.isArray(message.entries)) state.entries = message.entries;
+  if (typeof message.total === "number") state.total = message.total;
+  if ("me" in message) state.me = message.me;
+  return true;
+}
+
+let aroundTimer = null;
+function refreshAroundMe() {
+  // The signed-in player's neighbourhood comes from the REST API (it may be far below the top).
+  clearTimeout(aroundTimer);
+  aroundTimer = setTimeout(async () => {
+    try {
+      const response = await fetch(`/api/daily/${config.date}/leaderboard/?order=${config.order}&around=me&limit=11`, {
+        credentials: "same-origin",
+        headers: { Accept: "application/json" },
+      });
+      if (!response.ok) return;
+      const page = await response.json();
+      renderRows(around.querySelector("tbody"), page.entries ?? [], []);
+    } catch {
+      // Try again with the next update.
+    }
+  }, 200);
+}
+
+function setState(state) {
+  stateElements.forEach((node) => {
+    node.dataset.state = state;
+    node.textContent = state === "live" ? t("live") : t("offline");
+  });
+}
+
+let retryDelay = 1000;
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const socket = new WebSocket(`${scheme}://${location.host}/ws/daily/${config.date}/leaderboard/?order=${config.order}`);
+  socket.addEventListener("open", () => {
+    retryDelay = 1000;
+  });
+  socket.addEventListener("message", (event) => {
+    let message;
+    try {
+      message = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    if (applyMessage(board, message)) {
+      setState("live");
+      render();
+      document.body.dataset.boardMessages = String(Number(document.body.dataset.boardMessages ?? 0) + 1);
+    }
+  });
+  socket.addEventListener("close", (event) => {
+    setState("offline");
+    // 4000-4999: the server refused this board for good (e.g. no such day); do not hammer it.
+    if (event.code >= 4000 && event.code < 5000) return;
+    setTimeout(connect, retryDelay);
+    retryDelay = Math.min(RECONNECT_MAX_MS, retryDelay * 2);
+  });
+}
+
+if (table && config.date) {
+  setState("offline");
+  if (around) refreshAroundMe();
+  connect();
+}

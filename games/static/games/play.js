@@ -1,0 +1,546 @@
+/**
+ * The play page: gestures and keys become log actions for the JavaScript
+ * engine, the game is kept in localStorage so it survives a reload (and a
+ * sign-in), and a won game is submitted at once with an Idempotency-Key,
+ * retried until the server answers.
+ */
+import {
+  Game,
+  IllegalActionError,
+  cardText,
+  dealCode,
+  fitsOnColumn,
+  formatLog,
+  kingRunStart,
+  MAX_DEAL,
+} from "./engine.js";
+import { config, reasonText, renderTable, say, t } from "./ui.js";
+
+const DOUBLE_TAP_MS = 300;
+const DRAG_THRESHOLD_PX = 6;
+const RETRY_MAX_DELAY_MS = 30000;
+const STORAGE_PREFIX = "easyharp.game.";
+const RULES_SWITCH_KEY = "easyharp.interactive-rules";
+
+const tableElement = document.getElementById("table");
+const storageKey = STORAGE_PREFIX + config.deal;
+
+/** What is kept per deal: the log, and any submission not yet acknowledged. */
+let saved = loadSaved();
+let game = restoreGame(saved.log);
+
+function loadSaved() {
+  try {
+    const value = JSON.parse(localStorage.getItem(storageKey) ?? "null");
+    if (value && Array.isArray(value.log)) return value;
+  } catch {
+    // A corrupted entry is dropped: a new game is better than a broken page.
+  }
+  return { deal: config.deal, log: [], pending: null, submitted: null };
+}
+
+function restoreGame(log) {
+  try {
+    return Game.replay(config.deal, log);
+  } catch {
+    saved.log = [];
+    return Game.fromCode(config.deal);
+  }
+}
+
+function persist() {
+  saved.log = game.log.slice();
+  try {
+    localStorage.setItem(storageKey, JSON.stringify(saved));
+  } catch {
+    // Private mode or a full quota: the game still plays, it just won't survive a reload.
+  }
+}
+
+// ---------------------------------------------------------------- drawing
+
+function refresh() {
+  const table = game.table();
+  renderTable(tableElement, table);
+  document.getElementById("score").textContent = String(table.score);
+  document.getElementById("moves").textContent = String(table.moves);
+  document.getElementById("undo-left").textContent = String(table.undo_left);
+  document.getElementById("undo").disabled = table.undo_left === 0 || table.won;
+  document.getElementById("submit-game").disabled = table.moves === 0 || saved.pending !== null;
+  tableElement.dataset.moves = String(table.moves);
+}
+
+// ---------------------------------------------------------------- actions
+
+/** Play `token`; on refusal show why (translated) and return the reason code. */
+function act(token, { quiet = false } = {}) {
+  const wasWon = game.won;
+  try {
+    game.play(token);
+  } catch (error) {
+    if (!(error instanceof IllegalActionError)) throw error;
+    if (!quiet) say(reasonText(error.code, error.params), "refused");
+    return error.code;
+  }
+  say("");
+  hideReminder();
+  persist();
+  refresh();
+  if (game.won && !wasWon) onWon();
+  return null;
+}
+
+const interactiveRules = document.getElementById("interactive-rules");
+interactiveRules.checked = localStorage.getItem(RULES_SWITCH_KEY) !== "off";
+interactiveRules.addEventListener("change", () => {
+  localStorage.setItem(RULES_SWITCH_KEY, interactiveRules.checked ? "on" : "off");
+  if (!interactiveRules.checked) hideReminder();
+});
+
+function showReminder() {
+  if (!interactiveRules.checked) return;
+  document.getElementById("reminder-text").textContent = t("reminder");
+  document.getElementById("reminder").hidden = false;
+}
+
+function hideReminder() {
+  document.getElementById("reminder").hidden = true;
+}
+document.getElementById("reminder-close").addEventListener("click", hideReminder);
+
+/** Log name of a data-place: "c3" → "4", "w" → "W", "f2" → "F3". */
+function placeToken(place) {
+  if (place === "w") return "W";
+  if (place[0] === "c") return String(Number(place.slice(1)) + 1);
+  if (place[0] === "f") return `F${Number(place.slice(1)) + 1}`;
+  return null;
+}
+
+function columnOf(place) {
+  return game.columns[Number(place.slice(1))];
+}
+
+/**
+ * A drop of the card at (`place`, `index`) on `target`. A run that may not
+ * move is refused here, before the engine, because the engine's "37" always
+ * means the top card: the player meant the run, and is reminded of the rule.
+ */
+function dropAction(place, index, target) {
+  if (target === place) return;
+  const source = placeToken(place);
+  if (target[0] === "f") {
+    // Anywhere on the foundations finds the first one that takes the card.
+    act(`${source}F`);
+    return;
+  }
+  if (target[0] !== "c") return;
+  const destination = placeToken(target);
+  if (place[0] === "c") {
+    const column = columnOf(place);
+    const runLength = column.up.length - index;
+    const targetColumn = columnOf(target);
+    const targetEmpty = targetColumn.up.length === 0;
+    const kingStart = kingRunStart(column.up);
+    if (targetEmpty) {
+      if (index !== kingStart) {
+        if (runLength > 1) refuseRun("one_card_at_a_time");
+        else say(reasonText("king_only"), "refused");
+        return;
+      }
+    } else if (runLength > 1) {
+      if (index === kingStart) refuseRun("run_only_to_empty", { card: cardText(column.up[kingStart]) });
+      else refuseRun("one_card_at_a_time");
+      return;
+    }
+  }
+  act(source + destination);
+}
+
+function refuseRun(code, params = {}) {
+  say(reasonText(code, params), "refused");
+  showReminder();
+}
+
+/** A tap on a top card: to the first foundation that takes it. */
+function tapAction(place, index) {
+  if (place === "s") {
+    act("S");
+    return;
+  }
+  if (place[0] === "f") return;
+  if (place[0] === "c" && index !== columnOf(place).up.length - 1) return;
+  act(`${placeToken(place)}F`);
+}
+
+/**
+ * A double tap: a place on the board. The longest column that takes the card
+ * first, then an empty column for a king (or the run a king heads).
+ */
+function doubleTapAction(place, index) {
+  if (place === "s") return;
+  let card;
+  let isKingRun = false;
+  if (place[0] === "c") {
+    const column = columnOf(place);
+    isKingRun = index === kingRunStart(column.up);
+    if (index !== column.up.length - 1 && !isKingRun) return;
+    card = column.up[column.up.length - 1];
+  } else if (place === "w") {
+    card = game.waste[game.waste.length - 1];
+  } else {
+    const pile = game.foundations[Number(place.slice(1))];
+    card = pile[pile.length - 1];
+  }
+  if (card === undefined) return;
+  const source = placeToken(place);
+  const sourceColumn = place[0] === "c" ? Number(place.slice(1)) : -1;
+  const singleCard = !(isKingRun && index !== columnOf(place).up.length - 1);
+  if (singleCard) {
+    const candidates = game.columns
+      .map((column, i) => ({ i, size: column.down.length + column.up.length, column }))
+      .filter(({ i, column }) => i !== sourceColumn && column.up.length > 0 && fitsOnColumn(card, column.up[column.up.length - 1]))
+      .sort((a, b) => b.size - a.size || a.i - b.i);
+    if (candidates.length) {
+      act(source + String(candidates[0].i + 1));
+      return;
+    }
+  }
+  const empty = game.columns.findIndex((column, i) => i !== sourceColumn && column.up.length === 0 && column.down.length === 0);
+  const movesAKing = place[0] === "c" ? isKingRun : card % 13 === 12;
+  if (empty !== -1 && movesAKing) {
+    act(source + String(empty + 1));
+    return;
+  }
+  say(t("no_place"), "refused");
+}
+
+// ---------------------------------------------------------------- pointer gestures
+
+let press = null; // the pointer press in progress
+let lastTap = { place: null, index: null, time: 0, timer: null };
+
+function pressTarget(target) {
+  const card = target.closest(".card.up[data-place]");
+  if (card) return { node: card, place: card.dataset.place, index: Number(card.dataset.index ?? 0) };
+  const stock = target.closest('[data-place="s"]');
+  if (stock) return { node: stock, place: "s", index: 0 };
+  return null;
+}
+
+tableElement.addEventListener("pointerdown", (event) => {
+  if (event.button !== 0 || game.won) return;
+  const target = pressTarget(event.target);
+  if (!target) return;
+  event.preventDefault();
+  press = { ...target, x: event.clientX, y: event.clientY, id: event.pointerId, ghost: null };
+});
+
+window.addEventListener("pointermove", (event) => {
+  if (!press || event.pointerId !== press.id || press.place === "s") return;
+  const dx = event.clientX - press.x;
+  const dy = event.clientY - press.y;
+  if (!press.ghost) {
+    if (Math.hypot(dx, dy) < DRAG_THRESHOLD_PX) return;
+    startDrag(press);
+  }
+  const rect = press.origin;
+  press.ghost.style.transform = `translate(${rect.left + dx}px, ${rect.top + dy}px)`;
+  markDropTarget(event.clientX, event.clientY);
+});
+
+window.addEventListener("pointerup", (event) => {
+  if (!press || event.pointerId !== press.id) return;
+  const current = press;
+  press = null;
+  if (current.ghost) {
+    const target = dropTargetAt(event.clientX, event.clientY);
+    endDrag(current);
+    if (target) dropAction(current.place, current.index, target);
+    return;
+  }
+  onTap(current.place, current.index);
+});
+
+window.addEventListener("pointercancel", () => {
+  if (press?.ghost) endDrag(press);
+  press = null;
+});
+
+function draggedNodes(current) {
+  if (current.place[0] !== "c") return [current.node];
+  const column = tableElement.querySelector(`.column[data-place="${current.place}"]`);
+  return [...column.querySelectorAll(".card.up")].filter((node) => Number(node.dataset.index) >= current.index);
+}
+
+function startDrag(current) {
+  const nodes = draggedNodes(current);
+  current.origin = current.node.getBoundingClientRect();
+  const ghost = document.createElement("div");
+  ghost.className = "drag-ghost";
+  nodes.forEach((node, i) => {
+    const clone = node.cloneNode(true);
+    clone.style.setProperty("--y", String(i * 2));
+    ghost.append(clone);
+    node.classList.add("dragging");
+  });
+  ghost.style.transform = `translate(${current.origin.left}px, ${current.origin.top}px)`;
+  document.body.append(ghost);
+  current.ghost = ghost;
+  current.nodes = nodes;
+}
+
+function endDrag(current) {
+  current.ghost.remove();
+  current.nodes.forEach((node) => node.classList.remove("dragging"));
+  tableElement.querySelectorAll(".drop-target").forEach((node) => node.classList.remove("drop-target"));
+}
+
+function dropTargetAt(x, y) {
+  const hit = document.elementFromPoint(x, y);
+  const drop = hit?.closest("[data-drop]");
+  if (drop && tableElement.contains(drop)) return drop.dataset.drop;
+  return null;
+}
+
+function markDropTarget(x, y) {
+  const target = dropTargetAt(x, y);
+  tableElement.querySelectorAll(".drop-target").forEach((node) => {
+    if (node.dataset.drop !== target) node.classList.remove("drop-target");
+  });
+  if (target && target !== "s") tableElement.querySelector(`[data-drop="${target}"]`)?.classList.add("drop-target");
+}
+
+/** One tap waits a moment for a second one: a double tap means "to the board". */
+function onTap(place, index) {
+  if (place === "s") {
+    tapAction(place, index);
+    return;
+  }
+  const now = performance.now();
+  if (lastTap.timer && lastTap.place === place && lastTap.index === index && now - lastTap.time < DOUBLE_TAP_MS) {
+    clearTimeout(lastTap.timer);
+    lastTap = { place: null, index: null, time: 0, timer: null };
+    doubleTapAction(place, index);
+    return;
+  }
+  if (lastTap.timer) clearTimeout(lastTap.timer);
+  const timer = setTimeout(() => {
+    lastTap.timer = null;
+    tapAction(place, index);
+  }, DOUBLE_TAP_MS);
+  lastTap = { place, index, time: now, timer };
+}
+
+// ---------------------------------------------------------------- keyboard
+
+let keySource = null;
+
+document.addEventListener("keydown", (event) => {
+  if (event.target.closest("input, select, textarea") || event.altKey || event.metaKey) return;
+  const key = event.key.toUpperCase();
+  if (event.ctrlKey) {
+    if (key === "Z") {
+      event.preventDefault();
+      act("U");
+    }
+    return;
+  }
+  if (key === "ESCAPE") {
+    keySource = null;
+    say("");
+    return;
+  }
+  if (keySource === null) {
+    if (key === "S" || key === " ") {
+      event.preventDefault();
+      act("S");
+    } else if (key === "U") {
+      act("U");
+    } else if (/^[1-9W]$/.test(key)) {
+      keySource = key;
+      say(`${keySource} →`);
+    }
+    return;
+  }
+  if (/^[1-9F]$/.test(key)) {
+    const token = keySource + key;
+    keySource = null;
+    act(token);
+  }
+});
+
+document.getElementById("keyboard-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const input = document.getElementById("action-input");
+  const tokens = input.value.trim().split(/\s+/).filter(Boolean);
+  for (const token of tokens) {
+    if (act(token) !== null) break;
+  }
+  input.value = "";
+});
+
+document.getElementById("undo").addEventListener("click", () => act("U"));
+
+// ---------------------------------------------------------------- deals
+
+document.getElementById("random-deal").addEventListener("click", () => {
+  const number = 1 + Math.floor(Math.random() * MAX_DEAL);
+  location.assign(`${location.pathname}?deal=${dealCode(number)}`);
+});
+
+document.getElementById("restart").addEventListener("click", () => {
+  if (game.moves > 0 && !window.confirm(t("confirm_restart"))) return;
+  game = Game.fromCode(config.deal);
+  saved = { deal: config.deal, log: [], pending: null, submitted: null };
+  persist();
+  document.getElementById("result").hidden = true;
+  say("");
+  refresh();
+});
+
+// ---------------------------------------------------------------- submitting
+
+function newIdempotencyKey() {
+  // crypto.randomUUID needs a secure context; getRandomValues works everywhere.
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function showResult(html) {
+  const result = document.getElementById("result");
+  result.replaceChildren(...html);
+  result.hidden = false;
+}
+
+function paragraph(text, className = "") {
+  const p = document.createElement("p");
+  p.textContent = text;
+  if (className) p.className = className;
+  return p;
+}
+
+function askToSignIn() {
+  const next = location.pathname + location.search;
+  const link = document.createElement("a");
+  link.href = `${config.login_url}?next=${encodeURIComponent(next)}`;
+  link.className = "button primary";
+  link.id = "sign-in-to-submit";
+  link.textContent = document.getElementById("login-link")?.textContent ?? "Log in";
+  showResult([paragraph(t("sign_in_to_submit")), link]);
+}
+
+function onWon() {
+  say(t("won"));
+  submitGame();
+}
+
+/** Freeze the current log as the pending submission (one key per log) and send it. */
+function submitGame() {
+  const log = formatLog(game.log);
+  if (!saved.pending || saved.pending.log !== log) {
+    saved.pending = { key: newIdempotencyKey(), log };
+    persist();
+  }
+  refresh();
+  if (!config.user) {
+    askToSignIn();
+    return;
+  }
+  sendPending(0);
+}
+
+async function sendPending(attempt) {
+  const pending = saved.pending;
+  if (!pending) return;
+  showResult([paragraph(attempt === 0 ? t("submitting") : t("retrying"))]);
+  let response;
+  try {
+    response = await fetch(config.games_url, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json",
+        "X-CSRFToken": config.csrf,
+        "Idempotency-Key": pending.key,
+      },
+      body: JSON.stringify({ deal: config.deal, log: pending.log }),
+    });
+  } catch {
+    retryLater(attempt);
+    return;
+  }
+  if (response.status >= 500 || response.status === 429) {
+    retryLater(attempt);
+    return;
+  }
+  const body = await response.json().catch(() => ({}));
+  if (response.status === 401 || response.status === 403) {
+    askToSignIn();
+    return;
+  }
+  saved.pending = null;
+  if (!response.ok) {
+    persist();
+    refresh();
+    const error = body.error ?? {};
+    const why = error.reason_code ? reasonText(error.reason_code, error.params ?? {}) : error.message ?? response.statusText;
+    showResult([paragraph(`${t("submit_failed")} ${why}`, "error")]);
+    return;
+  }
+  saved.submitted = { ...body, log: pending.log };
+  persist();
+  refresh();
+  showSubmitted(body);
+}
+
+function retryLater(attempt) {
+  const delay = Math.min(RETRY_MAX_DELAY_MS, 1000 * 2 ** attempt);
+  showResult([paragraph(t("retrying"))]);
+  setTimeout(() => sendPending(attempt + 1), delay);
+}
+
+async function showSubmitted(game) {
+  const parts = [paragraph(t("submitted")), paragraph(t("result", { score: game.score, moves: game.moves }), "result-line")];
+  const replay = document.createElement("a");
+  replay.href = `/replays/${game.id}/`;
+  replay.textContent = t("replay");
+  replay.id = "replay-link";
+  if (!game.daily) {
+    parts.push(paragraph(t("not_daily")), replay);
+    showResult(parts);
+    return;
+  }
+  showResult([...parts, replay]);
+  try {
+    const response = await fetch(`${config.leaderboard_url}?order=score&around=me&limit=1`, {
+      credentials: "same-origin",
+      headers: { Accept: "application/json" },
+    });
+    const board = await response.json();
+    const mine = (board.entries ?? []).find((entry) => entry.player === config.user);
+    if (mine) {
+      const rank = paragraph(t("rank", { rank: mine.rank, total: board.total }), "rank-line");
+      rank.id = "my-rank";
+      showResult([...parts, rank, replay]);
+    }
+  } catch {
+    // The rank is a courtesy; the game is stored either way.
+  }
+}
+
+document.getElementById("submit-game").addEventListener("click", () => {
+  if (!game.won && !window.confirm(t("confirm_submit"))) return;
+  submitGame();
+});
+
+// ---------------------------------------------------------------- start
+
+refresh();
+if (saved.pending && config.user) sendPending(0);
+else if (saved.pending) askToSignIn();
+else if (saved.submitted && formatLog(game.log) === saved.submitted.log) showSubmitted(saved.submitted);
+else if (game.won) submitGame();
+
+// For tests and the curious: the engine state of the page.
+window.easyHarp = { get game() { return game; }, act };

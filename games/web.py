@@ -21,13 +21,12 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
-from games.rules import Deal
 from games.exceptions import ServiceError
 from games.models import DailyDeal
+from games.rules import Deal
 from games.selectors import game_get, player_games, player_get
 from games.services import daily_deal_get_or_create
 from leaderboards.selectors import (
@@ -59,12 +58,10 @@ REASON_TEXTS = {
         "{card} heads a run, and a run headed by a king moves only to an empty column."
     ),
     "column_refuses": gettext_lazy(
-        "{card} does not go on {target}: a card goes on the next higher rank of the "
-        "other colour."
+        "{card} does not go on {target}: a card goes on the next higher rank of the other colour."
     ),
     "foundation_refuses": gettext_lazy(
-        "F{foundation} does not accept {card}: it takes the {suit} from the ace up, "
-        "one at a time."
+        "F{foundation} does not accept {card}: it takes the {suit} from the ace up, one at a time."
     ),
     "no_foundation_accepts": gettext_lazy("No foundation accepts {card}."),
     "foundation_to_foundation": gettext_lazy("No card moves from one foundation to another."),
@@ -78,6 +75,7 @@ REASON_TEXTS = {
         "This is not an action: write S, U or a move such as 37, W3, WF, 3F2 or F27."
     ),
 }
+
 
 def reason_text(code: str) -> str:
     """The player's-language text of an engine reason code (the code itself if unknown)."""

@@ -256,9 +256,11 @@ class Game:
     def play_log(self, log: str | Iterable[str]) -> None:
         """Play a whole log (text, or a list of tokens) from the current position.
 
-        Stops at the first refused action: the actions before it stay played, and
-        the error's `index` counts from the start of `log` (1-based).
+        Stops at the first refused action: the actions before it stay played. As
+        with `play`, the error's `index` is the action's 1-based position in the
+        game's log (for a new game, its position in `log`).
         """
+        base = len(self._log) + 1
         if not isinstance(log, str):
             log = list(log)
         actions = compile_log(log)
@@ -270,9 +272,9 @@ class Game:
             runnable = actions  # type: ignore[assignment]
         done = self._run(runnable)
         if done < readable:
-            raise self._refusal(runnable[done], written_token(log, done), done + 1)
+            raise self._refusal(runnable[done], written_token(log, done), base + done)
         if readable < len(actions):
-            raise InvalidActionError(written_token(log, readable), readable + 1)
+            raise InvalidActionError(written_token(log, readable), base + readable)
 
     def copy(self) -> Game:
         """An independent game in the same state, history and log included."""

@@ -101,9 +101,6 @@ def client_strings() -> dict[str, Any]:
         "won": _("Won!"),
         "stock": _("Stock"),
         "waste": _("Waste"),
-        "foundation": _("Foundation"),
-        "column": _("Column"),
-        "empty": _("empty"),
         "face_down": _("face-down card"),
         "reminder": _(
             "One card at a time: only the top card of a column moves. A run moves as a "
@@ -122,7 +119,6 @@ def client_strings() -> dict[str, Any]:
         "no_place": _("No column takes this card."),
         "confirm_restart": _("Start this deal again from the beginning?"),
         "confirm_submit": _("Submit this unfinished game? You can keep playing afterwards."),
-        "bad_code": _("That is not a deal code."),
         "action_n": _("Action {index} of {total}"),
         "start": _("Deal"),
         "loading": _("Loading…"),
@@ -130,11 +126,7 @@ def client_strings() -> dict[str, Any]:
         "live": _("live"),
         "offline": _("reconnecting…"),
         "no_entries": _("Nobody has played this day yet."),
-        "player": _("Player"),
-        "rank_header": _("Rank"),
         "replay": _("replay"),
-        "yes": _("yes"),
-        "no": _("no"),
     }
 
 

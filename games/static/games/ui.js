@@ -144,7 +144,7 @@ export function renderTable(container, table) {
     const node = element("div", "column", {
       "data-place": place,
       "data-drop": place,
-      "aria-label": `${t("column")} ${index + 1}`,
+      "aria-label": t("column_n", { n: index + 1 }),
     });
     if (column.down === 0 && column.up.length === 0) node.classList.add("empty");
     let offset = 0;

@@ -1,0 +1,302 @@
+"""The HTML pages: each answers, shows what it promises, and escapes what players write."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.test import Client
+
+from games import web
+from games.models import DailyDeal, Game
+from games.rules import REASONS
+
+from .conftest import DEAL, PASSWORD, WIN, WIN_LOG
+
+pytestmark = pytest.mark.django_db
+
+HOSTILE = '<img src=x onerror="alert(1)">&'
+ENGINE_JS = Path(web.__file__).parent / "static" / "games" / "engine.js"
+
+
+def page_config(response) -> dict:
+    """The JSON the view rendered for the page scripts."""
+    match = re.search(
+        r'<script id="page-config" type="application/json">(.*?)</script>',
+        response.content.decode(),
+        re.S,
+    )
+    assert match, "the page carries no config"
+    return json.loads(match.group(1))
+
+
+@pytest.fixture
+def hostile_player(make_player: Callable[[str], AbstractBaseUser]) -> AbstractBaseUser:
+    # Django's username validator refuses "<" and ">": write the name as an admin could.
+    player = make_player("mallory")
+    type(player).objects.filter(pk=player.pk).update(username=HOSTILE)
+    player.refresh_from_db()
+    return player
+
+
+def assert_escaped(response) -> None:
+    body = response.content.decode()
+    assert HOSTILE not in body
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;" in body
+
+
+class TestHome:
+    def test_it_shows_todays_deal_and_the_top_of_the_board(
+        self, client: Client, daily: DailyDeal, make_player, submit
+    ) -> None:
+        submit(make_player("alice"), WIN_LOG)
+        response = client.get("/")
+        assert response.status_code == 200
+        body = response.content.decode()
+        assert DEAL in body
+        assert "alice" in body
+        assert str(WIN["score"]) in body
+        config = page_config(response)
+        assert config["date"] == daily.date.isoformat()
+        assert config["order"] == "score"
+
+    def test_it_shows_the_signed_in_players_rank(
+        self, client: Client, daily: DailyDeal, make_player, submit
+    ) -> None:
+        submit(make_player("alice"), WIN_LOG)
+        bob = make_player("bob")
+        submit(bob, WIN_LOG[:10])
+        client.force_login(bob)
+        response = client.get("/")
+        assert response.status_code == 200
+        assert 'id="my-result"' in response.content.decode()
+        assert response.context["me"]["rank"] == 2
+        assert page_config(response)["user"] == "bob"
+
+    def test_it_escapes_player_names(self, client: Client, daily, hostile_player, submit) -> None:
+        submit(hostile_player, WIN_LOG)
+        assert_escaped(client.get("/"))
+
+
+class TestPlay:
+    def test_it_plays_todays_deal_by_default(self, client: Client, daily: DailyDeal) -> None:
+        response = client.get("/play/")
+        assert response.status_code == 200
+        config = page_config(response)
+        assert config["deal"] == DEAL
+        assert config["daily_deal"] == DEAL
+        assert config["games_url"] == "/api/games/"
+        assert config["user"] is None
+        assert "games/play.js" in response.content.decode()
+
+    def test_it_opens_any_deal_by_code(self, client: Client, daily: DailyDeal) -> None:
+        response = client.get("/play/", {"deal": "  eh1-n-aaaaaaf "})
+        assert response.status_code == 200
+        assert page_config(response)["deal"] == "EH1-N-AAAAAAF"
+        assert response.context["is_daily"] is False
+
+    def test_it_refuses_a_bad_code_and_says_why_escaped(
+        self, client: Client, daily: DailyDeal
+    ) -> None:
+        response = client.get("/play/", {"deal": "EH1-N-<b>x</b>"})
+        assert response.status_code == 400
+        body = response.content.decode()
+        assert 'role="alert"' in body
+        assert "<b>x</b>" not in body
+        # The page still plays: today's deal.
+        assert page_config(response)["deal"] == DEAL
+
+    def test_it_translates_every_reason_code_of_the_engine(
+        self, client: Client, daily: DailyDeal
+    ) -> None:
+        reasons = page_config(client.get("/play/"))["strings"]["reasons"]
+        assert set(REASONS) <= set(reasons)
+        # The browser's engine knows the same codes.
+        js = ENGINE_JS.read_text()
+        for code in REASONS:
+            assert re.search(rf"^\s+{code}:", js, re.M), code
+
+    @pytest.mark.parametrize(
+        ("language", "undo", "reason"),
+        [
+            ("es", "Deshacer", "Ninguna fundación acepta {card}."),
+            ("nl", "Ongedaan maken", "Geen enkel fundament neemt {card} aan."),
+        ],
+    )
+    def test_it_speaks_spanish_and_dutch(
+        self, client: Client, daily: DailyDeal, language: str, undo: str, reason: str
+    ) -> None:
+        response = client.get("/play/", HTTP_ACCEPT_LANGUAGE=language)
+        assert response.status_code == 200
+        assert f'<html lang="{language}">' in response.content.decode()
+        assert undo in response.content.decode()
+        config = page_config(response)
+        assert config["language"] == language
+        assert config["strings"]["reasons"]["no_foundation_accepts"] == reason
+
+
+class TestLeaderboard:
+    def test_it_shows_the_board_by_score_and_by_moves(
+        self, client: Client, daily: DailyDeal, make_player, submit
+    ) -> None:
+        submit(make_player("alice"), WIN_LOG)
+        submit(make_player("bob"), WIN_LOG[:10])
+        by_score = client.get("/leaderboard/")
+        assert by_score.status_code == 200
+        assert [e["player"] for e in by_score.context["page"]["entries"]] == ["alice", "bob"]
+        by_moves = client.get("/leaderboard/", {"order": "moves"})
+        # Only won games are on the moves board.
+        assert [e["player"] for e in by_moves.context["page"]["entries"]] == ["alice"]
+        assert page_config(by_moves)["order"] == "moves"
+
+    def test_it_highlights_the_players_row_and_shows_around_me(
+        self, client: Client, daily: DailyDeal, make_player, submit
+    ) -> None:
+        bob = make_player("bob")
+        submit(make_player("alice"), WIN_LOG)
+        submit(bob, WIN_LOG[:10])
+        client.force_login(bob)
+        response = client.get("/leaderboard/")
+        body = response.content.decode()
+        assert re.search(r'<tr class="mine">\s*<td class="num">2</td>', body)
+        assert [e["player"] for e in response.context["around"]] == ["alice", "bob"]
+        assert 'id="my-rank"' in body
+
+    def test_it_shows_a_past_day_and_refuses_a_future_one(
+        self, client: Client, daily: DailyDeal, today: datetime.date
+    ) -> None:
+        yesterday = today - datetime.timedelta(days=1)
+        DailyDeal.objects.create(date=yesterday, number=77)
+        past = client.get(f"/leaderboard/{yesterday.isoformat()}/")
+        assert past.status_code == 200
+        assert past.context["deal_code"] == "EH1-N-AAAAACZ"
+        assert past.context["next_day"] == today
+        future = today + datetime.timedelta(days=1)
+        assert client.get(f"/leaderboard/{future.isoformat()}/").status_code == 404
+        assert client.get("/leaderboard/not-a-day/").status_code == 404
+
+    def test_it_escapes_player_names(self, client: Client, daily, hostile_player, submit) -> None:
+        submit(hostile_player, WIN_LOG)
+        assert_escaped(client.get("/leaderboard/"))
+
+
+class TestReplay:
+    def test_it_shows_a_game_and_where_its_frames_are(
+        self, client: Client, daily: DailyDeal, make_player, submit
+    ) -> None:
+        game = submit(make_player("alice"), WIN_LOG)
+        response = client.get(f"/replays/{game.pk}/")
+        assert response.status_code == 200
+        assert page_config(response)["replay_url"] == f"/api/games/{game.pk}/replay/"
+        assert "alice" in response.content.decode()
+        # The frames the page reads are there.
+        frames = client.get(f"/api/games/{game.pk}/replay/").json()["frames"]
+        assert len(frames) == len(WIN_LOG) + 1
+
+    def test_it_is_404_for_an_unknown_game(self, client: Client, db: None) -> None:
+        assert client.get("/replays/999999/").status_code == 404
+
+    def test_it_escapes_player_names(self, client: Client, daily, hostile_player, submit) -> None:
+        game = submit(hostile_player, WIN_LOG)
+        assert_escaped(client.get(f"/replays/{game.pk}/"))
+
+
+class TestPlayer:
+    def test_it_lists_daily_results_and_games(
+        self, client: Client, daily: DailyDeal, make_player, submit
+    ) -> None:
+        alice = make_player("alice")
+        game = submit(alice, WIN_LOG)
+        response = client.get("/players/alice/")
+        assert response.status_code == 200
+        body = response.content.decode()
+        assert f"/replays/{game.pk}/" in body
+        assert response.context["days"][0]["score"]["rank"] == 1
+        assert list(response.context["games"]) == [game]
+
+    def test_it_is_404_for_an_unknown_player(self, client: Client, db: None) -> None:
+        assert client.get("/players/nobody/").status_code == 404
+
+    def test_it_escapes_the_players_name(self, client: Client, daily, hostile_player) -> None:
+        response = client.get(f"/players/{HOSTILE}/")
+        assert response.status_code == 200
+        assert_escaped(response)
+
+
+class TestRules:
+    @pytest.mark.parametrize(
+        ("language", "title"),
+        [
+            ("en", "Easy Harp: the rules"),
+            ("es", "Easy Harp: las reglas"),
+            ("nl", "Easy Harp: de regels"),
+        ],
+    )
+    def test_it_is_written_in_each_language(self, client: Client, db: None, language, title):
+        response = client.get("/rules/", HTTP_ACCEPT_LANGUAGE=language)
+        assert response.status_code == 200
+        assert f"<h1>{title}</h1>" in response.content.decode()
+
+
+class TestAccounts:
+    def test_sign_up_signs_in_and_goes_back_to_the_game(
+        self, client: Client, daily: DailyDeal
+    ) -> None:
+        response = client.post(
+            "/accounts/signup/",
+            {
+                "username": "carol",
+                "password1": PASSWORD,
+                "password2": PASSWORD,
+                "next": "/play/?deal=EH1-N-AAAAAAF",
+            },
+        )
+        assert response.status_code == 302
+        assert response["Location"] == "/play/?deal=EH1-N-AAAAAAF"
+        assert page_config(client.get("/play/"))["user"] == "carol"
+
+    def test_sign_up_refuses_a_weak_password_and_a_foreign_next(
+        self, client: Client, db: None
+    ) -> None:
+        weak = client.post(
+            "/accounts/signup/", {"username": "carol", "password1": "123", "password2": "123"}
+        )
+        assert weak.status_code == 200
+        assert weak.context["form"].errors
+        foreign = client.post(
+            "/accounts/signup/",
+            {
+                "username": "dave",
+                "password1": PASSWORD,
+                "password2": PASSWORD,
+                "next": "https://evil.example/",
+            },
+        )
+        assert foreign["Location"] == "/"
+
+    def test_log_in_and_log_out(self, client: Client, daily: DailyDeal, make_player) -> None:
+        make_player("alice")
+        assert client.get("/accounts/login/").status_code == 200
+        response = client.post(
+            "/accounts/login/", {"username": "alice", "password": PASSWORD, "next": "/play/"}
+        )
+        assert response.status_code == 302
+        assert response["Location"] == "/play/"
+        assert page_config(client.get("/play/"))["user"] == "alice"
+        assert client.post("/accounts/logout/").status_code == 302
+        assert page_config(client.get("/play/"))["user"] is None
+
+    def test_the_language_switch_sets_the_language(self, client: Client, daily) -> None:
+        response = client.post("/i18n/setlang/", {"language": "nl", "next": "/play/"})
+        assert response.status_code == 302
+        assert page_config(client.get("/play/"))["language"] == "nl"
+
+
+def test_game_model_is_what_the_pages_read(daily: DailyDeal, make_player, submit) -> None:
+    game = submit(make_player("alice"), WIN_LOG)
+    assert Game.objects.get(pk=game.pk).won is True

@@ -1,0 +1,534 @@
+"""The live leaderboard socket, driven through the whole ASGI stack with `WebsocketCommunicator`.
+
+Every test runs twice: on the in-memory channel layer, and on real Redis
+(`redis` marker) when REDIS_URL is set. Games go through the real service
+(`game_submit`, `game_void`), so updates come from its `on_commit` hook.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import random
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.layers import channel_layers, get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import transaction
+from django.test import Client
+from django.utils import timezone
+
+from easyharp_site.asgi import application
+from games.models import DailyDeal, Game
+from games.rules import Game as Play
+from games.services import game_submit, game_void
+from leaderboards import live
+from leaderboards.consumers import CLOSE_BAD_ORDER, CLOSE_NO_BOARD
+from leaderboards.selectors import leaderboard_entry, leaderboard_page
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# Today's deal is pinned to deal 4, for which the conformance vectors hold a win.
+DEAL = "EH1-N-AAAAAAE"
+DEAL_NUMBER = 4
+VECTORS = Path(__file__).resolve().parent.parent / "vectors" / "games.jsonl"
+WIN_LOG: list[str] = next(
+    game["log"].split()
+    for game in map(json.loads, VECTORS.read_text().splitlines())
+    if game["deal"] == DEAL and game.get("won")
+)
+# A full cycle of the stock (59 taps and a recycle) leaves the table as dealt:
+# prefixed to a win, it makes a win with 60 more moves.
+STOCK_CYCLE = ["S"] * 60
+ORIGIN = (b"origin", b"http://testserver")
+QUIET = 0.4
+
+
+# --- Fixtures -----------------------------------------------------------------------
+
+
+@pytest.fixture(
+    params=["memory", pytest.param("redis", marks=pytest.mark.redis)],
+    ids=["memory-layer", "redis-layer"],
+)
+def layers(request: pytest.FixtureRequest, settings: Any) -> str:
+    """The channel layers of one run: in-memory, or Redis as default layer."""
+    local = {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+    if request.param == "redis":
+        default = {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # A prefix of our own, so that a flush touches nothing else.
+            "CONFIG": {"hosts": [settings.REDIS_URL], "prefix": "test-live"},
+        }
+    else:
+        default = {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+    settings.CHANNEL_LAYERS = {"default": default, "local": local}
+    settings.LIVE_BOARD_MAX_UPDATES_PER_SECOND = 20
+    return str(request.param)
+
+
+@pytest.fixture
+async def flushed(layers: str) -> AsyncIterator[None]:
+    await get_channel_layer().flush()
+    yield
+    await get_channel_layer().flush()
+    await get_channel_layer(live.LOCAL_LAYER).flush()
+    channel_layers.backends.clear()
+
+
+@pytest.fixture
+def today() -> datetime.date:
+    return timezone.now().date()
+
+
+@pytest.fixture
+def daily(transactional_db: None, today: datetime.date) -> DailyDeal:
+    return DailyDeal.objects.create(date=today, number=DEAL_NUMBER)
+
+
+@pytest.fixture
+def make_player(transactional_db: None) -> Callable[[str], AbstractBaseUser]:
+    def make(username: str) -> AbstractBaseUser:
+        # No password: hashing one costs a third of a second, and sockets sign in by session.
+        return get_user_model().objects.create_user(username=username)
+
+    return make
+
+
+# --- Helpers ------------------------------------------------------------------------
+
+
+def random_log(rng: random.Random, length: int) -> list[str]:
+    """A log of up to `length` random legal actions on today's deal (an unfinished game)."""
+    play = Play(DEAL)
+    for _ in range(length):
+        actions = [action for action in play.legal_actions() if action != "U"]
+        if not actions:
+            break
+        play.play(rng.choice(actions))
+    return play.log
+
+
+def submit(player: AbstractBaseUser, log: list[str]) -> Game:
+    return game_submit(player=player, deal=DEAL, log=log)[0]
+
+
+def session_cookie(player: AbstractBaseUser) -> tuple[bytes, bytes]:
+    client = Client()
+    client.force_login(player)
+    return (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())
+
+
+async def open_socket(
+    date: datetime.date | str,
+    order: str = "score",
+    *,
+    player: AbstractBaseUser | None = None,
+    origin: bytes = b"http://testserver",
+) -> WebsocketCommunicator:
+    headers = [(b"origin", origin), (b"host", b"testserver")]
+    if player is not None:
+        headers.append(await database_sync_to_async(session_cookie)(player))
+    day = date.isoformat() if isinstance(date, datetime.date) else date
+    return WebsocketCommunicator(
+        application, f"/ws/daily/{day}/leaderboard/?order={order}", headers=headers
+    )
+
+
+async def connect(
+    date: datetime.date, order: str = "score", *, player: AbstractBaseUser | None = None
+) -> tuple[WebsocketCommunicator, dict[str, Any]]:
+    """An open socket and its snapshot."""
+    communicator = await open_socket(date, order, player=player)
+    connected, _ = await communicator.connect()
+    assert connected
+    snapshot = await communicator.receive_json_from(timeout=5)
+    assert snapshot["type"] == "snapshot"
+    return communicator, snapshot
+
+
+def board_of(message: dict[str, Any]) -> dict[str, Any]:
+    """What a client shows: the fields a snapshot or an update may replace."""
+    return {key: message[key] for key in ("total", "entries", "me") if key in message}
+
+
+def apply(board: dict[str, Any], version: int, update: dict[str, Any]) -> int:
+    """Apply an update as a client does; returns the new version."""
+    assert update["type"] == "update"
+    assert update["version"] > version, "versions only grow"
+    for key in ("total", "entries", "me"):
+        if key in update:
+            board[key] = update[key]
+    return int(update["version"])
+
+
+async def drain(
+    communicator: WebsocketCommunicator, board: dict[str, Any], version: int
+) -> tuple[int, int]:
+    """Apply updates until the socket falls silent; returns (version, updates applied)."""
+    applied = 0
+    while not await communicator.receive_nothing(timeout=QUIET):
+        version = apply(board, version, await communicator.receive_json_from())
+        applied += 1
+    return version, applied
+
+
+def fresh_board(
+    date: datetime.date, order: str, player: AbstractBaseUser | None = None
+) -> dict[str, Any]:
+    page = leaderboard_page(date=date, order=order, limit=live.WATCHED_ENTRIES)
+    board = {"total": page["total"], "entries": page["entries"]}
+    if player is not None:
+        board["me"] = leaderboard_entry(date=date, order=order, player=player)
+    return board
+
+
+# --- Snapshot -----------------------------------------------------------------------
+
+
+async def test_a_new_socket_gets_the_top_of_the_board_and_the_player_count(
+    flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
+) -> None:
+    def play() -> None:
+        rng = random.Random(7)
+        for number in range(live.WATCHED_ENTRIES + 5):
+            submit(make_player(f"p{number:02}"), random_log(rng, rng.randint(1, 40)))
+
+    await database_sync_to_async(play)()
+    communicator, snapshot = await connect(daily.date)
+    try:
+        expected = await database_sync_to_async(fresh_board)(daily.date, "score")
+        assert snapshot["date"] == daily.date.isoformat()
+        assert snapshot["order"] == "score"
+        assert snapshot["deal"] == DEAL
+        assert snapshot["total"] == live.WATCHED_ENTRIES + 5
+        assert len(snapshot["entries"]) == live.WATCHED_ENTRIES
+        assert board_of(snapshot) == expected
+        assert "me" not in snapshot
+        assert await communicator.receive_nothing(timeout=QUIET)
+    finally:
+        await communicator.disconnect()
+
+
+async def test_a_signed_in_player_gets_their_own_entry_and_rank(
+    flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
+) -> None:
+    alice, bob = await database_sync_to_async(lambda: (make_player("alice"), make_player("bob")))()
+    await database_sync_to_async(submit)(alice, WIN_LOG)
+    await database_sync_to_async(submit)(bob, ["S"])
+
+    communicator, snapshot = await connect(daily.date, player=bob)
+    stranger, stranger_snapshot = await connect(
+        daily.date, player=await database_sync_to_async(make_player)("carol")
+    )
+    try:
+        assert snapshot["me"]["player"] == "bob"
+        assert snapshot["me"]["rank"] == 2
+        assert stranger_snapshot["me"] is None
+    finally:
+        await communicator.disconnect()
+        await stranger.disconnect()
+
+
+# --- Updates ------------------------------------------------------------------------
+
+
+async def test_a_submission_reaches_the_socket_only_after_its_transaction_commits(
+    flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
+) -> None:
+    alice = await database_sync_to_async(make_player)("alice")
+    communicator, snapshot = await connect(daily.date)
+    try:
+        assert snapshot["total"] == 0
+
+        def submit_and_listen_before_commit() -> bool:
+            with transaction.atomic():
+                submit(alice, WIN_LOG)
+                return async_to_sync(communicator.receive_nothing)(timeout=QUIET)
+
+        assert await database_sync_to_async(submit_and_listen_before_commit)()
+        update = await communicator.receive_json_from(timeout=5)
+        assert update["type"] == "update"
+        assert update["version"] > snapshot["version"]
+        assert update["total"] == 1
+        assert [entry["player"] for entry in update["entries"]] == ["alice"]
+        assert update["entries"][0]["won"] is True
+    finally:
+        await communicator.disconnect()
+
+
+async def test_a_rolled_back_submission_sends_nothing(
+    flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
+) -> None:
+    alice = await database_sync_to_async(make_player)("alice")
+    communicator, _ = await connect(daily.date)
+    try:
+
+        def submit_then_roll_back() -> None:
+            with transaction.atomic():
+                submit(alice, WIN_LOG)
+                transaction.set_rollback(True)
+
+        await database_sync_to_async(submit_then_roll_back)()
+        assert await communicator.receive_nothing(timeout=QUIET)
+    finally:
+        await communicator.disconnect()
+
+
+async def test_a_change_below_the_top_of_the_board_sends_nothing_to_anonymous_watchers(
+    flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
+) -> None:
+    """The last player improves but stays below the top 50: total and top are unchanged."""
+
+    def play() -> AbstractBaseUser:
+        for number in range(live.WATCHED_ENTRIES):
+            submit(make_player(f"p{number:02}"), WIN_LOG)
+        last = make_player("last")
+        submit(last, ["S"])
+        return last
+
+    last = await database_sync_to_async(play)()
+    communicator, snapshot = await connect(daily.date)
+    watcher, watcher_snapshot = await connect(daily.date, player=last)
+    try:
+        assert watcher_snapshot["me"]["rank"] == live.WATCHED_ENTRIES + 1
+        better = await database_sync_to_async(submit)(last, random_log(random.Random(3), 30))
+        moved = await database_sync_to_async(fresh_board)(daily.date, "score", last)
+        assert moved["me"]["game"] == better.pk, "the board did move"
+        assert moved["entries"] == snapshot["entries"]
+        assert await communicator.receive_nothing(timeout=QUIET)
+        # The player's own socket sees their new entry, and nothing else changed.
+        update = await watcher.receive_json_from(timeout=5)
+        assert update["me"] == moved["me"]
+        assert "entries" not in update
+        assert update["total"] == snapshot["total"]
+    finally:
+        await communicator.disconnect()
+        await watcher.disconnect()
+
+
+async def test_a_game_that_is_not_the_players_best_sends_nothing(
+    flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
+) -> None:
+    alice = await database_sync_to_async(make_player)("alice")
+    await database_sync_to_async(submit)(alice, WIN_LOG)
+    communicator, _ = await connect(daily.date, player=alice)
+    moves_socket, _ = await connect(daily.date, "moves")
+    try:
+        await database_sync_to_async(submit)(alice, ["S"])
+        assert await communicator.receive_nothing(timeout=QUIET)
+        assert await moves_socket.receive_nothing(timeout=QUIET)
+    finally:
+        await communicator.disconnect()
+        await moves_socket.disconnect()
+
+
+async def test_a_voided_game_leaves_the_board_of_every_watcher(
+    flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
+) -> None:
+    alice, bob = await database_sync_to_async(lambda: (make_player("alice"), make_player("bob")))()
+    win = await database_sync_to_async(submit)(alice, WIN_LOG)
+    await database_sync_to_async(submit)(bob, STOCK_CYCLE + WIN_LOG)
+    by_moves, moves_snapshot = await connect(daily.date, "moves")
+    by_score, score_snapshot = await connect(daily.date, "score")
+    try:
+        assert [entry["player"] for entry in moves_snapshot["entries"]] == ["alice", "bob"]
+        await database_sync_to_async(game_void)(game=win, reason="test")
+        for communicator in (by_moves, by_score):
+            update = await communicator.receive_json_from(timeout=5)
+            assert update["total"] == 1
+            assert [entry["player"] for entry in update["entries"]] == ["bob"]
+            assert update["entries"][0]["rank"] == 1
+    finally:
+        await by_moves.disconnect()
+        await by_score.disconnect()
+
+
+async def test_a_burst_is_coalesced_and_the_last_update_carries_the_latest_board(
+    flushed: None,
+    daily: DailyDeal,
+    make_player: Callable[[str], AbstractBaseUser],
+    settings: Any,
+) -> None:
+    settings.LIVE_BOARD_MAX_UPDATES_PER_SECOND = 2
+    players = await database_sync_to_async(lambda: [make_player(f"p{n}") for n in range(12)])()
+    communicator, snapshot = await connect(daily.date)
+    board, version = board_of(snapshot), snapshot["version"]
+    try:
+        started = time.monotonic()
+        rng = random.Random(11)
+        for player in players:
+            await database_sync_to_async(submit)(player, random_log(rng, rng.randint(1, 30)))
+        elapsed = time.monotonic() - started
+        applied = 0
+        while not await communicator.receive_nothing(timeout=1.5):
+            version = apply(board, version, await communicator.receive_json_from())
+            applied += 1
+        # At most 2 a second, plus the leading and the trailing edge.
+        assert 1 <= applied <= int(elapsed * 2) + 2 < len(players)
+        assert board == await database_sync_to_async(fresh_board)(daily.date, "score")
+    finally:
+        await communicator.disconnect()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+async def test_a_snapshot_plus_its_updates_equals_a_fresh_snapshot(
+    flushed: None,
+    daily: DailyDeal,
+    make_player: Callable[[str], AbstractBaseUser],
+    monkeypatch: pytest.MonkeyPatch,
+    seed: int,
+) -> None:
+    """Random submissions and voids, watched on both boards through a small window.
+
+    The window is cut to 3 entries so that players move in and out of it.
+    """
+    monkeypatch.setattr(live, "WATCHED_ENTRIES", 3)
+    rng = random.Random(seed)
+    players = await database_sync_to_async(lambda: [make_player(f"p{n}") for n in range(7)])()
+    watched = players[0]
+    sockets = []
+    for order in ("score", "moves"):
+        for player in (None, watched):
+            communicator, snapshot = await connect(daily.date, order, player=player)
+            sockets.append((communicator, order, player, board_of(snapshot), snapshot["version"]))
+    try:
+        stored: list[Game] = []
+        for _ in range(25):
+            roll = rng.random()
+            if stored and roll < 0.2:
+                game = stored.pop(rng.randrange(len(stored)))
+                await database_sync_to_async(game_void)(game=game, reason="random")
+            else:
+                player = rng.choice(players)
+                if roll < 0.45:
+                    log = STOCK_CYCLE * rng.randint(0, 2) + WIN_LOG
+                else:
+                    log = random_log(rng, rng.randint(1, 60))
+                stored.append(await database_sync_to_async(submit)(player, log))
+            if rng.random() < 0.3:
+                # Let some updates out between changes, not only at the end.
+                await database_sync_to_async(time.sleep)(rng.random() * 0.1)
+
+        for index, (communicator, order, player, board, version) in enumerate(sockets):
+            version, _ = await drain(communicator, board, version)
+            sockets[index] = (communicator, order, player, board, version)
+        for _, order, player, board, _ in sockets:
+            expected = await database_sync_to_async(fresh_board)(daily.date, order, player)
+            assert board == expected, (order, player)
+            # A new socket's snapshot agrees too.
+            fresh_socket, fresh_snapshot = await connect(daily.date, order, player=player)
+            await fresh_socket.disconnect()
+            assert board_of(fresh_snapshot) == board
+    finally:
+        for communicator, *_ in sockets:
+            await communicator.disconnect()
+
+
+async def test_a_socket_that_left_gets_no_more_updates_and_its_board_is_released(
+    flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
+) -> None:
+    communicator, _ = await connect(daily.date)
+    board = live.BoardKey(daily.date, "score")
+    local = get_channel_layer(live.LOCAL_LAYER)
+    assert board in live.BoardHub.current()._boards
+    assert local.groups.get(board.group)
+    await communicator.disconnect()
+    assert board not in live.BoardHub.current()._boards
+    assert not local.groups.get(board.group)
+    # A change now reads nothing and sends nothing (and raises nothing).
+    alice = await database_sync_to_async(make_player)("alice")
+    await database_sync_to_async(submit)(alice, WIN_LOG)
+
+
+# --- Refusals -----------------------------------------------------------------------
+
+
+async def test_a_page_from_another_origin_cannot_open_the_socket(
+    flushed: None, daily: DailyDeal
+) -> None:
+    communicator = await open_socket(daily.date, origin=b"https://evil.example")
+    connected, _ = await communicator.connect()
+    assert not connected
+    await communicator.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("day", "order", "code"),
+    [
+        ("tomorrow", "score", CLOSE_NO_BOARD),
+        ("2026-02-30", "score", CLOSE_NO_BOARD),
+        ("yesterday-ish", "score", CLOSE_NO_BOARD),
+        ("1999-01-01", "score", CLOSE_NO_BOARD),
+        ("today", "fastest", CLOSE_BAD_ORDER),
+    ],
+)
+async def test_a_date_without_a_board_closes_the_socket_with_a_clear_code(
+    flushed: None, daily: DailyDeal, day: str, order: str, code: int
+) -> None:
+    dates = {"today": daily.date, "tomorrow": daily.date + datetime.timedelta(days=1)}
+    communicator = await open_socket(dates.get(day, day), order)
+    connected, _ = await communicator.connect()
+    assert connected, "accepted first, so that the close code reaches the browser"
+    error = await communicator.receive_json_from(timeout=5)
+    assert error["type"] == "error"
+    assert error["error"]["code"] in {"no_board", "bad_order"}
+    closing = await communicator.receive_output(timeout=5)
+    assert closing["type"] == "websocket.close"
+    assert closing["code"] == code
+    await communicator.disconnect()
+
+
+async def test_bad_client_messages_get_an_error_and_the_socket_stays_open(
+    flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser], settings: Any
+) -> None:
+    communicator, _ = await connect(daily.date)
+    try:
+        too_large = "x" * (settings.LIVE_CLIENT_MESSAGE_MAX_BYTES + 1)
+        bad = [
+            ({"text_data": "not json {"}, "invalid_json"),
+            ({"text_data": too_large}, "message_too_large"),
+            ({"text_data": "[" * 2000 + "]" * 2000}, "message_too_large"),
+            ({"text_data": '{"type": "subscribe", "order": "moves"}'}, "unknown_message"),
+            ({"text_data": "[1, 2]"}, "unknown_message"),
+            ({"text_data": "null"}, "unknown_message"),
+            ({"bytes_data": b"\x00\x01"}, "binary_not_supported"),
+        ]
+        for frame, code in bad:
+            await communicator.send_to(**frame)
+            error = await communicator.receive_json_from(timeout=5)
+            assert error["type"] == "error"
+            assert error["error"]["code"] == code
+            assert error["error"]["message"]
+        await communicator.send_json_to({"type": "ping"})
+        assert await communicator.receive_json_from(timeout=5) == {"type": "pong"}
+        # Still watching: a submission still arrives.
+        alice = await database_sync_to_async(make_player)("alice")
+        await database_sync_to_async(submit)(alice, WIN_LOG)
+        update = await communicator.receive_json_from(timeout=5)
+        assert update["total"] == 1
+    finally:
+        await communicator.disconnect()
+
+
+async def test_nested_json_within_the_size_limit_is_answered_not_crashed_on(
+    flushed: None, daily: DailyDeal, settings: Any
+) -> None:
+    settings.LIVE_CLIENT_MESSAGE_MAX_BYTES = 100_000
+    communicator, _ = await connect(daily.date)
+    try:
+        await communicator.send_to(text_data="[" * 50_000 + "]" * 50_000)
+        error = await communicator.receive_json_from(timeout=5)
+        assert error["error"]["code"] in {"invalid_json", "unknown_message"}
+        await communicator.send_json_to({"type": "ping"})
+        assert await communicator.receive_json_from(timeout=5) == {"type": "pong"}
+    finally:
+        await communicator.disconnect()

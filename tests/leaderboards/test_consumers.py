@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
-from channels.layers import channel_layers, get_channel_layer
+from channels.layers import InMemoryChannelLayer, channel_layers, get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -532,3 +532,79 @@ async def test_nested_json_within_the_size_limit_is_answered_not_crashed_on(
         assert await communicator.receive_json_from(timeout=5) == {"type": "pong"}
     finally:
         await communicator.disconnect()
+
+
+# --- Outages ------------------------------------------------------------------------
+
+
+class FlakyLayer(InMemoryChannelLayer):
+    """An in-memory layer that can go down and come back like a restarted Redis.
+
+    While down, every call fails with ConnectionError, and a receive that was
+    waiting fails too; coming back, it has forgotten every group (no persistence).
+    """
+
+    OUTAGE = {"type": "test.outage"}
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.down = False
+
+    def _check(self) -> None:
+        if self.down:
+            raise ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    async def go_down(self) -> None:
+        self.down = True
+        for channel in list(self.channels):
+            self.channels[channel].put_nowait((time.time() + 60, self.OUTAGE))
+        self.groups = {}
+
+    async def receive(self, channel: str) -> dict[str, Any]:
+        self._check()
+        message = await super().receive(channel)
+        if message == self.OUTAGE:
+            raise ConnectionError("Connection closed by server.")
+        return message
+
+    async def group_add(self, group: str, channel: str) -> None:
+        self._check()
+        await super().group_add(group, channel)
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        self._check()
+        await super().group_send(group, message)
+
+
+async def test_live_updates_resume_when_the_channel_layer_is_back(
+    daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser], settings: Any
+) -> None:
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": "tests.leaderboards.test_consumers.FlakyLayer"},
+        "local": {"BACKEND": "channels.layers.InMemoryChannelLayer"},
+    }
+    settings.LIVE_BOARD_MAX_UPDATES_PER_SECOND = 20
+    alice, bob = await database_sync_to_async(lambda: (make_player("alice"), make_player("bob")))()
+    layer = get_channel_layer()
+    communicator, snapshot = await connect(daily.date)
+    try:
+        await layer.go_down()
+        # Stored although nobody can be told; the socket keeps its (stale) board.
+        game = await database_sync_to_async(submit)(alice, WIN_LOG)
+        assert await database_sync_to_async(Game.objects.filter(pk=game.pk).exists)()
+        assert await communicator.receive_nothing(timeout=QUIET)
+
+        layer.down = False
+        # The hub rejoins its groups and refreshes its boards: the change made
+        # during the outage arrives without any new change.
+        update = await communicator.receive_json_from(timeout=10)
+        assert update["total"] == 1
+        assert [entry["player"] for entry in update["entries"]] == ["alice"]
+        # And the next change is announced as usual.
+        await database_sync_to_async(submit)(bob, ["S"])
+        update = await communicator.receive_json_from(timeout=5)
+        assert update["total"] == 2
+        assert update["version"] > snapshot["version"]
+    finally:
+        await communicator.disconnect()
+        channel_layers.backends.clear()

@@ -1,0 +1,118 @@
+"""`board_changed`, the service layer's hook: one message per board, and never an error."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import InMemoryChannelLayer, channel_layers, get_channel_layer
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from games.models import DailyDeal, Game
+from games.services import game_submit
+from leaderboards import live
+from leaderboards.models import BoardEntry
+
+DEAL = "EH1-N-AAAAAAE"
+VECTORS = Path(__file__).resolve().parent.parent / "vectors" / "games.jsonl"
+WIN_LOG: list[str] = next(
+    game["log"].split()
+    for game in map(json.loads, VECTORS.read_text().splitlines())
+    if game["deal"] == DEAL and game.get("won")
+)
+
+
+class RefusingLayer(InMemoryChannelLayer):
+    """A channel layer whose server is down: every send fails as channels-redis does."""
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        raise ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+
+class HangingLayer(InMemoryChannelLayer):
+    """A channel layer whose server never answers."""
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        await asyncio.sleep(3600)
+
+
+def use_default_layer(settings: Any, backend: str) -> None:
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": backend},
+        "local": {"BACKEND": "channels.layers.InMemoryChannelLayer"},
+    }
+
+
+@pytest.fixture(autouse=True)
+def _fresh_layers() -> Any:
+    yield
+    channel_layers.backends.clear()
+
+
+@pytest.fixture
+def daily(transactional_db: None) -> DailyDeal:
+    return DailyDeal.objects.create(date=timezone.now().date(), number=4)
+
+
+async def test_it_sends_one_change_message_to_the_group_of_each_board(settings: Any) -> None:
+    use_default_layer(settings, "channels.layers.InMemoryChannelLayer")
+    layer = get_channel_layer()
+    day = datetime.date(2026, 3, 14)
+    channels = {}
+    for order in ("score", "moves"):
+        channels[order] = await layer.new_channel()
+        await layer.group_add(live.BoardKey(day, order).group, channels[order])
+
+    await sync_to_async(live.board_changed)(date=day, orders=("score", "moves", "fastest"))
+
+    for order, channel in channels.items():
+        message = await asyncio.wait_for(layer.receive(channel), 1)
+        assert message == {"type": "board.changed", "date": "2026-03-14", "order": order}
+    assert layer.channels.get(channels["score"]) is None, "one message per board, no more"
+
+
+def test_it_does_nothing_for_no_board(settings: Any) -> None:
+    use_default_layer(settings, "tests.leaderboards.test_live.RefusingLayer")
+    live.board_changed(date=datetime.date(2026, 3, 14), orders=())
+
+
+def test_a_submission_is_stored_when_the_channel_layer_is_down(
+    settings: Any, daily: DailyDeal, caplog: pytest.LogCaptureFixture
+) -> None:
+    use_default_layer(settings, "tests.leaderboards.test_live.RefusingLayer")
+    player = get_user_model().objects.create_user(username="alice")
+
+    with caplog.at_level(logging.WARNING, logger="leaderboards.live"):
+        game, created = game_submit(player=player, deal=DEAL, log=WIN_LOG)
+
+    assert created
+    assert Game.objects.filter(pk=game.pk, won=True).exists()
+    assert BoardEntry.objects.filter(player=player, date=daily.date).count() == 2
+    warning = next(record for record in caplog.records if record.name == "leaderboards.live")
+    assert "the change itself is stored" in warning.getMessage()
+    assert "Connection refused" in str(warning.exc_info[1])
+
+
+def test_a_hanging_channel_layer_holds_a_submission_only_until_the_timeout(
+    settings: Any, daily: DailyDeal, caplog: pytest.LogCaptureFixture
+) -> None:
+    use_default_layer(settings, "tests.leaderboards.test_live.HangingLayer")
+    settings.LIVE_BOARD_SEND_TIMEOUT = 0.2
+    player = get_user_model().objects.create_user(username="alice")
+
+    started = time.monotonic()
+    with caplog.at_level(logging.WARNING, logger="leaderboards.live"):
+        game, _ = game_submit(player=player, deal=DEAL, log=WIN_LOG)
+
+    # Not a speed target: the layer would hang for an hour without the timeout.
+    assert time.monotonic() - started < 30
+    assert Game.objects.filter(pk=game.pk).exists()
+    assert any(record.name == "leaderboards.live" for record in caplog.records)

@@ -1,0 +1,365 @@
+"""The pages in a real browser: headless Chromium driven by Playwright.
+
+A Daphne process serves the whole ASGI application (pages, API, websocket)
+on a free loopback port against the test database; every test plays with
+real clicks, drags and keys, and saves screenshots under tests/artifacts/.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+from channels.testing.live import make_application
+from daphne.testing import DaphneProcess
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+from django.db import connections
+
+from games.models import DailyDeal, Game
+from games.web import REASON_TEXTS
+
+from .conftest import DEAL_NUMBER, PASSWORD, WIN, WIN_LOG
+
+pytestmark = [pytest.mark.browser, pytest.mark.postgres]
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# Deal 1 (EH1-N-AAAAAAB) deals these face-up cards: 6D 9S 4H 5C 8H 7H 6H 3D JC.
+DEAL_1 = "EH1-N-AAAAAAB"
+WAIT_MS = 10_000
+
+
+def _serve_in_child() -> None:
+    # The forked server must not share the parent's database sockets.
+    connections.close_all()
+
+
+@pytest.fixture(scope="module")
+def server(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
+    """The ASGI application under Daphne on a free port, reading the test database."""
+    with django_db_blocker.unblock():
+        connections.close_all()
+        process = DaphneProcess(
+            "127.0.0.1",
+            partial(make_application, static_wrapper=ASGIStaticFilesHandler),
+            setup=_serve_in_child,
+        )
+        process.start()
+        if not process.ready.wait(timeout=30):
+            process.terminate()
+            raise RuntimeError("the test server did not start")
+        yield f"127.0.0.1:{process.port.value}"
+        process.terminate()
+        process.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the tests' own
+    # ORM calls are still plain synchronous code, which Django must allow.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            yield chromium
+            chromium.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture
+def site(
+    server: str, browser: Any, transactional_db: None, today: datetime.date
+) -> Iterator[Callable[..., Any]]:
+    """Open pages in fresh browser contexts (each its own cookies and storage)."""
+    DailyDeal.objects.create(date=today, number=DEAL_NUMBER)
+    contexts = []
+
+    def open_page(path: str = "/", *, language: str = "en", width: int = 1280, height: int = 900):
+        context = browser.new_context(viewport={"width": width, "height": height}, locale=language)
+        contexts.append(context)
+        page = context.new_page()
+        page.errors = []  # type: ignore[attr-defined]
+        page.on("pageerror", lambda error: page.errors.append(str(error)))
+        page.on("dialog", lambda dialog: dialog.accept())
+        page.set_default_timeout(WAIT_MS)
+        page.goto(f"http://{server}{path}")
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+def shot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def counters(page: Any) -> tuple[int, int]:
+    return int(page.inner_text("#score")), int(page.inner_text("#moves"))
+
+
+def engine(page: Any, expression: str) -> Any:
+    """Ask the page's engine (window.easyHarp.game) a question."""
+    return page.evaluate(f"() => {{ const game = window.easyHarp.game; return {expression}; }}")
+
+
+def top_card(page: Any, column: int) -> Any:
+    return page.locator(f'.column[data-place="c{column}"] .card.up').last
+
+
+def column_cards(page: Any, column: int) -> list[str]:
+    return page.locator(f'.column[data-place="c{column}"] .card.up').evaluate_all(
+        "nodes => nodes.map(n => n.dataset.card)"
+    )
+
+
+def drag(page: Any, source: Any, target: Any) -> None:
+    """A real pointer drag from the middle of `source`'s visible part to `target`."""
+    box = source.bounding_box()
+    goal = target.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 8)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] / 2 + 10, box["y"] + 20, steps=3)
+    page.mouse.move(goal["x"] + goal["width"] / 2, goal["y"] + goal["height"] / 2, steps=10)
+    page.mouse.up()
+
+
+def play_keys(page: Any, log: str) -> None:
+    """Feed actions through the keyboard form, as a player typing them would."""
+    page.fill("#action-input", log)
+    page.press("#action-input", "Enter")
+
+
+def log_in(page: Any, username: str) -> None:
+    page.click("#login-link")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form.account-form button[type=submit]")
+
+
+def test_moves_by_click_and_drag_change_score_and_moves_and_undo_takes_them_back(site) -> None:
+    page = site(f"/play/?deal={DEAL_1}")
+    assert counters(page) == (0, 0)
+    assert column_cards(page, 0) == ["6D"]
+
+    page.click('[data-place="s"]')
+    page.wait_for_function("document.getElementById('moves').textContent === '1'")
+    assert page.locator(".slot.waste .card").get_attribute("data-card") == engine(
+        page, "game.table().waste_top"
+    )
+
+    # 8H (column 5) dragged onto 9S (column 2): the face-down card under it turns up, +5.
+    drag(page, top_card(page, 4), top_card(page, 1))
+    page.wait_for_function("document.getElementById('moves').textContent === '2'")
+    assert column_cards(page, 1) == ["9S", "8H"]
+    assert counters(page) == (5, 2)
+    shot(page, "play-after-drag")
+
+    page.click("#undo")
+    page.wait_for_function("document.getElementById('score').textContent === '0'")
+    assert column_cards(page, 1) == ["9S"]
+    assert counters(page) == (0, 2)  # undo takes back the points, never the move
+
+    # A tap on a top card sends it to a foundation when one takes it; a double
+    # tap finds it a column. 4H (column 3) double-tapped goes onto 5C (column 4).
+    top_card(page, 2).dblclick()
+    page.wait_for_function("document.getElementById('moves').textContent === '3'")
+    assert column_cards(page, 3) == ["5C", "4H"]
+    assert counters(page)[0] == 5
+
+    # A tap on a card no foundation takes says why.
+    top_card(page, 0).click()
+    page.wait_for_function("document.getElementById('message').textContent !== ''")
+    assert page.inner_text("#message") == "No foundation accepts 6♦."
+    assert page.errors == []
+
+
+def test_dragging_a_run_shows_the_one_card_reminder_unless_switched_off(site) -> None:
+    page = site(f"/play/?deal={DEAL_1}")
+    play_keys(page, "34")  # column 4 now ends 5C 4H
+    page.wait_for_function("document.getElementById('moves').textContent === '1'")
+    run_base = page.locator('.column[data-place="c3"] .card.up').first
+    assert run_base.get_attribute("data-card") == "5C"
+
+    # 5C would fit on 6D, but it carries 4H: only the top card moves.
+    drag(page, run_base, top_card(page, 0))
+    page.wait_for_selector("#reminder:not([hidden])")
+    assert "One card at a time" in page.inner_text("#reminder")
+    assert counters(page) == (5, 1)
+    assert column_cards(page, 0) == ["6D"]
+    shot(page, "play-one-card-reminder")
+
+    page.click("#reminder-close")
+    page.uncheck("#interactive-rules")
+    drag(page, run_base, top_card(page, 0))
+    page.wait_for_timeout(300)
+    assert page.locator("#reminder").is_hidden()
+    assert counters(page) == (5, 1)
+
+
+def test_a_game_survives_a_reload(site) -> None:
+    page = site(f"/play/?deal={DEAL_1}")
+    play_keys(page, "S S 52 34")
+    page.wait_for_function("document.getElementById('moves').textContent === '4'")
+    before = engine(page, "game.table()")
+    page.reload()
+    page.wait_for_function("document.getElementById('moves').textContent === '4'")
+    assert engine(page, "game.table()") == before
+    assert column_cards(page, 1) == ["9S", "8H"]
+    assert page.inner_text("#undo-left") == "4"
+
+
+def test_the_keyboard_plays_too(site) -> None:
+    page = site(f"/play/?deal={DEAL_1}")
+    page.keyboard.press("s")
+    page.keyboard.press("5")
+    page.keyboard.press("2")
+    page.wait_for_function("document.getElementById('moves').textContent === '2'")
+    assert column_cards(page, 1) == ["9S", "8H"]
+    page.keyboard.press("u")
+    page.wait_for_function("document.getElementById('score').textContent === '0'")
+    assert column_cards(page, 1) == ["9S"]
+
+
+def test_a_won_game_is_submitted_and_a_second_page_sees_the_live_board_move(
+    site, make_player
+) -> None:
+    make_player("alice")
+    watcher = site("/leaderboard/")
+    watcher.wait_for_selector('[data-live-state][data-state="live"]')
+    assert "Nobody has played" in watcher.inner_text("table.board tbody")
+
+    player = site("/play/")
+    log_in(player, "alice")
+    player.wait_for_url(re.compile(r"/play/"))
+    play_keys(player, WIN["log"])
+    player.wait_for_selector("#my-rank")
+    assert player.inner_text("#score") == str(WIN["score"])
+    assert f"score {WIN['score']}, {WIN['moves']} moves" in player.inner_text("#result")
+    assert "Rank 1 of 1" in player.inner_text("#my-rank")
+    shot(player, "play-won")
+
+    watcher.wait_for_selector('table.board tbody tr[data-player="alice"]')
+    row = watcher.locator('table.board tbody tr[data-player="alice"]').inner_text()
+    assert str(WIN["score"]) in row and str(WIN["moves"]) in row
+    assert watcher.inner_text("[data-total]") == "1"
+    shot(watcher, "leaderboard-live")
+
+    # Stored once, with the server's own results.
+    game = Game.objects.get()
+    assert (game.score, game.moves, game.won) == (WIN["score"], WIN["moves"], True)
+
+
+def test_a_signed_out_player_signs_in_to_submit_without_losing_the_game(site, make_player) -> None:
+    make_player("bob")
+    page = site("/play/")
+    play_keys(page, " ".join(WIN_LOG[:12]))
+    page.wait_for_function("document.getElementById('moves').textContent === '12'")
+    before = engine(page, "game.table()")
+    page.click("#submit-game")
+    page.click("#sign-in-to-submit")
+    page.fill("input[name=username]", "bob")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form.account-form button[type=submit]")
+    page.wait_for_selector("#replay-link")
+    assert engine(page, "game.table()") == before
+    game = Game.objects.get()
+    assert game.player.username == "bob"
+    assert game.moves == 12 and not game.won
+
+
+def test_a_replay_steps_through_the_game(site, make_player, submit) -> None:
+    game = submit(make_player("carol"), WIN_LOG)
+    page = site(f"/replays/{game.pk}/")
+    page.wait_for_function("document.getElementById('table').dataset.step === '0'")
+    frames = json.loads(
+        page.evaluate(f"fetch('/api/games/{game.pk}/replay/').then(r => r.text())")
+    )["frames"]
+
+    page.click("#forward")
+    page.wait_for_function("document.getElementById('table').dataset.step === '1'")
+    assert page.inner_text("#step-label").endswith(f": {frames[1]['token']}")
+    assert counters(page) == (frames[1]["score"], frames[1]["moves"])
+
+    page.fill("#jump", "200")
+    page.press("#jump", "Enter")
+    page.wait_for_function("document.getElementById('table').dataset.step === '200'")
+    assert counters(page) == (frames[200]["score"], frames[200]["moves"])
+    waste = frames[200]["table"]["waste_top"]
+    if waste:
+        assert page.locator(".slot.waste .card").get_attribute("data-card") == waste
+
+    page.click("#back")
+    page.wait_for_function("document.getElementById('table').dataset.step === '199'")
+    page.select_option("#speed", "40")
+    page.click("#last")
+    page.click("#play-pause")  # from the end, play restarts at the deal
+    page.wait_for_function("Number(document.getElementById('table').dataset.step) >= 5")
+    page.click("#play-pause")
+    shot(page, "replay")
+    page.click("#last")
+    assert counters(page) == (WIN["score"], WIN["moves"])
+    assert page.inner_text("#step-label").startswith(f"Action {len(WIN_LOG)} of {len(WIN_LOG)}")
+
+
+@pytest.mark.parametrize(("language", "undo"), [("es", "Deshacer"), ("nl", "Ongedaan maken")])
+def test_the_language_switch_translates_the_play_page_and_refusals(
+    site, language: str, undo: str
+) -> None:
+    page = site(f"/play/?deal={DEAL_1}")
+    assert "Undo" in page.inner_text("#undo")
+    page.select_option("#language", language)
+    page.wait_for_selector(f'html[lang="{language}"]')
+    assert undo in page.inner_text("#undo")
+    top_card(page, 0).click()  # 6D: no foundation takes it
+    page.wait_for_function("document.getElementById('message').textContent !== ''")
+    from django.utils import translation
+
+    with translation.override(language):
+        expected = str(REASON_TEXTS["no_foundation_accepts"]).replace("{card}", "6♦")
+    assert page.inner_text("#message") == expected
+    shot(page, f"play-{language}")
+
+
+def test_the_play_page_fits_a_phone(site) -> None:
+    page = site(f"/play/?deal={DEAL_1}", width=390, height=844)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    last = top_card(page, 8).bounding_box()
+    assert last["x"] + last["width"] <= 390
+    corner = page.locator('.column[data-place="c8"] .card.up .corner').first
+    assert corner.inner_text() == "J♣"
+    assert (
+        page.evaluate(
+            "parseFloat(getComputedStyle(document.querySelector('.card .corner')).fontSize)"
+        )
+        >= 11
+    )
+    red = page.locator(".card.red .corner").first.evaluate("n => getComputedStyle(n).color")
+    black = page.locator(".card.black .corner").first.evaluate("n => getComputedStyle(n).color")
+    assert red != black
+    shot(page, "play-phone")

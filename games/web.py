@@ -121,6 +121,7 @@ def client_strings() -> dict[str, Any]:
         "confirm_submit": _("Submit this unfinished game? You can keep playing afterwards."),
         "action_n": _("Action {index} of {total}"),
         "start": _("Deal"),
+        "pause": _("Pause"),
         "loading": _("Loading…"),
         "load_failed": _("Could not load this page's data."),
         "live": _("live"),

@@ -43,7 +43,7 @@ function play() {
     if (current >= frames.length - 1) pause();
     else show(current + 1);
   }, Number(speed.value));
-  playPause.textContent = "⏸";
+  playPause.textContent = t("pause");
   playPause.setAttribute("aria-pressed", "true");
 }
 

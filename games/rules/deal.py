@@ -48,6 +48,19 @@ def _shuffled(number: int) -> tuple[int, ...]:
     return tuple(deck)
 
 
+@lru_cache(maxsize=256)
+def _dealt(number: int) -> tuple[tuple[int, ...], ...]:
+    # EH1 step 4: row by row, column `row` to 9; position k is the k-th card dealt.
+    ids = _shuffled(number)
+    columns: list[list[int]] = [[] for _ in range(COLUMN_COUNT)]
+    position = 0
+    for row in range(COLUMN_COUNT):
+        for col in range(row, COLUMN_COUNT):
+            columns[col].append(ids[position])
+            position += 1
+    return tuple(tuple(column) for column in columns)
+
+
 def _encode(number: int) -> str:
     letters = []
     for _ in range(CODE_LETTERS):
@@ -132,13 +145,7 @@ class Deal:
     @property
     def columns(self) -> tuple[tuple[int, ...], ...]:
         """Card ids of the 9 dealt columns, bottom to top; only the top card is face up."""
-        columns: list[list[int]] = [[] for _ in range(COLUMN_COUNT)]
-        position = 0
-        for row in range(COLUMN_COUNT):
-            for col in range(row, COLUMN_COUNT):
-                columns[col].append(self._ids[position])
-                position += 1
-        return tuple(tuple(column) for column in columns)
+        return _dealt(self._number)
 
     @property
     def stock(self) -> tuple[int, ...]:

@@ -53,19 +53,12 @@ _NEED: Final = tuple((rank_of(c) + 1) * 2 + (not is_red(c)) for c in range(CARD_
 #: The first of the two foundations of the card's suit.
 _SLOT: Final = tuple(c % 52 // 13 * 2 for c in range(CARD_COUNT))
 
-#: Every action `legal_actions` considers, in the order it yields them.
-_CANDIDATES: Final = [
-    TOKENS[t]
-    for t in (
-        ["S"]
-        + [f"W{b}" for b in range(1, 10)]
-        + [f"WF{k}" for k in range(1, 9)]
-        + [f"{a}{b}" for a in range(1, 10) for b in range(1, 10) if a != b]
-        + [f"{a}F{k}" for a in range(1, 10) for k in range(1, 9)]
-        + [f"F{k}{b}" for k in range(1, 9) for b in range(1, 10)]
-        + ["U"]
-    )
-]
+# Tokens by place, for legal_actions: _COL_COL[a][b], _COL_FND[a][slot], ...
+_COL_COL: Final = [[f"{a + 1}{b + 1}" for b in range(9)] for a in range(9)]
+_COL_FND: Final = [[f"{a + 1}F{k + 1}" for k in range(8)] for a in range(9)]
+_FND_COL: Final = [[f"F{k + 1}{b + 1}" for b in range(9)] for k in range(8)]
+_WASTE_COL: Final = [f"W{b + 1}" for b in range(9)]
+_WASTE_FND: Final = [f"WF{k + 1}" for k in range(8)]
 
 
 class Position(NamedTuple):
@@ -224,9 +217,51 @@ class Game:
         Foundations are always named (``3F2``); the shorthand ``3F`` is accepted
         too and means the first of them. ``U`` comes last when undo is possible.
         """
-        for action in _CANDIDATES:
-            if self._check(action) is None:
-                yield action[3]
+        if self.is_won:
+            return
+        up = self._up
+        waste = self._waste
+        foundations = self._foundations
+        tops = [column[-1] if column else -1 for column in up]
+        if self._stock or waste:
+            yield "S"
+        if waste:
+            card = waste[-1]
+            for b in self._columns_taking(card, tops):
+                yield _WASTE_COL[b]
+            for slot in self._foundations_taking(card):
+                yield _WASTE_FND[slot]
+        for a, source in enumerate(up):
+            if not source:
+                continue
+            card = source[-1]
+            king_run = _RANK[source[0]] == KING
+            for b, top in enumerate(tops):
+                if b != a and (_NEED[card] == _KEY[top] if top >= 0 else king_run):
+                    yield _COL_COL[a][b]
+        for a, source in enumerate(up):
+            if source:
+                for slot in self._foundations_taking(source[-1]):
+                    yield _COL_FND[a][slot]
+        for slot, pile in enumerate(foundations):
+            if pile:
+                for b in self._columns_taking(pile[-1], tops):
+                    yield _FND_COL[slot][b]
+        if self._history:
+            yield "U"
+
+    @staticmethod
+    def _columns_taking(card: int, tops: list[int]) -> list[int]:
+        """Columns (by their top card, -1 when empty) that a single `card` may go on."""
+        if _RANK[card] == KING:
+            return [b for b, top in enumerate(tops) if top < 0]
+        need = _NEED[card]
+        return [b for b, top in enumerate(tops) if top >= 0 and _KEY[top] == need]
+
+    def _foundations_taking(self, card: int) -> list[int]:
+        slot = _SLOT[card]
+        lower = _RANK[card] - 1
+        return [k for k in (slot, slot + 1) if len(self._foundations[k]) == lower]
 
     def is_legal(self, token: str | Action) -> bool:
         """True when `play(token)` would be accepted (False for unreadable text)."""

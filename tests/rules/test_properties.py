@@ -19,6 +19,16 @@ from games.rules.actions import TOKENS
 from games.rules.cards import is_red, rank_of
 
 ALL_TOKENS = sorted(TOKENS)
+#: Every action with a named place, in the order legal_actions yields them.
+CANDIDATES = (
+    ["S"]
+    + [f"W{b}" for b in range(1, 10)]
+    + [f"WF{k}" for k in range(1, 9)]
+    + [f"{a}{b}" for a in range(1, 10) for b in range(1, 10) if a != b]
+    + [f"{a}F{k}" for a in range(1, 10) for k in range(1, 9)]
+    + [f"F{k}{b}" for k in range(1, 9) for b in range(1, 10)]
+    + ["U"]
+)
 
 
 def cards_on_table(position: Position) -> list[int]:
@@ -130,6 +140,8 @@ def check_walk(number: int, steps: list[tuple[int, str]]) -> None:
     history: list[tuple[Position, dict[str, object]]] = []
     for choice, probe in steps:
         legal = list(game.legal_actions())
+        # The quick generator agrees with the rules written out plainly.
+        assert legal == [t for t in CANDIDATES if game.is_legal(t)]
         if not legal:
             break
 

@@ -41,6 +41,8 @@ from .errors import IllegalActionError, InvalidActionError
 
 __all__ = ["Game", "Position", "replay", "UNDO_LIMIT", "FOUNDATION_SUITS"]
 
+#: The history keeps the undo records of the 100 most recent actions not yet
+#: taken back (older ones fall off); each undo uses one up.
 UNDO_LIMIT: Final = 100
 #: The suit each foundation F1..F8 is reserved to.
 FOUNDATION_SUITS: Final = "SSHHDDCC"
@@ -479,6 +481,8 @@ class Game:
                     on_foundations += 1
 
             elif kind == WASTE_COL or kind == FND_COL:  # noqa: SIM109
+                # Apart from COL_COL on purpose: that branch is the hottest, and an
+                # empty target means a block move there, a single king here.
                 source = waste if kind == WASTE_COL else foundations[a]
                 if not source:
                     done = i

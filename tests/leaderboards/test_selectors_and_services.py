@@ -1,0 +1,102 @@
+"""Ranks from either side of the index, entry upkeep, and the live hook after commit."""
+
+from __future__ import annotations
+
+import random
+from unittest import mock
+
+import pytest
+
+from leaderboards import selectors
+from leaderboards.models import BoardTotal
+from leaderboards.selectors import leaderboard_around, leaderboard_entry, leaderboard_page
+from tests.games.conftest import WIN_LOG, client_for, stored_game, submit
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def crowded(daily, make_player):
+    """40 players with random scores and moves (many ties), half of them winners."""
+    rng = random.Random(7)
+    players = []
+    for i in range(40):
+        player = make_player(f"p{i:02}")
+        won = rng.random() < 0.5
+        stored_game(
+            player=player,
+            daily=daily,
+            score=rng.choice([50, 60, 70]),
+            moves=rng.choice([5, 6]),
+            won=won,
+        )
+        players.append(player)
+    return players
+
+
+@pytest.mark.parametrize("order", ["score", "moves"])
+@pytest.mark.parametrize("caps", [(1_024,), (2, 4), (1,)])
+def test_every_rank_matches_the_position_on_the_full_board(crowded, daily, order, caps):
+    full = leaderboard_page(date=daily.date, order=order, limit=100)["entries"]
+    expected = {entry["player"]: entry["rank"] for entry in full}
+
+    # Small caps force the count from the bottom side (total minus worse).
+    with mock.patch.object(selectors, "_RANK_CAPS", caps):
+        ranks = {}
+        for player in crowded:
+            entry = leaderboard_entry(date=daily.date, order=order, player=player)
+            if entry is not None:
+                ranks[player.username] = entry["rank"]
+
+    assert ranks == expected
+    assert sorted(ranks.values()) == list(range(1, len(ranks) + 1))
+
+
+def test_around_matches_a_slice_of_the_full_board(crowded, daily):
+    full = leaderboard_page(date=daily.date, order="score", limit=100)["entries"]
+
+    for player in crowded[::7]:
+        around = leaderboard_around(date=daily.date, order="score", player=player, limit=5)
+        me = around["me"]["rank"]
+        start = min(max(me - 3, 0), len(full) - 5)
+        assert around["entries"] == full[start : start + 5]
+
+
+def test_totals_count_players_not_games(alice, bob, daily):
+    for _ in range(3):
+        stored_game(player=alice, daily=daily, score=10, moves=5)
+    stored_game(player=bob, daily=daily, score=20, moves=5, won=True)
+
+    totals = dict(BoardTotal.objects.filter(date=daily.date).values_list("board", "players"))
+
+    assert totals == {"score": 2, "moves": 1}
+
+
+def test_the_live_hook_hears_only_boards_that_moved(
+    alice, daily, django_capture_on_commit_callbacks
+):
+    client = client_for(alice)
+    calls = []
+    with mock.patch("games.services.live.board_changed", side_effect=lambda **kw: calls.append(kw)):
+        for log in (WIN_LOG[:40], WIN_LOG[:20], WIN_LOG):
+            with django_capture_on_commit_callbacks(execute=True):
+                submit(client, log)
+
+    assert calls == [
+        {"date": daily.date, "orders": ("score",)},  # first, unfinished: score board only
+        # the worse second game moved nothing
+        {"date": daily.date, "orders": ("score", "moves")},  # the win moved both
+    ]
+
+
+def test_a_game_of_another_deal_tells_the_live_hook_nothing(
+    alice, daily, django_capture_on_commit_callbacks
+):
+    with (
+        mock.patch("games.services.live.board_changed") as changed,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        response = submit(client_for(alice), "S", deal="EH1-N-AAAAAAB")
+
+    assert response.status_code == 201
+    changed.assert_not_called()

@@ -68,6 +68,12 @@ class RequestGuardMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        if _has_nul(request):
+            # PostgreSQL text cannot hold NUL: a lookup with one fails inside the
+            # driver (a 500) instead of simply finding nothing.
+            return error_response(
+                status=400, code="bad_request", message="The request contains a NUL character."
+            )
         if request.method in _BODY_METHODS and not _is_multipart(request):
             try:
                 # Reading `body` applies Django's size check to the real buffered
@@ -99,3 +105,15 @@ class RequestGuardMiddleware:
 def _is_multipart(request: HttpRequest) -> bool:
     # Multipart bodies are streamed to upload handlers, which apply their own limits.
     return request.content_type == "multipart/form-data"
+
+
+def _has_nul(request: HttpRequest) -> bool:
+    if "\x00" in request.path or "\x00" in request.META.get("QUERY_STRING", ""):
+        return True
+    if any("\x00" in value for values in request.GET.lists() for value in values[1]):
+        return True
+    return any(
+        "\x00" in value
+        for key, value in request.META.items()
+        if key.startswith("HTTP_") and isinstance(value, str)
+    )

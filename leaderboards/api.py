@@ -35,7 +35,7 @@ class LeaderboardApi(APIView):
     class InputSerializer(serializers.Serializer):
         order = serializers.ChoiceField(choices=Board.values, default=Board.SCORE)
         limit = serializers.IntegerField(min_value=1, max_value=PAGE_LIMIT_MAX, default=50)
-        offset = serializers.IntegerField(min_value=0, default=0)
+        offset = serializers.IntegerField(min_value=0, max_value=1_000_000_000, default=0)
         around = serializers.ChoiceField(choices=["me"], required=False)
 
     class OutputSerializer(serializers.Serializer):

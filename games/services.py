@@ -133,6 +133,9 @@ def player_register(*, username: str, password: str) -> tuple[AbstractBaseUser, 
     Django's validators.
     """
     user_model = get_user_model()
+    # Compare the name as it will be stored: create_user() applies NFKC, so
+    # "ａｌｉｃｅ" (full-width) would otherwise slip past the check as "alice".
+    username = user_model.normalize_username(username)
     if user_model.objects.filter(username__iexact=username).exists():
         raise ServiceError(
             "username_taken",
@@ -146,7 +149,16 @@ def player_register(*, username: str, password: str) -> tuple[AbstractBaseUser, 
         raise ServiceError(
             "invalid_password", " ".join(error.messages), problems=list(error.messages)
         ) from None
-    player = user_model.objects.create_user(username=username, password=password)
+    try:
+        with transaction.atomic():
+            player = user_model.objects.create_user(username=username, password=password)
+    except IntegrityError:
+        # Two sign-ups for the same name at once: the second one loses here.
+        raise ServiceError(
+            "username_taken",
+            f"The username {username!r} is taken.",
+            status_code=status.HTTP_409_CONFLICT,
+        ) from None
     token = Token.objects.create(user=player)
     return player, token.key
 

@@ -111,19 +111,27 @@ TOKENS: Final[dict[str, Compiled]] = {
 
 def compile_token(token: str) -> Compiled:
     """The compiled action of one token (any case, surrounding blanks ignored)."""
-    compiled = TOKENS.get(token.strip().upper()) if isinstance(token, str) else None
+    compiled = compile_or_none(token)
     if compiled is None:
         raise InvalidActionError(str(token))
     return compiled
 
 
+def compile_or_none(token: object) -> Compiled | None:
+    """The compiled action of one token, or None when it is not one."""
+    # ASCII only: str.upper() would also read e.g. the long s "ſ" as "S".
+    if not isinstance(token, str) or not token.isascii():
+        return None
+    return TOKENS.get(token.strip().upper())
+
+
 def compile_log(log: str | Iterable[str]) -> list[Compiled | None]:
     """The compiled actions of a log, None where a token is unreadable."""
-    if isinstance(log, str):
+    if isinstance(log, str) and log.isascii():
         # Upper-casing the whole text once is cheaper than token by token.
         return list(map(TOKENS.get, log.upper().split()))
-    get = TOKENS.get
-    return [get(t.strip().upper()) if isinstance(t, str) else None for t in log]
+    tokens = log.split() if isinstance(log, str) else log
+    return [compile_or_none(token) for token in tokens]
 
 
 def written_token(log: str | Iterable[str], index: int) -> str:

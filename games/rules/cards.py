@@ -71,7 +71,7 @@ class Card:
     @classmethod
     def parse(cls, text: str) -> Card:
         """Read a card written rank then suit ("TH", "ks"); blanks and case ignored."""
-        cleaned = text.strip().upper()
+        cleaned = text.strip().upper() if isinstance(text, str) and text.isascii() else ""
         if len(cleaned) != 2 or cleaned[0] not in RANKS or cleaned[1] not in SUITS:
             raise ValueError(f"not a card: {text!r} (write rank then suit, e.g. TH or KS)")
         return cls(RANKS.index(cleaned[0]) + 1, cleaned[1])

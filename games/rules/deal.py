@@ -70,6 +70,12 @@ def _encode(number: int) -> str:
 
 
 def _decode(text: str) -> int:
+    strange = [ch for ch in text.strip() if not ch.isascii()]
+    if strange:
+        # Before upper(): it would turn e.g. "ı" into "I".
+        raise ValueError(
+            f"a deal code uses only the letters A to Z, not {strange[0]!r} in {text!r}"
+        )
     cleaned = text.strip().upper()
     parts = cleaned.split("-")
     if len(parts) != 3 or parts[0] != "EH1":

@@ -33,6 +33,7 @@ from .actions import (
     Compiled,
     Record,
     compile_log,
+    compile_or_none,
     written_token,
 )
 from .cards import CARD_COUNT, KING, SUIT_NAMES, SUITS, card_text, is_red, rank_of
@@ -591,9 +592,7 @@ def _fits(card: int, top: int) -> bool:
 def _compiled_or_none(token: str | Action) -> Compiled | None:
     if isinstance(token, Action):
         return TOKENS[token.token]
-    if not isinstance(token, str):
-        return None
-    return TOKENS.get(token.strip().upper())
+    return compile_or_none(token)
 
 
 def replay(deal: Deal | str | int, log: str | Iterable[str]) -> Game:

@@ -183,3 +183,19 @@ def test_formatting_then_parsing_a_log_gives_it_back(
     assert parse_log(written) == tokens
     assert parse_log(format_log(tokens)) == tokens
     assert format_log(parse_log(written)) == " ".join(tokens)
+
+
+@pytest.mark.parametrize("text", ["ſ", "3ſ", "ſ W3"])
+def test_only_ascii_letters_are_read_in_any_case(text: str) -> None:
+    # "ſ".upper() == "S" in Python; a log must not read it as a stock tap.
+    with pytest.raises(InvalidActionError):
+        parse_log(text)
+    with pytest.raises(InvalidActionError):
+        parse_log(text.split())
+
+
+def test_a_deal_code_or_card_with_a_letter_that_upper_cases_to_ascii_is_refused() -> None:
+    with pytest.raises(ValueError, match="only the letters A to Z"):
+        Deal.from_code("EH1-N-AAAAAıB")
+    with pytest.raises(ValueError, match="not a card"):
+        Card.parse("Tſ")

@@ -1,0 +1,100 @@
+"""Submissions at the same moment, on PostgreSQL with real concurrent transactions."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from games import rules
+from games.models import Game
+from games.services import game_submit
+from leaderboards.models import BoardEntry, BoardTotal
+from leaderboards.selectors import leaderboard_page
+from tests.games.conftest import DEAL, WIN_LOG
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+real_replay = rules.replay
+
+
+def slow_replay(*args: Any, **kwargs: Any) -> rules.Game:
+    # Widen the window between reading the board and writing it, so that the
+    # submissions really overlap.
+    time.sleep(0.2)
+    return real_replay(*args, **kwargs)
+
+
+def at_once(*calls: Callable[[], Any]) -> list[Any]:
+    """Run the calls in threads released together; returns results (or exceptions)."""
+    barrier = threading.Barrier(len(calls))
+    results: list[Any] = [None] * len(calls)
+
+    def run(index: int, call: Callable[[], Any]) -> None:
+        barrier.wait()
+        try:
+            results[index] = call()
+        except Exception as error:  # collected: the test asserts there are none
+            results[index] = error
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def test_two_games_of_one_player_at_once_leave_one_correct_entry(alice, daily, monkeypatch):
+    monkeypatch.setattr("games.services.rules.replay", slow_replay)
+
+    results = at_once(
+        lambda: game_submit(player=alice, deal=DEAL, log=WIN_LOG[:60]),
+        lambda: game_submit(player=alice, deal=DEAL, log=WIN_LOG),
+    )
+
+    assert not [r for r in results if isinstance(r, Exception)], results
+    win = Game.objects.get(won=True)
+    assert list(BoardEntry.objects.filter(player=alice).values_list("board", "game_id")) in (
+        [("score", win.pk), ("moves", win.pk)],
+        [("moves", win.pk), ("score", win.pk)],
+    )
+    totals = dict(BoardTotal.objects.filter(date=daily.date).values_list("board", "players"))
+    assert totals == {"score": 1, "moves": 1}
+
+
+def test_the_same_retry_at_once_stores_one_game(alice, daily, monkeypatch):
+    monkeypatch.setattr("games.services.rules.replay", slow_replay)
+
+    def send() -> tuple[Game, bool]:
+        return game_submit(player=alice, deal=DEAL, log=WIN_LOG, idempotency_key="k1")
+
+    results = at_once(send, send)
+
+    assert not [r for r in results if isinstance(r, Exception)], results
+    assert Game.objects.count() == 1
+    assert sorted(created for _, created in results) == [False, True]
+    assert {game.pk for game, _ in results} == {Game.objects.get().pk}
+
+
+def test_first_players_of_the_day_at_once_are_all_counted(daily, make_player, monkeypatch):
+    monkeypatch.setattr("games.services.rules.replay", slow_replay)
+    players = [make_player(f"p{i}") for i in range(4)]
+
+    results = at_once(
+        *[
+            (lambda player=player: game_submit(player=player, deal=DEAL, log=WIN_LOG[:80]))
+            for player in players
+        ]
+    )
+
+    assert not [r for r in results if isinstance(r, Exception)], results
+    page = leaderboard_page(date=daily.date, order="score")
+    assert page["total"] == 4
+    assert len(page["entries"]) == 4

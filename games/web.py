@@ -11,7 +11,8 @@ the browser needs no catalogue of its own.
 from __future__ import annotations
 
 import datetime
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from django.contrib.auth import login
 from django.contrib.auth.forms import UserCreationForm
@@ -35,6 +36,8 @@ from leaderboards.selectors import (
     leaderboard_page,
     player_board_results,
 )
+
+T = TypeVar("T")
 
 BOARD_ORDERS = ("score", "moves")
 RECENT_DAYS = 14
@@ -148,12 +151,17 @@ def _today() -> datetime.date:
     return timezone.now().date()
 
 
-def _daily_deal(date: datetime.date) -> DailyDeal:
-    """The stored deal of `date` (chosen the first time the day is asked for), else 404."""
+def _found(read: Callable[..., T], /, **kwargs: Any) -> T:
+    """What a service or selector returns, or a 404 page with its message when it refuses."""
     try:
-        return daily_deal_get_or_create(date=date)
+        return read(**kwargs)
     except ServiceError as error:
         raise Http404(error.message) from None
+
+
+def _daily_deal(date: datetime.date) -> DailyDeal:
+    """The stored deal of `date` (chosen the first time the day is asked for), else 404."""
+    return _found(daily_deal_get_or_create, date=date)
 
 
 def _deal_code(number: int) -> str:
@@ -259,10 +267,7 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
 
 def replay(request: HttpRequest, game_id: int) -> HttpResponse:
     """A stored game, step by step from the API's replay frames."""
-    try:
-        game = game_get(game_id=game_id)
-    except ServiceError as error:
-        raise Http404(error.message) from None
+    game = _found(game_get, game_id=game_id)
     context = {
         "game": game,
         "config": _page_config(request, game=game.pk, replay_url=f"/api/games/{game.pk}/replay/"),
@@ -272,10 +277,7 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
 
 def player(request: HttpRequest, username: str) -> HttpResponse:
     """A player's daily results and recent games."""
-    try:
-        user = player_get(username=username)
-    except ServiceError as error:
-        raise Http404(error.message) from None
+    user = _found(player_get, username=username)
     context = {
         "player": user,
         "days": player_board_results(player=user, limit=30),

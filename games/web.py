@@ -127,6 +127,7 @@ def client_strings() -> dict[str, Any]:
         "pause": _("Pause"),
         "loading": _("Loading…"),
         "load_failed": _("Could not load this page's data."),
+        "you_are_ranked": _("You are ranked {rank} (score {score}, {moves} moves)."),
         "live": _("live"),
         "offline": _("reconnecting…"),
         "no_entries": _("Nobody has played this day yet."),

@@ -70,6 +70,8 @@ function render() {
   shown = entries;
   if (totalElement) totalElement.textContent = String(board.total);
   table.dataset.total = String(board.total);
+  const myRank = document.getElementById("my-rank");
+  if (myRank && board.me) myRank.textContent = t("you_are_ranked", board.me);
   if (around) refreshAroundMe();
 }
 

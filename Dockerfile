@@ -1,0 +1,38 @@
+# The Easy Harp Daily service: one image for the ASGI server and its one-shot
+# migration job (see docker-compose.yml).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    # Import the project from /app (not the copy pip puts in site-packages), so
+    # that BASE_DIR, and with it STATIC_ROOT and LOCALE_PATHS, is /app.
+    PYTHONPATH=/app
+
+# gettext: compilemessages needs msgfmt.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends gettext \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+COPY pyproject.toml README.md manage.py ./
+COPY easyharp_site ./easyharp_site
+COPY games ./games
+COPY leaderboards ./leaderboards
+COPY locale ./locale
+COPY deploy ./deploy
+RUN pip install .
+
+# Built into the image, so every replica serves the same files without a
+# shared volume. The build needs no secret: these commands touch no database.
+RUN python manage.py compilemessages \
+    && python manage.py collectstatic --noinput
+
+RUN useradd --system --no-create-home --uid 10001 easyharp
+USER easyharp
+
+EXPOSE 8000
+HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
+    CMD ["python", "/app/deploy/healthcheck.py"]
+CMD ["daphne", "--bind", "0.0.0.0", "--port", "8000", "--proxy-headers", "easyharp_site.asgi:application"]

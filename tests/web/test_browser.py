@@ -275,6 +275,37 @@ def test_a_won_game_is_submitted_and_a_second_page_sees_the_live_board_move(
     assert (game.score, game.moves, game.won) == (WIN["score"], WIN["moves"], True)
 
 
+def test_a_submission_whose_answer_is_lost_is_retried_with_the_same_key_and_stored_once(
+    site, make_player
+) -> None:
+    make_player("alice")
+    page = site("/play/")
+    log_in(page, "alice")
+    page.wait_for_url(re.compile(r"/play/"))
+    attempts: list[dict[str, str]] = []
+
+    def lose_the_first_answer(route: Any) -> None:
+        attempts.append(route.request.headers)
+        if len(attempts) == 1:
+            route.fetch()  # the server stores the game...
+            route.abort("connectionreset")  # ...but its answer never arrives
+        else:
+            route.continue_()
+
+    page.route("**/api/games/", lose_the_first_answer)
+    play_keys(page, WIN["log"])
+    page.wait_for_selector("#my-rank")
+    assert len(attempts) == 2
+    keys = {headers["idempotency-key"] for headers in attempts}
+    assert len(keys) == 1 and len(keys.pop()) == 32
+    assert Game.objects.count() == 1
+    assert "Rank 1 of 1" in page.inner_text("#my-rank")
+
+    # The player's own row is highlighted on the live board.
+    page.goto(page.url.replace("/play/", "/leaderboard/"))
+    page.wait_for_selector('tr.mine[data-player="alice"]')
+
+
 def test_a_signed_out_player_signs_in_to_submit_without_losing_the_game(site, make_player) -> None:
     make_player("bob")
     page = site("/play/")

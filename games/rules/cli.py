@@ -76,9 +76,9 @@ def _add_deal(commands: Any) -> None:
 
 
 def _read_log(source: str) -> str:
-    if source == "-":
-        return sys.stdin.read()
     try:
+        if source == "-":
+            return sys.stdin.buffer.read().decode("utf-8")
         with open(source, encoding="utf-8") as file:
             return file.read()
     except (OSError, UnicodeDecodeError) as error:

@@ -129,3 +129,18 @@ def test_the_engine_imports_nothing_from_django() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_a_log_that_is_not_utf8_exits_2(tmp_path: Path) -> None:
+    log = tmp_path / "game.txt"
+    log.write_bytes(b"S \xff\xfe W9")
+    code, out, err = run("replay", "EH1-N-AAAAAAB", str(log))
+    assert (code, out) == (2, "") and "cannot read the log" in err
+    done = subprocess.run(
+        [sys.executable, "-m", "games.rules", "replay", "EH1-N-AAAAAAB", "-"],
+        input=b"S \xff W9",
+        capture_output=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stderr.count(b"\n") == 1

@@ -73,12 +73,6 @@ class ActionError(ValueError):
     def __str__(self) -> str:
         return self.message
 
-    def with_index(self, index: int) -> ActionError:
-        """The same error placed at a 1-based position of a log."""
-        self.index = index
-        self.args = (self.message,)
-        return self
-
     def as_dict(self) -> dict[str, object]:
         """The JSON-ready form used by the command line and the API."""
         return {"index": self.index, "token": self.token, "reason": self.reason, "code": self.code}

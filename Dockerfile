@@ -35,4 +35,7 @@ USER easyharp
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
     CMD ["python", "/app/deploy/healthcheck.py"]
-CMD ["daphne", "--bind", "0.0.0.0", "--port", "8000", "--proxy-headers", "easyharp_site.asgi:application"]
+# Websocket frames and messages over 64 KiB are refused at the server.
+CMD ["daphne", "--bind", "0.0.0.0", "--port", "8000", "--proxy-headers", \
+     "--websocket-max-message-size", "65536", "--websocket-max-frame-size", "65536", \
+     "easyharp_site.asgi:application"]

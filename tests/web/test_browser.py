@@ -394,3 +394,22 @@ def test_the_play_page_fits_a_phone(site) -> None:
     black = page.locator(".card.black .corner").first.evaluate("n => getComputedStyle(n).color")
     assert red != black
     shot(page, "play-phone")
+
+
+def test_every_page_fits_a_phone(site, make_player, submit) -> None:
+    game = submit(make_player("a-rather-long-player-name"), WIN_LOG)
+    for path in [
+        "/",
+        "/leaderboard/",
+        "/leaderboard/?order=moves",
+        f"/replays/{game.pk}/",
+        "/players/a-rather-long-player-name/",
+        "/rules/",
+        "/accounts/login/",
+        "/accounts/signup/",
+    ]:
+        page = site(path, width=390, height=844)
+        page.wait_for_load_state("networkidle")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
+        assert page.errors == [], path
+    shot(page, "signup-phone")

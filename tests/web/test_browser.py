@@ -253,6 +253,8 @@ def test_a_won_game_is_submitted_and_a_second_page_sees_the_live_board_move(
     watcher = site("/leaderboard/")
     watcher.wait_for_selector('[data-live-state][data-state="live"]')
     assert "Nobody has played" in watcher.inner_text("table.board tbody")
+    home = site("/")
+    home.wait_for_selector('[data-live-state][data-state="live"]')
 
     player = site("/play/")
     log_in(player, "alice")
@@ -269,6 +271,8 @@ def test_a_won_game_is_submitted_and_a_second_page_sees_the_live_board_move(
     assert str(WIN["score"]) in row and str(WIN["moves"]) in row
     assert watcher.inner_text("[data-total]") == "1"
     shot(watcher, "leaderboard-live")
+    # The home page's top 10 moves too.
+    home.wait_for_selector('table.board tbody tr[data-player="alice"]')
 
     # Stored once, with the server's own results.
     game = Game.objects.get()

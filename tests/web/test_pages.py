@@ -139,6 +139,22 @@ class TestPlay:
         assert config["language"] == language
         assert config["strings"]["reasons"]["no_foundation_accepts"] == reason
 
+    @pytest.mark.parametrize("language", ["es", "nl"])
+    def test_every_string_of_the_scripts_is_translated(
+        self, client: Client, daily: DailyDeal, language: str
+    ) -> None:
+        english = page_config(client.get("/play/", HTTP_ACCEPT_LANGUAGE="en"))["strings"]
+        other = page_config(client.get("/play/", HTTP_ACCEPT_LANGUAGE=language))["strings"]
+        for code, text in english["reasons"].items():
+            assert other["reasons"][code] != text, code
+            # The fields the page fills in survive translation.
+            assert set(re.findall(r"\{\w+\}", other["reasons"][code])) == set(
+                re.findall(r"\{\w+\}", text)
+            ), code
+        same = {key for key, text in english.items() if other[key] == text}
+        # Words that read the same in the language itself.
+        assert same <= {"live", "score"}, same
+
 
 class TestLeaderboard:
     def test_it_shows_the_board_by_score_and_by_moves(

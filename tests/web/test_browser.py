@@ -238,6 +238,7 @@ def test_the_keyboard_plays_too(site) -> None:
     page = site(f"/play/?deal={DEAL_1}")
     page.keyboard.press("s")
     page.keyboard.press("5")
+    assert "selected" in (top_card(page, 4).get_attribute("class") or "")
     page.keyboard.press("2")
     page.wait_for_function("document.getElementById('moves').textContent === '2'")
     assert column_cards(page, 1) == ["9S", "8H"]

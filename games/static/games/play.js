@@ -347,6 +347,7 @@ document.addEventListener("keydown", (event) => {
   }
   if (key === "ESCAPE") {
     keySource = null;
+    markKeySource();
     say("");
     return;
   }
@@ -359,15 +360,26 @@ document.addEventListener("keydown", (event) => {
     } else if (/^[1-9W]$/.test(key)) {
       keySource = key;
       say(`${keySource} →`);
+      markKeySource();
     }
     return;
   }
   if (/^[1-9F]$/.test(key)) {
     const token = keySource + key;
     keySource = null;
+    markKeySource();
     act(token);
   }
 });
+
+/** Show which card the keys have picked up (the source of the next action). */
+function markKeySource() {
+  tableElement.querySelectorAll(".card.selected").forEach((node) => node.classList.remove("selected"));
+  if (keySource === null) return;
+  const place = keySource === "W" ? "w" : `c${Number(keySource) - 1}`;
+  const cards = tableElement.querySelectorAll(`.card.up[data-place="${place}"]`);
+  cards[cards.length - 1]?.classList.add("selected");
+}
 
 document.getElementById("keyboard-form").addEventListener("submit", (event) => {
   event.preventDefault();

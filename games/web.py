@@ -29,7 +29,7 @@ from games.exceptions import ServiceError
 from games.models import DailyDeal
 from games.rules import Deal
 from games.selectors import game_get, player_games, player_get
-from games.services import daily_deal_get_or_create
+from games.services import daily_deal_get_or_create, player_register
 from leaderboards.selectors import (
     leaderboard_around,
     leaderboard_entry,
@@ -308,9 +308,18 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         form = UserCreationForm(request.POST)
         if form.is_valid():
-            user = form.save()
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            return redirect(next_url or "home")
+            # The form checks what was typed; the service creates the player
+            # exactly as the API's sign-up does (API token included).
+            try:
+                user, _token = player_register(
+                    username=form.cleaned_data["username"],
+                    password=form.cleaned_data["password1"],
+                )
+            except ServiceError as error:
+                form.add_error(None, error.message)
+            else:
+                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                return redirect(next_url or "home")
     else:
         form = UserCreationForm()
     context = {"form": form, "next": next_url, "config": _page_config(request)}

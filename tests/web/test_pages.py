@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.test import Client
+from rest_framework.authtoken.models import Token
 
 from games import web
 from games.models import DailyDeal, Game
@@ -275,6 +276,19 @@ class TestAccounts:
         assert response.status_code == 302
         assert response["Location"] == "/play/?deal=EH1-N-AAAAAAF"
         assert page_config(client.get("/play/"))["user"] == "carol"
+        # The same player as the API's sign-up makes: with an API token.
+        assert Token.objects.filter(user__username="carol").exists()
+
+    def test_sign_up_refuses_a_name_taken_in_another_case(
+        self, client: Client, db: None, make_player
+    ) -> None:
+        make_player("Alice")
+        response = client.post(
+            "/accounts/signup/", {"username": "alice", "password1": PASSWORD, "password2": PASSWORD}
+        )
+        assert response.status_code == 200
+        assert response.context["form"].errors
+        assert 'class="errorlist' in response.content.decode()
 
     def test_sign_up_refuses_a_weak_password_and_a_foreign_next(
         self, client: Client, db: None

@@ -44,7 +44,7 @@ def _python_result(vector: dict[str, Any]) -> dict[str, Any]:
     except (rules.IllegalActionError, rules.InvalidActionError) as error:
         return {
             "index": error.index,
-            "token": error.token.upper(),
+            "token": error.token,
             "code": error.code,
             "reason": error.reason,
         }

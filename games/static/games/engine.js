@@ -170,17 +170,19 @@ export class InvalidActionError extends IllegalActionError {
 const MOVE_PATTERN = /^([1-9]|W|F[1-8])([1-9]|W|F[1-8]?)$/;
 
 /**
- * Read one token into `{kind: "stock"|"undo"|"move", from, to, text}`.
+ * Read one token into `{kind: "stock"|"undo"|"move", from, to, text, written}`.
  * Places: {type: "column", index 0..8} | {type: "waste"} |
  * {type: "foundation", index 0..7 or null for "the first that accepts"}.
  */
 export function parseAction(token) {
-  const text = String(token).trim().toUpperCase();
-  if (text === "S") return { kind: "stock", text };
-  if (text === "U") return { kind: "undo", text };
+  // Refusals quote the token as written; the log keeps the canonical text.
+  const written = String(token);
+  const text = written.trim().toUpperCase();
+  if (text === "S") return { kind: "stock", text, written };
+  if (text === "U") return { kind: "undo", text, written };
   const match = MOVE_PATTERN.exec(text);
-  if (!match) throw new InvalidActionError({ token: String(token) });
-  return { kind: "move", from: parsePlace(match[1]), to: parsePlace(match[2]), text };
+  if (!match) throw new InvalidActionError({ token: written });
+  return { kind: "move", from: parsePlace(match[1]), to: parsePlace(match[2]), text, written };
 }
 
 function parsePlace(text) {
@@ -320,13 +322,13 @@ export class Game {
   /** Play one action; on refusal nothing changes and IllegalActionError is thrown. */
   play(token) {
     const action = parseAction(token);
-    if (this.won) throw new IllegalActionError({ code: "game_over", token: action.text });
+    if (this.won) throw new IllegalActionError({ code: "game_over", token: action.written });
     if (action.kind === "undo") {
-      this.undo(action.text);
+      this.undo(action.written);
       return;
     }
     const snapshot = this.snapshot();
-    if (action.kind === "stock") this.tapStock(action.text);
+    if (action.kind === "stock") this.tapStock(action.written);
     else this.move(action);
     this.moves += 1;
     this.log.push(action.text);
@@ -334,15 +336,15 @@ export class Game {
     if (this.history.length > UNDO_LIMIT) this.history.shift();
   }
 
-  undo(text = "U") {
+  undo(written = "U") {
     const snapshot = this.history.pop();
-    if (!snapshot) throw new IllegalActionError({ code: "nothing_to_undo", token: text });
+    if (!snapshot) throw new IllegalActionError({ code: "nothing_to_undo", token: written });
     this.restore(snapshot);
     // Undo restores the table and the score but neither adds nor takes back a move.
     this.log.push("U");
   }
 
-  tapStock(text) {
+  tapStock(written) {
     if (this.stock.length > 0) {
       this.waste.push(this.stock.pop());
     } else if (this.waste.length > 0) {
@@ -350,13 +352,13 @@ export class Game {
       this.stock = this.waste.reverse();
       this.waste = [];
     } else {
-      throw new IllegalActionError({ code: "empty_stock_and_waste", token: text });
+      throw new IllegalActionError({ code: "empty_stock_and_waste", token: written });
     }
   }
 
-  move({ from, to, text }) {
+  move({ from, to, written }) {
     const refuse = (code, params = {}) => {
-      throw new IllegalActionError({ code, token: text, params });
+      throw new IllegalActionError({ code, token: written, params });
     };
     if (to.type === "waste") refuse("waste_is_not_a_destination");
     if (from.type === "foundation" && to.type === "foundation") refuse("foundation_to_foundation");
@@ -425,10 +427,7 @@ export class Game {
 
   sourcePile(place) {
     if (place.type === "waste") return this.waste;
-    if (place.type === "foundation") {
-      if (place.index === null) throw new InvalidActionError({ token: "F" });
-      return this.foundations[place.index];
-    }
+    if (place.type === "foundation") return this.foundations[place.index];
     return this.columns[place.index].up;
   }
 

@@ -1,0 +1,219 @@
+"""The ASGI server's own limits, over real sockets: daphne started with the
+websocket caps of docker-compose.yml, on a loopback port and a throwaway SQLite
+database. Frames over the cap are refused by the server before the application
+sees them; the server stays up; HTTP bodies over the cap get the 413 shape;
+header values that could smuggle headers are refused (daphne >= 4.2.2)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import websockets
+from websockets.exceptions import ConnectionClosed
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE = (ROOT / "docker-compose.yml").read_text()
+
+
+def compose_flag(name: str) -> int:
+    match = re.search(rf"--{name}[= ](\d+)", COMPOSE)
+    assert match, f"docker-compose.yml does not set --{name}"
+    return int(match.group(1))
+
+
+MAX_MESSAGE = compose_flag("websocket-max-message-size")
+MAX_FRAME = compose_flag("websocket-max-frame-size")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    database = tmp_path_factory.mktemp("daphne") / "db.sqlite3"
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "DATABASE_URL"}},
+        "DATABASE_URL": f"sqlite:///{database}",
+        "DEBUG": "false",
+        "SECRET_KEY": "server-limits-test-" + "k" * 40,
+        "DAILY_DEAL_SALT": "server-limits-test",
+        "DAILY_DEAL_REQUIRE_WIN": "false",
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_SSL_REDIRECT": "false",
+        "SECURE_COOKIES": "false",
+        "REQUEST_MAX_BODY_BYTES": "100000",
+    }
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "daphne"),
+            "--bind", "127.0.0.1", "--port", str(port),
+            f"--websocket-max-message-size={MAX_MESSAGE}",
+            f"--websocket-max-frame-size={MAX_FRAME}",
+            "easyharp_site.asgi:application",
+        ],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                break
+        except OSError:
+            time.sleep(0.2)
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def ws_url(server: str) -> str:
+    return f"ws://{server}/ws/daily/2026-01-01/leaderboard/?order=score"
+
+
+async def open_socket(server: str) -> websockets.ClientConnection:
+    connection = await websockets.connect(
+        ws_url(server), origin=f"http://{server}", max_size=None, open_timeout=10
+    )
+    snapshot = json.loads(await asyncio.wait_for(connection.recv(), 10))
+    assert snapshot["type"] == "snapshot"
+    return connection
+
+
+async def ping(connection: websockets.ClientConnection) -> dict:
+    await connection.send(json.dumps({"type": "ping"}))
+    return json.loads(await asyncio.wait_for(connection.recv(), 10))
+
+
+async def test_a_message_over_the_server_cap_closes_that_socket_and_nothing_else(
+    server: str,
+) -> None:
+    bystander = await open_socket(server)
+    attacker = await open_socket(server)
+    # Just under the cap the application sees the message (and refuses it itself)...
+    await attacker.send("x" * (MAX_MESSAGE - 16))
+    answer = json.loads(await asyncio.wait_for(attacker.recv(), 10))
+    assert answer["error"]["code"] == "message_too_large"
+    # ...one byte over, the server drops the socket (1009, or a bare close
+    # while the client is still writing) and the application never answers.
+    await attacker.send("x" * (MAX_MESSAGE + 1))
+    with pytest.raises(ConnectionClosed) as closed:
+        await asyncio.wait_for(attacker.recv(), 10)
+    assert closed.value.rcvd is None or closed.value.rcvd.code == 1009
+    # The server is up and other sockets are untouched.
+    assert await ping(bystander) == {"type": "pong"}
+    fresh = await open_socket(server)
+    assert await ping(fresh) == {"type": "pong"}
+    await bystander.close()
+    await fresh.close()
+
+
+async def test_a_fragmented_message_over_the_cap_is_refused_too(server: str) -> None:
+    attacker = await open_socket(server)
+    chunk = "y" * (MAX_FRAME // 2)
+    with pytest.raises(ConnectionClosed) as closed:
+        await attacker.send(iter([chunk] * 6))  # six frames, each under the frame cap
+        await asyncio.wait_for(attacker.recv(), 10)
+    assert closed.value.rcvd is None or closed.value.rcvd.code == 1009
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        (b"\x00\xff\xfe binary", "binary_not_supported"),
+        ("{not json", "invalid_json"),
+        ("[" * 500 + "]" * 500, "unknown_message"),
+        ("z" * 5_000, "message_too_large"),
+        (json.dumps({"type": "subscribe", "order": "moves"}), "unknown_message"),
+    ],
+)
+async def test_odd_frames_under_the_cap_get_an_error_and_the_socket_stays_open(
+    server: str, frame: str | bytes, code: str
+) -> None:
+    connection = await open_socket(server)
+    await connection.send(frame)
+    answer = json.loads(await asyncio.wait_for(connection.recv(), 10))
+    assert answer["type"] == "error"
+    assert answer["error"]["code"] in {code, "invalid_json"}
+    assert await ping(connection) == {"type": "pong"}
+    await connection.close()
+
+
+async def test_a_socket_from_another_origin_is_refused(server: str) -> None:
+    with pytest.raises(websockets.InvalidStatus) as refused:
+        await websockets.connect(ws_url(server), origin="http://evil.example", open_timeout=10)
+    assert refused.value.response.status_code == 403
+
+
+def raw_http(server: str, request: bytes, *, head_only: bool = False) -> bytes:
+    """Send raw bytes; read the answer until the server closes (or its head, if asked)."""
+    host, port = server.split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(request)
+        received = b""
+        while not (head_only and b"\r\n\r\n" in received):
+            try:
+                data = sock.recv(65536)
+            except (ConnectionResetError, TimeoutError):
+                break
+            if not data:
+                break
+            received += data
+    return received
+
+
+def test_an_http_body_over_the_cap_is_a_413_in_the_error_shape(server: str) -> None:
+    body = json.dumps({"deal": "EH1-N-AAAAAAB", "log": "S " * 60_000}).encode()
+    response = raw_http(
+        server,
+        b"POST /api/auth/register/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n"
+        % len(body)
+        + body,
+    )
+    assert response.startswith(b"HTTP/1.1 413"), response[:200]
+    assert b'"request_too_large"' in response
+
+
+@pytest.mark.parametrize("separator", [b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e"])
+def test_header_values_that_could_smuggle_a_header_are_refused(
+    server: str, separator: bytes
+) -> None:
+    response = raw_http(
+        server,
+        b"GET /ws/daily/2026-01-01/leaderboard/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        b"Origin: http://127.0.0.1" + separator + b"Cookie: sessionid=stolen\r\n\r\n",
+        head_only=True,
+    )
+    assert response.startswith(b"HTTP/1.1 400"), response[:200]
+
+
+def test_the_server_answered_every_case_and_is_still_healthy(server: str) -> None:
+    response = raw_http(
+        server, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    assert response.startswith(b"HTTP/1.1 200"), response[:200]

@@ -7,53 +7,77 @@ is a count over the shorter side of the index (entries better than the player,
 or the stored total minus the entries worse), so a player near the bottom of a
 board of a million costs as little as one near the top.
 
+The reads are plain SQL (row-value comparisons, which the ORM cannot express,
+and few round trips); they run on PostgreSQL and SQLite alike.
+
 Results are JSON-ready: dates and times are ISO 8601 strings.
 """
 
 from __future__ import annotations
 
 import datetime
+import functools
+from collections.abc import Sequence
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db.models import BooleanField, QuerySet
-from django.db.models.expressions import RawSQL
+from django.db import connection
 
-from games.models import DailyDeal
-from leaderboards.models import BoardEntry, BoardTotal
+from leaderboards.models import BoardTotal
 
 PAGE_LIMIT_MAX = 100
-_SORT = ("key1", "key2", "submitted_at", "game_id")
-_SORT_DESC = tuple(f"-{name}" for name in _SORT)
-_ROW = "(key1, key2, submitted_at, game_id)"
-_FIELDS = ("key1", "key2", "submitted_at", "game_id", "score", "moves", "won", "player__username")
 # Rank counts run with growing caps on both sides until one side is exhausted.
 _RANK_CAPS = (1_024, 32_768, 1_048_576)
+_ROW = "(e.key1, e.key2, e.submitted_at, e.game_id)"
+_ORDER_ASC = "e.key1, e.key2, e.submitted_at, e.game_id"
+_ORDER_DESC = "e.key1 DESC, e.key2 DESC, e.submitted_at DESC, e.game_id DESC"
 
 
-def _iso(moment: datetime.datetime) -> str:
-    return moment.astimezone(datetime.UTC).isoformat().replace("+00:00", "Z")
+_COLUMNS = "e.key1, e.key2, e.submitted_at, e.game_id, e.score, e.moves, e.won, u.username"
 
 
-def _entries(date: datetime.date, board: str) -> QuerySet[BoardEntry]:
-    return BoardEntry.objects.filter(date=date, board=board)
+@functools.cache
+def _from() -> str:
+    # The user table is known only once the apps are loaded.
+    users = get_user_model()._meta.db_table
+    return f"FROM leaderboards_boardentry e JOIN {users} u ON u.id = e.player_id"
 
 
-def _beyond(entry: dict[str, Any], comparison: str) -> RawSQL:
-    """A filter on entries sorting before (`<`) or after (`>`) `entry`."""
-    params = [entry["key1"], entry["key2"], entry["submitted_at"], entry["game_id"]]
-    return RawSQL(f"{_ROW} {comparison} (%s, %s, %s, %s)", params, output_field=BooleanField())
+def _select() -> str:
+    """The entries of one board (parameters: date, board), as rows `_entry_dict` reads."""
+    return f"SELECT {_COLUMNS} {_from()} WHERE e.date = %s AND e.board = %s"
 
 
-def _entry_dict(row: dict[str, Any], rank: int) -> dict[str, Any]:
+def _rows(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _key(row: tuple[Any, ...]) -> list[Any]:
+    """The sort key of a row as query parameters."""
+    return [row[0], row[1], connection.ops.adapt_datetimefield_value(_aware(row[2])), row[3]]
+
+
+def _aware(moment: datetime.datetime) -> datetime.datetime:
+    # SQLite hands back naive UTC datetimes to raw queries.
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=datetime.UTC)
+
+
+def _entry_dict(row: tuple[Any, ...], rank: int) -> dict[str, Any]:
+    key1, key2, submitted_at, game, score, moves, won, username = row
     return {
         "rank": rank,
-        "player": row["player__username"],
-        "score": row["score"],
-        "moves": row["moves"],
-        "won": row["won"],
-        "game": row["game_id"],
-        "submitted_at": _iso(row["submitted_at"]),
+        "player": username,
+        "score": score,
+        "moves": moves,
+        "won": bool(won),
+        "game": game,
+        "submitted_at": _aware(submitted_at)
+        .astimezone(datetime.UTC)
+        .isoformat()
+        .replace("+00:00", "Z"),
     }
 
 
@@ -63,8 +87,9 @@ def leaderboard_total(*, date: datetime.date, order: str) -> int:
     return total.first() or 0
 
 
-def _deal_code(date: datetime.date) -> str | None:
-    number = DailyDeal.objects.filter(date=date).values_list("number", flat=True).first()
+@functools.lru_cache(maxsize=64)
+def _deal_code(number: int | None) -> str | None:
+    # Building a Deal shuffles its cards: cache the few codes a server shows.
     if number is None:
         return None
     from games.rules import Deal
@@ -72,23 +97,59 @@ def _deal_code(date: datetime.date) -> str | None:
     return Deal(number).code
 
 
-def _rank(date: datetime.date, order: str, row: dict[str, Any], total: int) -> int:
-    entries = _entries(date, order)
-    better_filter, worse_filter = _beyond(row, "<"), _beyond(row, ">")
-    for cap in _RANK_CAPS:
-        better = entries.filter(better_filter)[:cap].count()
-        if better < cap:
-            return better + 1
-        worse = entries.filter(worse_filter)[:cap].count()
-        if worse < cap:
-            # The total is read apart from the count, so a concurrent insert can
-            # shift it by one for a moment; never report a rank outside the board.
-            return min(max(total - worse, 1), total)
-    return entries.filter(better_filter).count() + 1
+_TOTAL_AND_DEAL_SQL = """
+    (SELECT players FROM leaderboards_boardtotal WHERE date = %s AND board = %s),
+    (SELECT number FROM games_dailydeal WHERE date = %s)
+"""
+_RANK_SQL = f"""
+SELECT
+    (SELECT count(*) FROM (
+        SELECT 1 FROM leaderboards_boardentry e
+        WHERE e.date = %s AND e.board = %s AND {_ROW} < (%s, %s, %s, %s) LIMIT %s) better),
+    (SELECT count(*) FROM (
+        SELECT 1 FROM leaderboards_boardentry e
+        WHERE e.date = %s AND e.board = %s AND {_ROW} > (%s, %s, %s, %s) LIMIT %s) worse),
+    {_TOTAL_AND_DEAL_SQL}
+"""
 
 
-def _player_row(date: datetime.date, order: str, player: AbstractBaseUser) -> dict[str, Any] | None:
-    return _entries(date, order).filter(player_id=player.pk).values(*_FIELDS).first()
+def _total_and_deal(date: datetime.date, order: str) -> tuple[int, int | None]:
+    """The board's player count and the day's deal number, in one round trip."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {_TOTAL_AND_DEAL_SQL}", [date, order, date])
+        total, number = cursor.fetchone()
+    return total or 0, number
+
+
+def _rank(date: datetime.date, order: str, row: tuple[Any, ...]) -> tuple[int, int, int | None]:
+    """(rank, total, deal number) of an entry, counting the shorter side of the board.
+
+    Both sides are counted with a cap, in one statement (so the counts and the
+    total come from one snapshot): near either end one side stops early. The
+    caps grow until a side is exhausted, so a rank in the middle of a million
+    costs two half-million index scans at worst.
+    """
+    key = _key(row)
+    with connection.cursor() as cursor:
+        for cap in (*_RANK_CAPS, None):
+            limit = cap if cap is not None else 2**62
+            cursor.execute(
+                _RANK_SQL,
+                [date, order, *key, limit, date, order, *key, limit, date, order, date],
+            )
+            better, worse, total, number = cursor.fetchone()
+            if better < limit:
+                return better + 1, total or 0, number
+            if worse < limit:
+                return (total or 0) - worse, total or 0, number
+    raise AssertionError("unreachable: the last count has no cap")
+
+
+def _player_row(
+    date: datetime.date, order: str, player: AbstractBaseUser
+) -> tuple[Any, ...] | None:
+    rows = _rows(f"{_select()} AND e.player_id = %s", [date, order, player.pk])
+    return rows[0] if rows else None
 
 
 def leaderboard_page(
@@ -97,12 +158,15 @@ def leaderboard_page(
     """One page of a day's board: `{date, deal, order, total, offset, limit, entries}`."""
     limit = max(0, min(limit, PAGE_LIMIT_MAX))
     offset = max(0, offset)
-    rows = _entries(date, order).order_by(*_SORT).values(*_FIELDS)[offset : offset + limit]
+    rows = _rows(
+        f"{_select()} ORDER BY {_ORDER_ASC} LIMIT %s OFFSET %s", [date, order, limit, offset]
+    )
+    total, number = _total_and_deal(date, order)
     return {
         "date": date.isoformat(),
-        "deal": _deal_code(date),
+        "deal": _deal_code(number),
         "order": order,
-        "total": leaderboard_total(date=date, order=order),
+        "total": total,
         "offset": offset,
         "limit": limit,
         "entries": [_entry_dict(row, offset + i + 1) for i, row in enumerate(rows)],
@@ -116,7 +180,8 @@ def leaderboard_entry(
     row = _player_row(date, order, player)
     if row is None:
         return None
-    return _entry_dict(row, _rank(date, order, row, leaderboard_total(date=date, order=order)))
+    rank, _, _ = _rank(date, order, row)
+    return _entry_dict(row, rank)
 
 
 def leaderboard_around(
@@ -131,52 +196,52 @@ def leaderboard_around(
     row = _player_row(date, order, player)
     if row is None:
         return None
-    total = leaderboard_total(date=date, order=order)
-    rank = _rank(date, order, row, total)
-    entries = _entries(date, order)
-    # Fetch up to a full page on each side, then cut the window around the player.
-    before = list(
-        entries.filter(_beyond(row, "<")).order_by(*_SORT_DESC).values(*_FIELDS)[: limit - 1]
+    rank, total, number = _rank(date, order, row)
+    # Entries above and below the player, knowing how many each side has.
+    above, below = rank - 1, max(total - rank, 0)
+    take_above = min(above, max((limit - 1) // 2, limit - 1 - below))
+    take_below = min(below, limit - 1 - take_above)
+    # Both neighbourhoods in one statement (each side in its own subquery, so
+    # that it keeps its own order and limit).
+    key = _key(row)
+    side_rows = _rows(
+        f"SELECT * FROM (SELECT 0 AS side, a.* FROM ({_select()} AND {_ROW} < (%s, %s, %s, %s) "
+        f"ORDER BY {_ORDER_DESC} LIMIT %s) a) above "
+        f"UNION ALL "
+        f"SELECT * FROM (SELECT 1 AS side, b.* FROM ({_select()} AND {_ROW} > (%s, %s, %s, %s) "
+        f"ORDER BY {_ORDER_ASC} LIMIT %s) b) below",
+        [date, order, *key, take_above, date, order, *key, take_below],
     )
-    after = list(entries.filter(_beyond(row, ">")).order_by(*_SORT).values(*_FIELDS)[: limit - 1])
-    want_before = (limit - 1) // 2
-    take_before = min(len(before), max(want_before, limit - 1 - len(after)))
-    take_after = min(len(after), limit - 1 - take_before)
-    before = before[:take_before][::-1]
-    window = [*before, row, *after[:take_after]]
-    first_rank = rank - len(before)
-    me = _entry_dict(row, rank)
+    # UNION ALL keeps no order between its parts: sort each side again.
+    above_rows = sorted(r[1:] for r in side_rows if r[0] == 0)
+    below_rows = sorted(r[1:] for r in side_rows if r[0] == 1)
+    window = [*above_rows, row, *below_rows]
+    first_rank = rank - len(above_rows)
     return {
         "date": date.isoformat(),
-        "deal": _deal_code(date),
+        "deal": _deal_code(number),
         "order": order,
         "total": total,
         "offset": first_rank - 1,
         "limit": limit,
         "entries": [_entry_dict(r, first_rank + i) for i, r in enumerate(window)],
-        "me": me,
+        "me": _entry_dict(row, rank),
     }
 
 
 def player_board_results(*, player: AbstractBaseUser, limit: int = 30) -> list[dict[str, Any]]:
     """The player's results of their last `limit` days: per day, their entry on each board."""
-    rows = list(
-        BoardEntry.objects.filter(player_id=player.pk)
-        .order_by("-date")
-        .values("date", "board", *_FIELDS)[: limit * 2]
+    rows = _rows(
+        f"SELECT e.date, e.board, {_COLUMNS} {_from()} "
+        "WHERE e.player_id = %s ORDER BY e.date DESC LIMIT %s",
+        [player.pk, limit * 2],
     )
     days: dict[datetime.date, dict[str, Any]] = {}
-    for row in rows:
+    for date, board, *row in rows:
+        rank, _, number = _rank(date, board, tuple(row))
         day = days.setdefault(
-            row["date"], {"date": row["date"].isoformat(), "score": None, "moves": None}
+            date,
+            {"date": date.isoformat(), "deal": _deal_code(number), "score": None, "moves": None},
         )
-        total = leaderboard_total(date=row["date"], order=row["board"])
-        day[row["board"]] = _entry_dict(row, _rank(row["date"], row["board"], row, total))
-    numbers = dict(DailyDeal.objects.filter(date__in=list(days)).values_list("date", "number"))
-    from games.rules import Deal
-
-    results = []
-    for date, day in list(days.items())[:limit]:
-        day["deal"] = Deal(numbers[date]).code if date in numbers else None
-        results.append(day)
-    return results
+        day[board] = _entry_dict(tuple(row), rank)
+    return list(days.values())[:limit]

@@ -171,18 +171,46 @@ def fill(*, games: int, players: int, seed: int) -> None:
     print(f"  vacuum analyze in {time.perf_counter() - t:.1f} s", flush=True)
 
 
+def server_ms(call: Callable[[], Any]) -> float:
+    """PostgreSQL's own planning + execution time of the statements `call` runs (ms)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        call()
+    total = 0.0
+    with connection.cursor() as cursor:
+        for query in captured.captured_queries:
+            cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {query['sql']}")
+            plan = cursor.fetchone()[0]
+            plan = plan[0] if isinstance(plan, list) else plan
+            total += plan.get("Planning Time", 0.0) + plan.get("Execution Time", 0.0)
+    return total
+
+
 def timed(label: str, repeat: int, call: Callable[[], Any]) -> float:
-    """Run `call` once to warm up, then `repeat` times; print and return the median (ms)."""
+    """Run `call` once to warm up, then `repeat` times; print and return the median (ms).
+
+    Besides the wall clock, it prints this process's CPU time per call and the
+    database's own time (EXPLAIN ANALYZE of the same statements), which do not
+    grow when other work competes for the cores.
+    """
     call()
     samples = []
+    cpu = time.process_time()
     for _ in range(repeat):
         t = time.perf_counter()
         call()
         samples.append((time.perf_counter() - t) * 1000)
+    cpu_ms = (time.process_time() - cpu) * 1000 / repeat
     samples.sort()
     median = statistics.median(samples)
     p95 = samples[min(len(samples) - 1, int(len(samples) * 0.95))]
-    print(f"  {label:<48} median {median:6.2f} ms   p95 {p95:6.2f} ms   max {samples[-1]:6.2f} ms")
+    print(
+        f"  {label:<46} median {median:6.2f} ms  p95 {p95:6.2f} ms  max {samples[-1]:6.2f} ms"
+        f"  | client CPU {cpu_ms:5.2f} ms  database {server_ms(call):5.2f} ms",
+        flush=True,
+    )
     return median
 
 
@@ -193,7 +221,8 @@ def measure(repeat: int) -> None:
     from leaderboards.selectors import leaderboard_around, leaderboard_page, leaderboard_total
 
     users = get_user_model().objects
-    print(f"Timings ({repeat} runs each, after one warm-up):")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"Timings ({repeat} runs each, after one warm-up; load average {load}):")
     for order in ("score", "moves"):
         total = leaderboard_total(date=DAY, order=order)
         timed(

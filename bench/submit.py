@@ -1,0 +1,243 @@
+"""Benchmark of game submission: validated submissions per second vs a bare endpoint.
+
+    .venv/bin/python bench/submit.py [--seconds 20] [--rounds 2] [--concurrency 16]
+
+It runs the real ASGI server (daphne, one process, on a free loopback port)
+with benchmark settings (`bench/settings_submit.py`) that add
+`POST /bench/bare-games/`: the same authentication, body parsing and stored
+row as `POST /api/games/`, without replaying the log, ranking or anything else
+(`bench/bare.py`). Then, in the same run, it alternates timed phases of the two
+endpoints (bare, validated, bare, validated, ...) with the same clients, players
+and realistic logs: random legal play of today's deal, 400 to 800 actions each
+(stock taps and recycles, moves, runs, foundations, cards taken back, undos),
+made with the rules engine beforehand.
+
+It prints accepted (201) submissions per second and latencies for each
+endpoint, and the ratio validated / bare. Target: at least 0.5.
+
+Needs PostgreSQL (DATABASE_URL, default a database `eh_service_benchsubmit`
+that it creates and empties) and uses Redis for the live-board hook when
+REDIS_URL is set (default redis://127.0.0.1:6379/1), as in production.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+BENCH_ENV = {
+    "DJANGO_SETTINGS_MODULE": "bench.settings_submit",
+    "DEBUG": "false",
+    "SECRET_KEY": "benchmark-only-secret-key-not-for-production",
+    "DAILY_DEAL_SALT": "benchmark-only-salt",
+    # The solver is not what is measured; the day is chosen at once.
+    "DAILY_DEAL_REQUIRE_WIN": "false",
+    "ALLOWED_HOSTS": "127.0.0.1,localhost",
+    "SECURE_SSL_REDIRECT": "false",
+    "SECURE_COOKIES": "false",
+    "SECURE_HSTS_SECONDS": "0",
+    "LOG_LEVEL": "WARNING",
+}
+os.environ.update(BENCH_ENV)
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/eh_service_benchsubmit")
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/1")
+
+import httpx  # noqa: E402
+
+from bench.engine import random_log  # noqa: E402
+from bench.leaderboard import ensure_database  # noqa: E402
+
+ENDPOINTS = {"bare": "/bench/bare-games/", "validated": "/api/games/"}
+
+
+def prepare(players: int, logs: int, seed: int) -> tuple[str, list[str], list[str]]:
+    """Empty the database, create players with tokens, open today; returns (deal, tokens, logs)."""
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import connection
+    from django.utils import timezone
+    from rest_framework.authtoken.models import Token
+
+    from games import rules
+    from games.services import daily_deal_get_or_create
+
+    call_command("migrate", verbosity=0)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "TRUNCATE leaderboards_boardentry, leaderboards_boardtotal, games_game, "
+            "games_dailydeal, authtoken_token, auth_user RESTART IDENTITY CASCADE"
+        )
+    users = get_user_model().objects.bulk_create(
+        [get_user_model()(username=f"bench{i}", password="!") for i in range(players)]
+    )
+    tokens = [Token.objects.create(user=user).key for user in users]
+    day = daily_deal_get_or_create(date=timezone.now().date())
+    deal = rules.Deal(day.number)
+    rng = random.Random(seed)
+    made = [random_log(deal, rng.randint(400, 800), rng) for _ in range(logs)]
+    connection.close()
+    return deal.code, tokens, made
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(port: int) -> subprocess.Popen[bytes]:
+    server = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "daphne"),
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "easyharp_site.asgi:application",
+        ],
+        cwd=ROOT,
+        env=os.environ.copy(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
+                return server
+        except httpx.HTTPError:
+            pass
+        if server.poll() is not None:
+            sys.exit(f"daphne exited: {server.stderr.read().decode() if server.stderr else ''}")
+        time.sleep(0.3)
+    server.kill()
+    sys.exit("daphne did not answer /healthz within 60 s")
+
+
+async def phase(
+    base: str,
+    path: str,
+    deal: str,
+    tokens: list[str],
+    logs: list[str],
+    seconds: float,
+    concurrency: int,
+    seed: int,
+) -> tuple[int, int, list[float], float]:
+    """Send submissions for `seconds`; returns (accepted, refused, latencies ms, elapsed s)."""
+    rng = random.Random(seed)
+    accepted = refused = 0
+    latencies: list[float] = []
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
+        stop = time.perf_counter() + seconds
+
+        async def worker() -> None:
+            nonlocal accepted, refused
+            while time.perf_counter() < stop:
+                headers = {"Authorization": f"Token {rng.choice(tokens)}"}
+                body = {"deal": deal, "log": rng.choice(logs)}
+                t = time.perf_counter()
+                response = await client.post(path, json=body, headers=headers)
+                latencies.append((time.perf_counter() - t) * 1000)
+                if response.status_code == 201:
+                    accepted += 1
+                else:
+                    refused += 1
+                    if refused <= 3:
+                        print(f"    refused: {response.status_code} {response.text[:200]}")
+
+        start = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        elapsed = time.perf_counter() - start
+    return accepted, refused, latencies, elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase")
+    parser.add_argument("--rounds", type=int, default=2, help="bare+validated pairs")
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--players", type=int, default=200)
+    parser.add_argument("--logs", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args()
+
+    ensure_database(os.environ["DATABASE_URL"])
+    print("Preparing players, today's deal and logs...", flush=True)
+    deal, tokens, logs = prepare(args.players, args.logs, args.seed)
+    lengths = [len(log.split()) for log in logs]
+    print(
+        f"  deal {deal}; {len(logs)} logs of {min(lengths)}-{max(lengths)} actions "
+        f"(mean {statistics.mean(lengths):.0f}); {len(tokens)} players"
+    )
+
+    port = free_port()
+    server = start_server(port)
+    base = f"http://127.0.0.1:{port}"
+    totals: dict[str, list[float]] = {"bare": [0, 0, 0.0], "validated": [0, 0, 0.0]}
+    latencies: dict[str, list[float]] = {"bare": [], "validated": []}
+    try:
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(
+            f"daphne on {base}; {args.rounds} rounds of {args.seconds:.0f} s per endpoint, "
+            f"{args.concurrency} concurrent clients; load average {load}",
+            flush=True,
+        )
+        for round_number in range(args.rounds):
+            for name, path in ENDPOINTS.items():
+                accepted, refused, lat, elapsed = asyncio.run(
+                    phase(
+                        base,
+                        path,
+                        deal,
+                        tokens,
+                        logs,
+                        args.seconds,
+                        args.concurrency,
+                        args.seed + round_number,
+                    )
+                )
+                totals[name][0] += accepted
+                totals[name][1] += refused
+                totals[name][2] += elapsed
+                latencies[name].extend(lat)
+                print(
+                    f"  round {round_number + 1} {name:<9} {accepted / elapsed:8.1f} accepted/s"
+                    f"  ({accepted} in {elapsed:.1f} s, {refused} refused)",
+                    flush=True,
+                )
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+    print("Totals:")
+    rates = {}
+    for name in ENDPOINTS:
+        accepted, refused, elapsed = totals[name]
+        rates[name] = accepted / elapsed
+        lat = sorted(latencies[name])
+        p95 = lat[int(len(lat) * 0.95)] if lat else float("nan")
+        print(
+            f"  {name:<9} {rates[name]:8.1f} accepted/s   median {statistics.median(lat):6.1f} ms"
+            f"   p95 {p95:6.1f} ms   refused {int(refused)}"
+        )
+    print(f"  validated / bare = {rates['validated'] / rates['bare']:.2f}  (target >= 0.50)")
+
+
+if __name__ == "__main__":
+    main()

@@ -34,8 +34,9 @@ from leaderboards.services import board_entries_offer, board_entries_recompute
 logger = logging.getLogger(__name__)
 
 DEAL_NUMBER_MAX = 999_999
-# How many candidates of one day are tried before the first one is taken anyway.
-DAILY_DEAL_MAX_CANDIDATES = 50
+# How many candidates of one day are tried before the first one is taken anyway
+# (the solver wins almost every deal; this bounds the time if it does not).
+DAILY_DEAL_MAX_CANDIDATES = 20
 
 
 # --- Deal of the day -------------------------------------------------------------
@@ -58,14 +59,20 @@ def daily_deal_candidates(date: datetime.date) -> Iterator[int]:
 def daily_deal_is_acceptable(number: int) -> tuple[bool, int | None]:
     """Whether deal `number` may be a deal of the day, and its par (fewest moves) if known.
 
-    This is the seam for the solver: with DAILY_DEAL_REQUIRE_WIN on, a deal is
-    acceptable only when the solver proves it winnable within
-    DAILY_DEAL_SOLVER_SECONDS. Until a solver module is installed every deal is
-    accepted, with no par.
+    With DAILY_DEAL_REQUIRE_WIN on, a deal is acceptable only when the solver
+    wins it within DAILY_DEAL_SOLVER_SECONDS; the par is the move count of the
+    win it found. Without the solver module every deal is accepted, with no par.
     """
     if not settings.DAILY_DEAL_REQUIRE_WIN:
         return True, None
-    return True, None
+    try:
+        from games.solver import solve
+    except ImportError:
+        return True, None
+    solution = solve(rules.Deal(number), seconds=settings.DAILY_DEAL_SOLVER_SECONDS)
+    if solution.result == "won":
+        return True, solution.moves
+    return False, None
 
 
 def daily_deal_first_date() -> datetime.date:
@@ -77,10 +84,8 @@ def daily_deal_get_or_create(*, date: datetime.date) -> DailyDeal:
     """The deal of `date`, chosen and stored the first time it is asked for.
 
     Future dates, and dates before DAILY_DEAL_FIRST_DATE, are refused with a 404
-    error. Not wrapped in one transaction on purpose: the solver may take
-    seconds per candidate and must not hold a transaction open; the unique date
-    makes a race between two first requests harmless (the loser reads the
-    winner's row).
+    error (`open_daily_deals` stores days ahead; they are served from their
+    day on).
     """
     today = timezone.now().date()
     if date > today:
@@ -95,10 +100,19 @@ def daily_deal_get_or_create(*, date: datetime.date) -> DailyDeal:
             f"There is no deal of the day before {daily_deal_first_date().isoformat()}.",
             status_code=status.HTTP_404_NOT_FOUND,
         )
+    return daily_deal_store(date=date)
+
+
+def daily_deal_store(*, date: datetime.date) -> DailyDeal:
+    """Choose and store the deal of `date` unless it is stored already (any date).
+
+    Not wrapped in one transaction on purpose: the solver may take seconds per
+    candidate and must not hold a transaction open; the unique date makes a
+    race between two first requests harmless (the loser reads the winner's row).
+    """
     existing = DailyDeal.objects.filter(date=date).first()
     if existing is not None:
         return existing
-
     number, par = _daily_deal_choose(date)
     try:
         with transaction.atomic():

@@ -105,3 +105,61 @@ def test_the_first_acceptable_candidate_is_chosen_with_its_par(today, monkeypatc
     day = daily_deal_get_or_create(date=today)
 
     assert (day.number, day.par) == (candidates[1], 87)
+
+
+def test_with_the_solver_a_deal_is_acceptable_when_it_is_won_and_its_par_is_that_win(settings):
+    from games.rules import Deal, replay
+    from games.services import daily_deal_is_acceptable
+    from games.solver import solve
+
+    settings.DAILY_DEAL_REQUIRE_WIN = True
+    settings.DAILY_DEAL_SOLVER_SECONDS = 30
+
+    acceptable, par = daily_deal_is_acceptable(12345)
+
+    solution = solve(Deal(12345), seconds=30)
+    assert solution.result == "won"
+    assert (acceptable, par) == (True, solution.moves)
+    assert replay(Deal(12345), solution.log).is_won
+
+
+@pytest.mark.parametrize("result", ["unknown", "lost"])
+def test_with_the_solver_a_deal_it_does_not_win_is_passed_over(settings, monkeypatch, result):
+    from games.services import daily_deal_is_acceptable
+    from games.solver import Solution
+
+    settings.DAILY_DEAL_REQUIRE_WIN = True
+    monkeypatch.setattr(
+        "games.solver.solve", lambda deal, seconds: Solution(result, (), 10, seconds)
+    )
+
+    assert daily_deal_is_acceptable(12345) == (False, None)
+
+
+def test_without_require_win_every_deal_is_acceptable(settings, monkeypatch):
+    from games.services import daily_deal_is_acceptable
+
+    settings.DAILY_DEAL_REQUIRE_WIN = False
+    monkeypatch.setattr("games.solver.solve", mock_never_called)
+
+    assert daily_deal_is_acceptable(12345) == (True, None)
+
+
+def mock_never_called(*args, **kwargs):
+    raise AssertionError("the solver must not run")
+
+
+def test_open_daily_deals_stores_days_ahead_that_are_served_only_on_their_day(anon, today):
+    import io
+
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("open_daily_deals", "--days", "2", stdout=out)
+
+    tomorrow = today + datetime.timedelta(days=1)
+    assert set(DailyDeal.objects.values_list("date", flat=True)) == {today, tomorrow}
+    assert anon.get(f"/api/daily/{tomorrow.isoformat()}/").status_code == 404
+    stored = DailyDeal.objects.get(date=today).number
+    assert anon.get("/api/daily/").json()["number"] == stored
+    assert f"{today.isoformat()}: deal {stored}" in out.getvalue()

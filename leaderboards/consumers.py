@@ -140,17 +140,7 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
         if not parts and event["total"] == self.total:
             return
         self.total = event["total"]
-        head = live.encode_json(
-            {
-                "type": "update",
-                "date": self.board.date.isoformat(),
-                "order": self.board.order,
-                "version": self.version,
-                "total": self.total,
-            }
-        )
-        # The entries are encoded once by the hub for every socket; splice them in.
-        await self.send(text_data=head[:-1] + "".join(parts) + "}")
+        await self.send(text_data=event["head"] + "".join(parts) + "}")
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Answer a client message; anything unexpected gets an error, never a crash."""

@@ -9,7 +9,9 @@ The path of a change, from the service layer to the sockets:
    the submission stands.
 2. In every server process, one `BoardHub` (per event loop) is the only member
    of that group for the boards its sockets watch, so a change costs one Redis
-   message per process, not one per socket.
+   message per process, not one per socket (with the pub/sub layer, a single
+   PUBLISH). It also re-reads its boards every LIVE_BOARD_REFRESH_SECONDS, so a
+   lost announcement cannot leave a socket stale for longer.
 3. The hub coalesces per board with a trailing-edge throttle: at most
    `LIVE_BOARD_MAX_UPDATES_PER_SECOND` reads per board and process, and every
    change is followed, within one interval, by a read that started after the
@@ -29,6 +31,7 @@ import asyncio
 import datetime
 import json
 import logging
+import time
 import weakref
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -36,7 +39,8 @@ from typing import Any, NamedTuple
 
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
-from channels.layers import BaseChannelLayer, get_channel_layer
+from channels.exceptions import ChannelFull
+from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 from rest_framework.utils.encoders import JSONEncoder
 
@@ -48,9 +52,6 @@ logger = logging.getLogger(__name__)
 LOCAL_LAYER = "local"
 # How many entries the socket shows: the top of the board.
 WATCHED_ENTRIES = 50
-# channels-redis forgets group members after a day (its `group_expiry`); the hub
-# renews its memberships well before that.
-GROUP_RENEW_SECONDS = 3600.0
 # Pause after a failed subscription or read before retrying, doubling up to the cap.
 RETRY_FIRST_SECONDS = 0.1
 RETRY_MAX_SECONDS = 5.0
@@ -71,6 +72,55 @@ class BoardKey(NamedTuple):
 def encode_json(value: Any) -> str:
     """JSON text as the REST API renders it (DRF's encoder: ISO dates with `Z`), compact."""
     return json.dumps(value, cls=JSONEncoder, ensure_ascii=False, separators=(",", ":"))
+
+
+class LocalChannelLayer(InMemoryChannelLayer):
+    """The in-memory layer of one process's sockets, made for fanning out to thousands.
+
+    Channels' `InMemoryChannelLayer` sweeps every channel and group member on
+    each receive and deep-copies each message per channel, so one group send to
+    N sockets costs O(N²). This layer sweeps expired messages at most once a
+    second and copies messages shallowly: messages on it must hold only
+    immutable values (text, numbers), as the hub's `board.update` does. A full
+    channel drops its oldest message for the newest, since each board update
+    supersedes the previous one: a slow socket skips states, never the latest.
+    """
+
+    SWEEP_SECONDS = 1.0
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._swept_at = 0.0
+
+    def _clean_expired(self) -> None:
+        now = time.monotonic()
+        if now - self._swept_at >= self.SWEEP_SECONDS:
+            self._swept_at = now
+            super()._clean_expired()
+
+    def _put(self, channel: str, message: dict[str, Any], *, latest_wins: bool) -> None:
+        queue = self.channels.setdefault(channel, asyncio.Queue(maxsize=self.get_capacity(channel)))
+        item = (time.time() + self.expiry, dict(message))
+        if latest_wins and queue.full():
+            queue.get_nowait()
+        try:
+            queue.put_nowait(item)
+        except asyncio.QueueFull:
+            raise ChannelFull(channel) from None
+
+    async def send(self, channel: str, message: dict[str, Any]) -> None:
+        """Queue `message` on `channel` (shallow copy); ChannelFull when it is full."""
+        assert isinstance(message, dict), "message is not a dict"
+        self.require_valid_channel_name(channel)
+        self._put(channel, message, latest_wins=False)
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        """Queue `message` on every channel of `group` at once, newest over oldest."""
+        assert isinstance(message, dict), "message is not a dict"
+        self.require_valid_group_name(group)
+        self._clean_expired()
+        for channel in list(self.groups.get(group, ())):
+            self._put(channel, message, latest_wins=True)
 
 
 # --- Announcing (service side) -----------------------------------------------
@@ -175,7 +225,7 @@ class BoardHub:
         self._boards: dict[BoardKey, _BoardState] = {}
         self._channel: str | None = None
         self._receiver: asyncio.Task[None] | None = None
-        self._renewer: asyncio.Task[None] | None = None
+        self._refresher: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
 
     @classmethod
@@ -217,7 +267,7 @@ class BoardHub:
                     logger.warning("Could not join live board group %s", board.group, exc_info=True)
             if self._receiver is None or self._receiver.done():
                 self._receiver = asyncio.create_task(self._receive_changes())
-                self._renewer = asyncio.create_task(self._renew_memberships())
+                self._refresher = asyncio.create_task(self._refresh_periodically())
 
     async def unwatch(self, board: BoardKey, *, signed_in: bool) -> None:
         """Count one socket less on `board`; unsubscribe when none is left."""
@@ -297,14 +347,23 @@ class BoardHub:
         if state is not None:
             self._poke(state)
 
-    async def _renew_memberships(self) -> None:
+    async def _refresh_periodically(self) -> None:
+        """Every LIVE_BOARD_REFRESH_SECONDS, subscribe again and re-read every board.
+
+        A safety net: a change announcement lost on the way (Redis down when it
+        was sent, a pub/sub message dropped) leaves no socket stale for longer,
+        and a queue-based layer's group memberships (which expire) stay fresh.
+        A re-read that finds the board unchanged sends nothing.
+        """
         while True:
-            await asyncio.sleep(GROUP_RENEW_SECONDS)
+            await asyncio.sleep(float(settings.LIVE_BOARD_REFRESH_SECONDS))
             for board in list(self._boards):
                 try:
                     await self._subscribe(board)
                 except Exception:
                     logger.warning("Could not renew live board group %s", board.group)
+            for state in list(self._boards.values()):
+                self._poke(state)
 
     # Coalescing and publishing
 
@@ -345,6 +404,15 @@ class BoardHub:
         if published == state.last_published and state.signed_in_watchers == 0:
             return
         state.last_published = published
+        head = encode_json(
+            {
+                "type": "update",
+                "date": state.key.date.isoformat(),
+                "order": state.key.order,
+                "version": view.version,
+                "total": view.total,
+            }
+        )
         await self._local.group_send(
             state.key.group,
             {
@@ -352,5 +420,8 @@ class BoardHub:
                 "version": view.version,
                 "total": view.total,
                 "entries_json": view.entries_json,
+                # The update message without its closing brace, encoded once for
+                # every socket; each adds `entries` and `me` when they changed.
+                "head": head[:-1],
             },
         )

@@ -7,6 +7,7 @@ Every test runs twice: on the in-memory channel layer, and on real Redis
 
 from __future__ import annotations
 
+import copy
 import datetime
 import json
 import random
@@ -61,13 +62,12 @@ QUIET = 0.4
 )
 def layers(request: pytest.FixtureRequest, settings: Any) -> str:
     """The channel layers of one run: in-memory, or Redis as default layer."""
-    local = {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+    local = copy.deepcopy(settings.CHANNEL_LAYERS[live.LOCAL_LAYER])
     if request.param == "redis":
-        default = {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            # A prefix of our own, so that a flush touches nothing else.
-            "CONFIG": {"hosts": [settings.REDIS_URL], "prefix": "test-live"},
-        }
+        default = copy.deepcopy(settings.CHANNEL_LAYERS["default"])
+        assert default["BACKEND"].startswith("channels_redis.")
+        # A prefix of our own, so that a flush touches nothing else.
+        default["CONFIG"]["prefix"] = "test-live"
     else:
         default = {"BACKEND": "channels.layers.InMemoryChannelLayer"}
     settings.CHANNEL_LAYERS = {"default": default, "local": local}
@@ -581,7 +581,7 @@ async def test_live_updates_resume_when_the_channel_layer_is_back(
 ) -> None:
     settings.CHANNEL_LAYERS = {
         "default": {"BACKEND": "tests.leaderboards.test_consumers.FlakyLayer"},
-        "local": {"BACKEND": "channels.layers.InMemoryChannelLayer"},
+        "local": settings.CHANNEL_LAYERS[live.LOCAL_LAYER],
     }
     settings.LIVE_BOARD_MAX_UPDATES_PER_SECOND = 20
     alice, bob = await database_sync_to_async(lambda: (make_player("alice"), make_player("bob")))()

@@ -1,0 +1,463 @@
+"""Fan-out benchmark of the live leaderboards: commit-to-socket latency and convergence.
+
+Runs real daphne servers on loopback ports with the Redis channel layer and
+PostgreSQL, opens N websocket clients on today's score board (spread over the
+servers), and streams game submissions through the real service
+(`game_submit`, in a separate process, each one by a new player so that every
+commit adds one to the board's player count). Then it prints the delivery
+latency, from each commit to each client seeing a board that includes it
+(p50, p90, p99, max), and checks that every client's final board equals a
+fresh snapshot.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/easyharp_fanout \\
+    REDIS_URL=redis://127.0.0.1:6379/2 \\
+    .venv/bin/python bench/fanout.py --clients 2000 --rate 50 --duration 20
+
+The database is created if missing and migrated; players of each run get new
+names, so runs can be repeated. Everything listens and connects on loopback
+only. The whole run is bounded by --timeout seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import bisect
+import contextlib
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+# Logs drawn at random for the submissions: varied scores, most below the top.
+LOG_POOL = 300
+
+
+def loopback_url(url: str, what: str) -> str:
+    host = urlsplit(url).hostname or ""
+    if host not in LOOPBACK:
+        sys.exit(f"{what} must point at a loopback address, not {host!r}")
+    return url
+
+
+def setup_django(database_url: str, redis_url: str) -> None:
+    os.environ.update(server_env(database_url, redis_url))
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
+def server_env(database_url: str, redis_url: str) -> dict[str, str]:
+    """The environment of every process of the run (servers and submitter)."""
+    return {
+        "DJANGO_SETTINGS_MODULE": "easyharp_site.settings",
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "DEBUG": "false",
+        "SECRET_KEY": "fanout-benchmark-only",
+        "DAILY_DEAL_SALT": "fanout-benchmark-only",
+        "SECURE_SSL_REDIRECT": "false",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        # One connection per process, kept: the consumers' reads share it.
+        "DATABASE_CONN_MAX_AGE": "600",
+        "LOG_LEVEL": "WARNING",
+    }
+
+
+def create_database(database_url: str) -> None:
+    import psycopg
+
+    parts = urlsplit(database_url)
+    name = parts.path.lstrip("/")
+    admin = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as connection:
+        exists = connection.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
+        ).fetchone()
+        if not exists:
+            connection.execute(f'CREATE DATABASE "{name}"')
+
+
+def random_logs(deal: str, count: int, seed: int) -> list[list[str]]:
+    from games.rules import Game
+
+    rng = random.Random(seed)
+    logs = []
+    for _ in range(count):
+        play = Game(deal)
+        for _ in range(rng.randint(1, 120)):
+            actions = [action for action in play.legal_actions() if action != "U"]
+            if not actions:
+                break
+            play.play(rng.choice(actions))
+        logs.append(play.log)
+    return logs
+
+
+# --- The submitter process -------------------------------------------------------
+
+
+def run_submitter(args: argparse.Namespace) -> None:
+    """Submit `rate` games a second for `duration` seconds; print the commit times as JSON."""
+    setup_django(args.database_url, args.redis_url)
+    from django.contrib.auth import get_user_model
+    from django.db import transaction
+
+    from games.services import game_submit
+
+    names = json.loads(Path(args.players_file).read_text())
+    deal = args.deal
+    logs = random_logs(deal, LOG_POOL, seed=args.seed)
+    players = {user.username: user for user in get_user_model().objects.filter(username__in=names)}
+    rng = random.Random(args.seed)
+    commits: list[float] = []
+
+    for index, name in enumerate(names):
+        delay = args.start_at + index / args.rate - time.time()
+        if delay > 0:
+            time.sleep(delay)
+        with transaction.atomic():
+            # Registered first, so it runs first after COMMIT, before the service's hook.
+            transaction.on_commit(lambda: commits.append(time.time()))
+            game_submit(player=players[name], deal=deal, log=rng.choice(logs))
+    print(json.dumps({"commits": commits}))
+
+
+# --- The clients ------------------------------------------------------------------
+
+
+@dataclass
+class Client:
+    url: str
+    board: dict[str, Any] = field(default_factory=dict)
+    version: int = 0
+    base_total: int = 0
+    # (time received, total) of every update.
+    seen_at: list[float] = field(default_factory=list)
+    totals: list[int] = field(default_factory=list)
+    messages: int = 0
+    received_bytes: int = 0
+    out_of_order: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+async def watch(client: Client, origin: str, ready: asyncio.Event, stop: asyncio.Event) -> None:
+    from websockets.asyncio.client import connect
+
+    try:
+        async with connect(
+            client.url, origin=origin, compression=None, ping_interval=None, open_timeout=60
+        ) as websocket:
+            snapshot = json.loads(await websocket.recv())
+            client.board = {"total": snapshot["total"], "entries": snapshot["entries"]}
+            client.version = snapshot["version"]
+            client.base_total = snapshot["total"]
+            ready.set()
+            while not stop.is_set():
+                try:
+                    text = await asyncio.wait_for(websocket.recv(), 0.5)
+                except TimeoutError:
+                    continue
+                now = time.time()
+                update = json.loads(text)
+                client.messages += 1
+                client.received_bytes += len(text)
+                if update["version"] <= client.version:
+                    client.out_of_order += 1
+                    continue
+                client.version = update["version"]
+                for key in ("total", "entries"):
+                    if key in update:
+                        client.board[key] = update[key]
+                client.seen_at.append(now)
+                client.totals.append(update["total"])
+    except Exception as error:  # reported, never hidden
+        client.errors.append(repr(error))
+        ready.set()
+
+
+async def fresh_snapshot(url: str, origin: str) -> dict[str, Any]:
+    from websockets.asyncio.client import connect
+
+    async with connect(url, origin=origin, compression=None, open_timeout=30) as websocket:
+        snapshot = json.loads(await websocket.recv())
+    return {"total": snapshot["total"], "entries": snapshot["entries"]}
+
+
+# --- The run ----------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def wait_for_port(port: int, process: subprocess.Popen[bytes], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server on port {port} exited with {process.returncode}")
+        with contextlib.suppress(OSError):
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.close()
+            return
+        await asyncio.sleep(0.2)
+    raise RuntimeError(f"server on port {port} did not start in {seconds} s")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    return values[min(len(values) - 1, int(fraction * len(values)))]
+
+
+@dataclass
+class Day:
+    date: str
+    deal: str
+    players_file: Path
+
+
+def prepare(args: argparse.Namespace) -> Day:
+    """Migrate, open today's deal and create the run's players (one per submission)."""
+    setup_django(args.database_url, args.redis_url)
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    from games.rules import Deal
+    from games.services import daily_deal_get_or_create
+
+    call_command("migrate", verbosity=0)
+    today = timezone.now().date()
+    deal = Deal(daily_deal_get_or_create(date=today).number).code
+    run_id = f"{int(time.time()):x}"
+    names = [f"fan{run_id}-{n}" for n in range(int(args.rate * args.duration))]
+    users = get_user_model()
+    users.objects.bulk_create([users(username=name, password="!") for name in names])
+    players_file = Path(f"/tmp/fanout-{run_id}-players.json")
+    players_file.write_text(json.dumps(names))
+    return Day(today.isoformat(), deal, players_file)
+
+
+async def run(args: argparse.Namespace, day: Day) -> int:
+    deal, players_file = day.deal, day.players_file
+    env = {**os.environ, **server_env(args.database_url, args.redis_url)}
+    env["LIVE_BOARD_MAX_UPDATES_PER_SECOND"] = str(args.updates_per_second)
+    ports = [free_port() for _ in range(args.servers)]
+
+    def profile(n: int) -> list[str]:
+        if not args.profile_servers:
+            return []
+        return ["-m", "cProfile", "-o", f"{args.profile_servers}.{n}"]
+
+    servers = [
+        subprocess.Popen(
+            [sys.executable, *profile(n), "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
+            + ["easyharp_site.asgi:application"],
+            cwd=ROOT,
+            env=env,
+            # Daphne's access log (a line per socket) would drown the figures.
+            stdout=subprocess.DEVNULL,
+        )
+        for n, port in enumerate(ports)
+    ]
+    submitters: list[subprocess.Popen[bytes]] = []
+    stop = asyncio.Event()
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        for port, server in zip(ports, servers, strict=True):
+            await wait_for_port(port, server, 60)
+        path = f"/ws/daily/{day.date}/leaderboard/?order=score"
+        urls = [f"ws://127.0.0.1:{port}{path}" for port in ports]
+        origins = [f"http://127.0.0.1:{port}" for port in ports]
+
+        print(f"connecting {args.clients} clients to {args.servers} server(s)...", flush=True)
+        clients = [Client(urls[n % len(urls)]) for n in range(args.clients)]
+        connecting = asyncio.Semaphore(100)
+        started = time.monotonic()
+
+        async def open_one(client: Client, origin: str) -> None:
+            ready = asyncio.Event()
+            async with connecting:
+                tasks.append(asyncio.create_task(watch(client, origin, ready, stop)))
+                await ready.wait()
+
+        await asyncio.gather(
+            *(open_one(c, origins[n % len(origins)]) for n, c in enumerate(clients))
+        )
+        failed = [c for c in clients if c.errors]
+        print(f"connected in {time.monotonic() - started:.1f} s ({len(failed)} failed)", flush=True)
+        cpu_before = [cpu_seconds(server.pid) for server in servers]
+        own_cpu_before = time.process_time()
+        wall_before = time.monotonic()
+
+        # Several submitting processes, each a share of the rate, as several web
+        # processes would; every submission is a new player's first game.
+        names = json.loads(players_file.read_text())
+        start_at = time.time() + 1.0
+        for n in range(args.submitters):
+            share = Path(f"{players_file}.{n}")
+            share.write_text(json.dumps(names[n :: args.submitters]))
+            submitters.append(
+                subprocess.Popen(
+                    [sys.executable, __file__, "--role", "submitter", "--players-file", str(share)]
+                    + ["--deal", deal, "--rate", str(args.rate / args.submitters)]
+                    + ["--seed", str(args.seed + n), "--start-at", str(start_at + n / args.rate)]
+                    + ["--database-url", args.database_url, "--redis-url", args.redis_url],
+                    stdout=subprocess.PIPE,
+                    env=env,
+                )
+            )
+        commits: list[float] = []
+        for submitter in submitters:
+            out, _ = await asyncio.to_thread(submitter.communicate)
+            if submitter.returncode != 0:
+                raise RuntimeError(f"submitter failed with {submitter.returncode}")
+            commits += json.loads(out.decode().strip().splitlines()[-1])["commits"]
+        commits.sort()
+        submit_seconds = commits[-1] - start_at if commits else 0.0
+        # Every watcher has one interval, plus slack, to catch up.
+        await asyncio.sleep(2.0 + 2.0 / args.updates_per_second)
+        wall = time.monotonic() - wall_before
+        cpu_after = [cpu_seconds(server.pid) for server in servers]
+        own_cpu = time.process_time() - own_cpu_before
+        fresh = await fresh_snapshot(urls[0], origins[0])
+        stop.set()
+        await asyncio.gather(*tasks)
+    finally:
+        stop.set()
+        for process in [*servers, *submitters]:
+            if process.poll() is None:
+                process.terminate()
+        for process in [*servers, *submitters]:
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        for leftover in players_file.parent.glob(f"{players_file.name}*"):
+            leftover.unlink()
+
+    live_clients = [c for c in clients if not c.errors]
+    latencies: list[float] = []
+    missed = 0
+    for client in live_clients:
+        for k, committed_at in enumerate(commits, start=1):
+            i = bisect.bisect_left(client.totals, client.base_total + k)
+            if i == len(client.totals):
+                missed += 1
+            else:
+                latencies.append(client.seen_at[i] - committed_at)
+    latencies.sort()
+    converged = sum(c.board == fresh for c in live_clients)
+    base_totals = {c.base_total for c in live_clients}
+    messages = [c.messages for c in live_clients]
+
+    print()
+    print(f"servers {args.servers}, clients {len(live_clients)} connected of {args.clients}")
+    print(
+        f"submissions {len(commits)} in {submit_seconds:.1f} s "
+        f"({len(commits) / max(submit_seconds, 1e-9):.1f}/s; target {args.rate}/s; "
+        f"{args.submitters} submitting processes); "
+        f"updates per board capped at {args.updates_per_second}/s"
+    )
+    print(
+        f"board total {min(base_totals, default=0)} -> {fresh['total']} (expected +{len(commits)})"
+    )
+    print(
+        f"messages per client: mean {statistics.mean(messages or [0]):.1f}, "
+        f"max {max(messages, default=0)}; "
+        f"bytes per client {statistics.mean([c.received_bytes for c in live_clients] or [0]):.0f}; "
+        f"out of order {sum(c.out_of_order for c in live_clients)}"
+    )
+    if latencies:
+        print(
+            "latency commit -> client (s): "
+            f"p50 {percentile(latencies, 0.50):.3f}  p90 {percentile(latencies, 0.90):.3f}  "
+            f"p99 {percentile(latencies, 0.99):.3f}  max {latencies[-1]:.3f}  "
+            f"({len(latencies)} deliveries, {missed} never seen)"
+        )
+    for n, (before, after) in enumerate(zip(cpu_before, cpu_after, strict=True)):
+        print(f"server {n} CPU {100 * (after - before) / wall:.0f}% of one core")
+    print(f"clients' process CPU {100 * own_cpu / wall:.0f}% of one core")
+    print(f"converged: {converged} of {len(live_clients)} clients equal a fresh snapshot")
+    for client in clients:
+        if client.errors:
+            print(f"client error: {client.errors[0]}")
+            break
+    ok = (
+        converged == len(live_clients) == args.clients
+        and missed == 0
+        and fresh["total"] == min(base_totals, default=-1) + len(commits)
+    )
+    if latencies:
+        ok = ok and percentile(latencies, 0.99) < 1.0
+    print("TARGET MET" if ok else "TARGET NOT MET")
+    return 0 if ok else 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=2000)
+    parser.add_argument("--rate", type=float, default=50.0, help="submissions per second")
+    parser.add_argument("--duration", type=float, default=20.0, help="seconds of submissions")
+    parser.add_argument("--servers", type=int, default=1, help="daphne processes")
+    parser.add_argument(
+        "--updates-per-second", type=float, default=4.0, help="LIVE_BOARD_MAX_UPDATES_PER_SECOND"
+    )
+    parser.add_argument("--submitters", type=int, default=2, help="submitting processes")
+    parser.add_argument("--timeout", type=float, default=600.0, help="bound of the whole run (s)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--profile-servers", metavar="PATH", help="run the servers under cProfile, into PATH.<n>"
+    )
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get(
+            "DATABASE_URL", "postgres://postgres@127.0.0.1:5432/easyharp_fanout"
+        ),
+    )
+    parser.add_argument(
+        "--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    )
+    parser.add_argument(
+        "--role", choices=["main", "submitter"], default="main", help=argparse.SUPPRESS
+    )
+    parser.add_argument("--players-file", help=argparse.SUPPRESS)
+    parser.add_argument("--deal", help=argparse.SUPPRESS)
+    parser.add_argument("--start-at", type=float, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    loopback_url(args.database_url, "--database-url")
+    loopback_url(args.redis_url, "--redis-url")
+    if not args.database_url.startswith(("postgres://", "postgresql://")):
+        sys.exit("--database-url must be a PostgreSQL URL")
+    if args.role == "submitter":
+        run_submitter(args)
+        return 0
+    create_database(args.database_url)
+    day = prepare(args)
+    try:
+        return asyncio.run(asyncio.wait_for(run(args, day), args.timeout))
+    except TimeoutError:
+        print(f"run stopped after --timeout {args.timeout} s")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -180,7 +180,13 @@ REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # Pub/sub: a board change is one PUBLISH, pushed to every server
+            # process at once, and a stopped process leaves nothing behind. The
+            # queue-based RedisChannelLayer needs four round trips per received
+            # message, which fell behind 50 changes a second on a busy machine
+            # (docs/PERFORMANCE.md, "Live leaderboards"). Pub/sub may drop a
+            # message; the live boards refresh periodically to cover that.
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             "CONFIG": {"hosts": [REDIS_URL]},
         }
     }
@@ -196,13 +202,16 @@ else:
 # Each process's live-board sockets hear their updates on this in-memory layer,
 # fed by one subscriber per process (leaderboards/live.py): a board change costs
 # one message on the default layer per server process, not one per socket.
-CHANNEL_LAYERS["local"] = {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+CHANNEL_LAYERS["local"] = {"BACKEND": "leaderboards.live.LocalChannelLayer"}
 
 # Live boards: at most this many updates a second per board and socket (bursts
 # are coalesced; the last update always carries the latest board).
 LIVE_BOARD_MAX_UPDATES_PER_SECOND = env_float("LIVE_BOARD_MAX_UPDATES_PER_SECOND", 4.0)
 if LIVE_BOARD_MAX_UPDATES_PER_SECOND <= 0:
     raise ImproperlyConfigured("LIVE_BOARD_MAX_UPDATES_PER_SECOND must be above 0")
+# Seconds between forced re-reads of every watched board, a safety net for a
+# change announcement lost on the way (Redis down, pub/sub drop).
+LIVE_BOARD_REFRESH_SECONDS = env_float("LIVE_BOARD_REFRESH_SECONDS", 30.0)
 # Longest wait (seconds) of a submission on the channel layer to announce a change.
 LIVE_BOARD_SEND_TIMEOUT = env_float("LIVE_BOARD_SEND_TIMEOUT", 1.0)
 # Largest message (bytes) a live-board client may send; larger ones get an error.

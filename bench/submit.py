@@ -237,6 +237,25 @@ def main() -> None:
             f"   p95 {p95:6.1f} ms   refused {int(refused)}"
         )
     print(f"  validated / bare = {rates['validated'] / rates['bare']:.2f}  (target >= 0.50)")
+    report_stored()
+
+
+def report_stored() -> None:
+    """What the server stored: validated games on today's boards, bare rows outside them."""
+    from django.db.models import Count, Q
+
+    from games.models import Game
+    from leaderboards.models import BoardTotal
+
+    counts = Game.objects.aggregate(
+        validated=Count("id", filter=Q(daily__isnull=False)),
+        bare=Count("id", filter=Q(daily__isnull=True)),
+    )
+    totals = dict(BoardTotal.objects.values_list("board", "players"))
+    print(
+        f"Stored: {counts['validated']} validated games (results computed by the server), "
+        f"{counts['bare']} bare rows; players on today's boards: {totals}"
+    )
 
 
 if __name__ == "__main__":

@@ -544,6 +544,7 @@ async def drive(
     )
     stats.signup_seconds = time.monotonic() - signing
     stats.started = time.monotonic()
+    stats.timeline.clear()  # the timeline and req/s cover the load window only
     stop_at = time.monotonic() + args.duration
     players = [
         asyncio.create_task(

@@ -29,6 +29,7 @@ import json
 from typing import Any
 from urllib.parse import parse_qs
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
@@ -64,6 +65,20 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
     total: int = -1
     entries_json: str = ""
     me_json: str = ""
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Run the handler of `message` without Channels' connection-closing hop.
+
+        Channels' `dispatch` first closes stale database connections in a worker
+        thread. Every database access here goes through `database_sync_to_async`,
+        which does that itself, while the hop, one per socket per board update,
+        was the largest cost of a fan-out to thousands of sockets, and held up
+        the accept of new sockets behind other sockets' reads.
+        """
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def connect(self) -> None:
         # Accept first: a close before the handshake reaches the browser as a

@@ -98,8 +98,14 @@ class LocalChannelLayer(InMemoryChannelLayer):
             self._swept_at = now
             super()._clean_expired()
 
+    def _queue(self, channel: str) -> asyncio.Queue[tuple[float, dict[str, Any]]]:
+        queue = self.channels.get(channel)
+        if queue is None:
+            queue = self.channels[channel] = asyncio.Queue(maxsize=self.get_capacity(channel))
+        return queue
+
     def _put(self, channel: str, message: dict[str, Any], *, latest_wins: bool) -> None:
-        queue = self.channels.setdefault(channel, asyncio.Queue(maxsize=self.get_capacity(channel)))
+        queue = self._queue(channel)
         item = (time.time() + self.expiry, dict(message))
         if latest_wins and queue.full():
             queue.get_nowait()
@@ -107,6 +113,20 @@ class LocalChannelLayer(InMemoryChannelLayer):
             queue.put_nowait(item)
         except asyncio.QueueFull:
             raise ChannelFull(channel) from None
+
+    async def receive(self, channel: str) -> dict[str, Any]:
+        """The next message of `channel`; its queue stays until the receiver leaves."""
+        self.require_valid_channel_name(channel)
+        self._clean_expired()
+        queue = self._queue(channel)
+        try:
+            _, message = await queue.get()
+        except asyncio.CancelledError:
+            # The consumer is leaving: forget its channel unless messages wait.
+            if queue.empty():
+                self.channels.pop(channel, None)
+            raise
+        return message
 
     async def send(self, channel: str, message: dict[str, Any]) -> None:
         """Queue `message` on `channel` (shallow copy); ChannelFull when it is full."""

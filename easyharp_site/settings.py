@@ -259,6 +259,8 @@ REST_FRAMEWORK = {
         "auth": env_str("THROTTLE_AUTH", "30/min"),
         "submit": env_str("THROTTLE_SUBMIT", "120/min"),
         "signup": env_str("THROTTLE_SIGNUP", "20/hour"),
+        # Replays of long games are the costliest public read (20,000 frames).
+        "replay": env_str("THROTTLE_REPLAY", "60/min"),
     },
 }
 

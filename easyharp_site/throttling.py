@@ -22,16 +22,19 @@ if TYPE_CHECKING:  # rest_framework.views imports this module through its settin
 
 logger = logging.getLogger(__name__)
 
-# Reads are public and cheap to cache upstream; only writes are limited.
+# Reads are public and cheap, so only writes are limited...
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# ...except reads expensive enough to be a lever for abuse: a replay of a
+# 20,000-action game is 20,001 tables, seconds of CPU and ~15 MB of JSON.
+READ_SCOPES = frozenset({"replay"})
 
 
 class ScopedThrottle(ScopedRateThrottle):
     """`ScopedRateThrottle` for writes only, failing open when the cache is down.
 
     Differences from DRF's class, each on purpose:
-    - GET/HEAD/OPTIONS are never counted, so a view that also serves reads
-      limits only its writes.
+    - GET/HEAD/OPTIONS are not counted (a view that also serves reads limits
+      only its writes), except on the costly reads named in `READ_SCOPES`.
     - The rates are read on every request (DRF copies them once at import),
       so `override_settings` and the environment both take effect.
     - If the shared cache (Redis) is unreachable the request is let through
@@ -44,7 +47,8 @@ class ScopedThrottle(ScopedRateThrottle):
         return api_settings.DEFAULT_THROTTLE_RATES
 
     def allow_request(self, request: Request, view: APIView) -> bool:
-        if request.method in _SAFE_METHODS:
+        scope = getattr(view, self.scope_attr, None)
+        if request.method in _SAFE_METHODS and scope not in READ_SCOPES:
             return True
         try:
             return super().allow_request(request, view)

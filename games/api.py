@@ -267,6 +267,9 @@ class GameDetailApi(APIView):
 class GameReplayApi(APIView):
     """The table after every action of a game; frame 0 is the deal."""
 
+    # A 20,000-action replay costs seconds of CPU and ~15 MB: limited per client.
+    throttle_scope = "replay"
+
     class OutputSerializer(serializers.Serializer):
         class FrameSerializer(serializers.Serializer):
             index = serializers.IntegerField()

@@ -238,3 +238,17 @@ def test_hostile_query_text_is_never_reflected_raw(path: str, daily: DailyDeal) 
     response = Client().get(path)
     assert response.status_code < 500
     assert "<script>alert(1)</script>" not in response.content.decode()
+
+
+def test_replays_are_rate_limited_per_client_because_long_ones_are_costly(
+    api: APIClient, daily: DailyDeal
+) -> None:
+    game = post_json(api, "/api/games/", {"deal": WON_DEAL, "log": "S S S"}).json()
+    client = APIClient()
+    with override_settings(REST_FRAMEWORK=rates(replay="2/min")):
+        codes = [client.get(f"/api/games/{game['id']}/replay/").status_code for _ in range(3)]
+        refused = client.get(f"/api/games/{game['id']}/replay/")
+        # The game itself, and other reads, stay open.
+        assert client.get(f"/api/games/{game['id']}/").status_code == 200
+    assert codes == [200, 200, 429]
+    assert assert_error_shape(refused.json())["code"] == "throttled"

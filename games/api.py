@@ -17,7 +17,13 @@ from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_serializer,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import IsAuthenticated
@@ -65,6 +71,7 @@ class RegisterApi(APIView):
 
     throttle_scope = "signup"
 
+    @extend_schema_serializer(component_name="Registered")
     class OutputSerializer(serializers.Serializer):
         username = serializers.CharField()
         token = serializers.CharField()
@@ -83,6 +90,7 @@ class TokenApi(APIView):
 
     throttle_scope = "auth"
 
+    @extend_schema_serializer(component_name="TokenOutput")
     class OutputSerializer(serializers.Serializer):
         token = serializers.CharField()
 
@@ -100,6 +108,7 @@ class LoginApi(APIView):
     throttle_scope = "auth"
     authentication_classes: list[type] = []
 
+    @extend_schema_serializer(component_name="LoggedIn")
     class OutputSerializer(serializers.Serializer):
         username = serializers.CharField()
 
@@ -141,7 +150,7 @@ class DailyOutput(serializers.Serializer):
 class DailyTodayApi(APIView):
     """Today's deal (UTC): the same for everyone."""
 
-    @extend_schema(responses={200: DailyOutput})
+    @extend_schema(operation_id="daily_today", responses={200: DailyOutput})
     def get(self, request: Request) -> Response:
         day = services.daily_deal_get_or_create(date=timezone.now().date())
         return Response(DailyOutput(day).data)
@@ -159,6 +168,7 @@ class DailyDetailApi(APIView):
 class DealApi(APIView):
     """A deal by code, with the engine's starting table."""
 
+    @extend_schema_serializer(component_name="DealStart")
     class OutputSerializer(serializers.Serializer):
         code = serializers.CharField()
         number = serializers.IntegerField()
@@ -172,6 +182,14 @@ class DealApi(APIView):
 # --- Games -------------------------------------------------------------------------
 
 
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string", "example": "S S 37 WF U"},
+            {"type": "array", "items": {"type": "string"}, "example": ["S", "S", "37", "WF"]},
+        ]
+    }
+)
 class LogField(serializers.Field):
     """A move log as text (`"S 37 WF"`) or as a list of tokens (`["S", "37", "WF"]`)."""
 
@@ -270,6 +288,7 @@ class GameReplayApi(APIView):
     # A 20,000-action replay costs seconds of CPU and ~15 MB: limited per client.
     throttle_scope = "replay"
 
+    @extend_schema_serializer(component_name="Replay")
     class OutputSerializer(serializers.Serializer):
         class FrameSerializer(serializers.Serializer):
             index = serializers.IntegerField()

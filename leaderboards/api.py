@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -38,6 +38,7 @@ class LeaderboardApi(APIView):
         offset = serializers.IntegerField(min_value=0, max_value=1_000_000_000, default=0)
         around = serializers.ChoiceField(choices=["me"], required=False)
 
+    @extend_schema_serializer(component_name="LeaderboardPage")
     class OutputSerializer(serializers.Serializer):
         date = serializers.DateField()
         deal = serializers.CharField(allow_null=True)

@@ -307,7 +307,11 @@ class GameReplayApi(APIView):
         game = selectors.game_get(game_id=game_id)
         # The frames are plain JSON already; running thousands of them through
         # a serializer would cost more than the replay itself.
-        return Response(selectors.game_replay(game=game))
+        response = Response(selectors.game_replay(game=game))
+        # A stored game never changes its log, so proxies and browsers may keep
+        # the frames (a 20,000-action replay costs about a second to build).
+        response["Cache-Control"] = "public, max-age=86400"
+        return response
 
 
 # --- Players -----------------------------------------------------------------------

@@ -297,7 +297,10 @@ def game_submit(
         ) from None
 
     now = timezone.now()
-    today = daily_deal_get_or_create(date=now.date())
+    try:
+        today: DailyDeal | None = daily_deal_get_or_create(date=now.date())
+    except ServiceError:
+        today = None  # no day is served today (before DAILY_DEAL_FIRST_DATE)
     game = Game.objects.create(
         player=player,
         deal_number=parsed_deal.number,
@@ -307,13 +310,13 @@ def game_submit(
         won=played.is_won,
         actions=len(played.log),
         rules_version=rules.RULES_VERSION,
-        daily=today if today.number == parsed_deal.number else None,
+        daily=today if today is not None and today.number == parsed_deal.number else None,
         created_at=now,
         idempotency_key=idempotency_key,
         request_digest=digest,
     )
     if game.daily is not None:
-        _announce(today.date, board_entries_offer(game=game))
+        _announce(game.daily.date, board_entries_offer(game=game))
     return game, True
 
 

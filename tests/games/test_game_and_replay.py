@@ -78,3 +78,9 @@ def test_a_game_of_an_unknown_rules_version_is_not_replayed_under_other_rules(an
 
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "rules_version_unsupported"
+
+
+def test_replays_may_be_cached_by_proxies(anon, game_id):
+    response = anon.get(f"/api/games/{game_id}/replay/")
+
+    assert response["Cache-Control"] == "public, max-age=86400"

@@ -185,3 +185,13 @@ def test_get_is_not_allowed_on_the_collection(alice):
 
     assert response.status_code == 405
     assert response.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_before_the_first_day_games_are_stored_for_no_day(alice, settings):
+    settings.DAILY_DEAL_FIRST_DATE = "2999-01-01"
+
+    response = submit(client_for(alice), WIN_LOG)
+
+    assert response.status_code == 201
+    assert response.json()["daily"] is None
+    assert not BoardEntry.objects.exists()

@@ -9,9 +9,13 @@ shares them.
 
 from __future__ import annotations
 
+import functools
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, TypeAlias
 
+from django.http import HttpRequest, HttpResponse
 from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
@@ -21,6 +25,8 @@ if TYPE_CHECKING:  # rest_framework.views imports this module through its settin
     from rest_framework.views import APIView
 
 logger = logging.getLogger(__name__)
+
+ViewFunction: TypeAlias = Callable[..., HttpResponse]
 
 # Reads are public and cheap, so only writes are limited...
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -55,3 +61,33 @@ class ScopedThrottle(ScopedRateThrottle):
         except (RedisError, OSError) as exc:
             logger.warning("rate limit skipped, cache unavailable: %s", exc)
             return True
+
+
+def rate_limited(scope: str) -> Callable[[ViewFunction], ViewFunction]:
+    """The `scope` rate limit for a plain Django view's writes (the browser forms).
+
+    The HTML log-in and sign-up forms reach the same passwords and accounts as
+    the API's token and register endpoints, so they share those limits (and
+    counters); a refused post gets a short 429 page with `Retry-After`.
+    """
+
+    def decorate(view: ViewFunction) -> ViewFunction:
+        @functools.wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            throttle = ScopedThrottle()
+            # DRF's throttle reads only `method`, `META` and `user`, which a
+            # Django request has too.
+            if not throttle.allow_request(request, SimpleNamespace(throttle_scope=scope)):  # type: ignore[arg-type]
+                wait = max(1, round(throttle.wait() or 1))
+                response = HttpResponse(
+                    f"Too many attempts. Please try again in {wait} seconds.\n",
+                    status=429,
+                    content_type="text/plain; charset=utf-8",
+                )
+                response["Retry-After"] = str(wait)
+                return response
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorate

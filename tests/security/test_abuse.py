@@ -252,3 +252,35 @@ def test_replays_are_rate_limited_per_client_because_long_ones_are_costly(
         assert client.get(f"/api/games/{game['id']}/").status_code == 200
     assert codes == [200, 200, 429]
     assert assert_error_shape(refused.json())["code"] == "throttled"
+
+
+@pytest.mark.parametrize(
+    ("path", "scope", "form"),
+    [
+        ("/accounts/login/", "auth", {"username": "alice", "password": "wrong-guess"}),
+        ("/accounts/signup/", "signup", {"username": "x", "password1": "a", "password2": "b"}),
+    ],
+)
+def test_the_browser_forms_share_the_api_rate_limits(
+    path: str, scope: str, form: dict[str, str], player: Any
+) -> None:
+    client = Client()
+    with override_settings(REST_FRAMEWORK=rates(**{scope: "2/min"})):
+        assert client.get(path).status_code == 200
+        codes = [client.post(path, form).status_code for _ in range(3)]
+        # Viewing the form is never limited.
+        assert client.get(path).status_code == 200
+    assert codes[:2] == [200, 200]
+    assert codes[2] == 429
+
+
+def test_password_guesses_on_the_form_and_the_api_share_one_counter(player: Any) -> None:
+    client = APIClient()
+    with override_settings(REST_FRAMEWORK=rates(auth="2/min")):
+        assert (
+            client.post("/accounts/login/", {"username": "alice", "password": "g1"}).status_code
+            == 200
+        )
+        body = {"username": "alice", "password": "g2"}
+        assert post_json(client, "/api/auth/token/", body).status_code == 401
+        assert post_json(client, "/api/auth/token/", body).status_code == 429

@@ -284,3 +284,14 @@ def test_password_guesses_on_the_form_and_the_api_share_one_counter(player: Any)
         body = {"username": "alice", "password": "g2"}
         assert post_json(client, "/api/auth/token/", body).status_code == 401
         assert post_json(client, "/api/auth/token/", body).status_code == 429
+
+
+def test_admin_password_guesses_are_rate_limited_too(make_player: Any) -> None:
+    make_player("moderator", is_staff=True)
+    client = Client()
+    form = {"username": "moderator", "password": "guess"}
+    with override_settings(REST_FRAMEWORK=rates(auth="2/min")):
+        codes = [client.post("/admin/login/", form).status_code for _ in range(3)]
+    assert codes == [200, 200, 429]
+    right = {"username": "moderator", "password": PASSWORD}
+    assert client.post("/admin/login/", right).status_code == 302  # limits lifted: signed in

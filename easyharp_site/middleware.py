@@ -33,14 +33,22 @@ def error_response(*, status: int, code: str, message: str) -> HttpResponse:
     return JsonResponse({"error": {"code": code, "message": message}}, status=status)
 
 
-def service_unavailable_response() -> HttpResponse:
-    """The 503 sent while the database cannot be reached."""
-    response = error_response(
-        status=503,
-        code="service_unavailable",
-        message="The service is briefly unavailable (its database cannot be reached). "
-        "Nothing was stored; please retry in a few seconds.",
-    )
+UNAVAILABLE = (
+    "The service is briefly unavailable (its database cannot be reached). "
+    "Nothing was stored; please retry in a few seconds."
+)
+
+
+def service_unavailable_response(request: HttpRequest | None = None) -> HttpResponse:
+    """The 503 sent while the database cannot be reached: JSON for the API, a page otherwise."""
+    if request is not None and not request.path.startswith("/api/"):
+        response = HttpResponse(
+            f"<!doctype html><title>503</title><p>{UNAVAILABLE}</p>\n",
+            status=503,
+            content_type="text/html; charset=utf-8",
+        )
+    else:
+        response = error_response(status=503, code="service_unavailable", message=UNAVAILABLE)
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response
 
@@ -96,7 +104,7 @@ class RequestGuardMiddleware:
                 request.path,
                 exception,
             )
-            return service_unavailable_response()
+            return service_unavailable_response(request)
         if isinstance(exception, RequestDataTooBig):
             return request_too_large_response()
         return None

@@ -175,3 +175,17 @@ def test_the_same_request_succeeds_once_the_database_is_back() -> None:
     response = client.get("/api/players-count/")
     assert response.status_code == 200
     assert response.json() == {"players": 0}
+
+
+@pytest.mark.django_db
+@pytest.mark.urls("easyharp_site.urls")
+def test_a_page_gets_a_short_html_503_while_the_database_is_away() -> None:
+    with mock.patch(
+        "django.db.backends.base.base.BaseDatabaseWrapper.ensure_connection",
+        side_effect=OperationalError("connection refused"),
+    ):
+        response = Client(raise_request_exception=False).get("/leaderboard/")
+    assert response.status_code == 503
+    assert response["Content-Type"].startswith("text/html")
+    assert b"briefly unavailable" in response.content
+    assert int(response["Retry-After"]) > 0

@@ -95,3 +95,14 @@ def test_healthz_is_503_when_the_database_does_not():
 
     assert response.status_code == 503
     assert response.json()["error"]["code"] == "database_unavailable"
+
+
+def test_an_unexpected_failure_under_api_is_a_json_500():
+    client = Client(raise_request_exception=False)
+
+    with mock.patch("games.api.selectors.game_get", side_effect=RuntimeError("bug")):
+        response = client.get("/api/games/1/")
+
+    assert response.status_code == 500
+    assert response.json()["error"]["code"] == "server_error"
+    assert "bug" not in response.content.decode()

@@ -12,11 +12,13 @@ and "unknown" when the budget ran out first. Pure Python, no Django.
 
 from __future__ import annotations
 
-from games.solver.bridge import position_of_game, solve, solve_game
+from games.solver.bridge import Hint, hint, position_of_game, solve, solve_game
 from games.solver.position import Position
 from games.solver.solver import Result, Solution, solve_position
 
 __all__ = [
+    "Hint",
+    "hint",
     "Position",
     "Result",
     "Solution",

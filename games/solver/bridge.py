@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
 
 from games.rules import Deal, Game, replay
 from games.solver.position import Position
@@ -71,3 +73,41 @@ def solve(
     return solve_game(
         replay(deal, log), seconds=seconds, nodes=nodes, shorten_seconds=shorten_seconds
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """The next action of a win, or why there is none.
+
+    ``result`` is "move" (``action`` holds the next action of a win, and
+    ``moves_to_win`` the length of that win), "lost" (no sequence of actions
+    wins from here), "unknown" (the budget ran out) or "won" (the game is
+    already won: nothing is left to play).
+    """
+
+    result: Literal["move", "lost", "unknown", "won"]
+    action: str | None
+    moves_to_win: int | None
+    seconds: float
+
+
+def hint(
+    deal: Deal | str | int,
+    log: str | Iterable[str] = (),
+    *,
+    seconds: float = 2.0,
+    nodes: int = 10_000_000,
+) -> Hint:
+    """The next action of a win from the table after ``log``.
+
+    A refused ``log`` raises the engine's error (a `ValueError`). The win is
+    shortened with a quarter of the budget, so the hint heads for a short win
+    rather than the first one found.
+    """
+    game = replay(deal, log)
+    if game.is_won:
+        return Hint("won", None, None, 0.0)
+    solution = solve_game(game, seconds=seconds, nodes=nodes, shorten_seconds=seconds / 4)
+    if solution.result == "won":
+        return Hint("move", solution.log[0], solution.moves, solution.seconds)
+    return Hint(solution.result, None, None, solution.seconds)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import heapq
 import time
 from dataclasses import dataclass, field
+from random import Random
 
 from games.solver.position import CARDS, COLUMNS, Position
 
@@ -101,6 +102,9 @@ class Weights:
     cover: float = 1.5  # per face-up card lying on face-down cards
     empty: float = 3.0  # bonus per empty column
     pool: float = 0.0  # per card left in the pool
+    loose: float = 0.0  # per card of an open column not headed by a king
+    noise: float = 0.0  # random spread added to priorities: restarts differ
+    seed: int = 0
 
 
 @dataclass(slots=True)
@@ -119,7 +123,6 @@ class Searcher:
     pool: tuple[int, ...]
     root: Node
     positions: dict[int, tuple[int, ...]] = field(default_factory=dict)
-    bury: bool = False  # whether the pruned search may build on columns hiding cards
 
     @classmethod
     def from_position(cls, position: Position, moves: int = 0) -> Searcher:
@@ -174,6 +177,8 @@ class Searcher:
         counter = 0
         expanded = 0
         w_moves = weights.moves
+        noise = weights.noise
+        random = Random(weights.seed).random
         while heap:
             if expanded >= max_nodes:
                 return Outcome(won=None, exhausted=False, expanded=expanded)
@@ -192,6 +197,8 @@ class Searcher:
                     return Outcome(won=child, exhausted=False, expanded=expanded)
                 counter -= 1  # among equals, the newest first: dive
                 priority = self._estimate(child, weights) + w_moves * child.g
+                if noise:
+                    priority += noise * random()
                 heapq.heappush(heap, (priority, counter, child))
         exhausted = max_moves is None and complete
         return Outcome(won=None, exhausted=exhausted, expanded=expanded)
@@ -213,14 +220,18 @@ class Searcher:
         down = 0
         cover = 0
         empty = 0
+        loose = 0
         for column, d in zip(node.cols, node.downs, strict=True):
             if d:
                 down += d
                 cover += len(column) - d
             elif not column:
                 empty += 1
+            elif RANK[column[0]] != 13:
+                loose += len(column)
         return (
-            weights.found * (CARDS - sum(node.found))
+            weights.loose * loose
+            + weights.found * (CARDS - sum(node.found))
             + weights.down * down
             + weights.cover * cover
             - weights.empty * empty
@@ -230,9 +241,6 @@ class Searcher:
     # -- moves ----------------------------------------------------------------
 
     def _children(self, node: Node, complete: bool) -> list[Node]:
-        # Pruned: a card put on a column that still hides cards must later be
-        # moved off again one at a time, so only build on open columns.
-        bury = self.bury
         children: list[Node] = []
         cols = node.cols
         downs = node.downs
@@ -250,9 +258,9 @@ class Searcher:
             slot = 2 * suit
             if found[slot] != rank - 1:
                 slot += 1
+            single = len(column) - d == 1
             if found[slot] == rank - 1:
                 children.append(self._column_to_foundation(node, i, slot))
-            single = len(column) - d == 1
             if not complete and d == 0 and not single:
                 # Moving the top card of a fully face-up column only
                 # rearranges runs: rarely what a win needs.
@@ -270,7 +278,7 @@ class Searcher:
                         children.append(self._run_to_empty(node, i, j))
                         if not complete:
                             break  # one empty column is as good as another
-                elif _fits(top, target) and (complete or bury or not downs[j]):
+                elif _fits(top, target):
                     children.append(self._column_to_column(node, i, j))
         # From the pool.
         if node.mask:
@@ -371,7 +379,6 @@ class Searcher:
                 children.append(child)
 
     def _digs(self, node: Node, tops: list[int], children: list[Node]) -> None:
-        bury = self.bury
         """Pool cards built on a column so that the top of a column hiding cards can follow.
 
         A chain is up to ``DIG_DEPTH`` pool cards, each on the one before,
@@ -401,7 +408,7 @@ class Searcher:
                         longer = (*chain, card)
                         grown.append(longer)
                         for j in range(COLUMNS):
-                            if j == i or (node.downs[j] and not bury):
+                            if j == i:
                                 continue
                             base = tops[j]
                             if (base < 0 and RANK[card] == 13) or (base >= 0 and _fits(card, base)):

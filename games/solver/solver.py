@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from games.solver.position import Position
@@ -11,25 +11,19 @@ from games.solver.search import Node, Searcher, Weights
 
 Result = Literal["won", "lost", "unknown"]
 
-# The attempts cycle through these rankings; each round doubles the node budget.
-# Pruned attempts find most wins fast; the complete one is the only kind that
-# can prove a loss, and it also wins positions that need a foundation take-back.
-_ATTEMPTS: tuple[tuple[bool, Weights], ...] = (
-    (False, Weights()),
-    (True, Weights()),
-    (False, Weights(down=10.0, cover=2.5, empty=5.0)),
-    (False, Weights(found=2.0, down=4.0, cover=1.0)),
-)
-_FIRST_BUDGET = 1500
+# Deciding: many short greedy dives, each with its own random spread of the
+# priorities, rather than one long search: a greedy search that took a wrong
+# turn early spends its whole budget next to it. Every fourth attempt is a
+# complete search, the only kind that can prove a loss (small positions are
+# decided by it at once). The node budget doubles every ten attempts.
+_DIVE = Weights(cover=3.0, loose=1.0, moves=0.05, noise=10.0)
+_FIRST_BUDGET = 300
+_DOUBLING = 10
 
-# Shortening: searches that weigh the moves already made, limited to paths
-# shorter than the best win so far.
-_SHORTEN: tuple[Weights, ...] = (
-    Weights(moves=0.5),
-    Weights(moves=1.0, down=8.0, cover=2.0),
-    Weights(moves=0.3),
-    Weights(moves=0.8, pool=1.0),
-)
+# Shortening: dives that weigh the moves already made much more, limited to
+# paths shorter than the best win so far.
+_SHORTEN = Weights(cover=3.0, loose=1.0, moves=0.3, noise=10.0)
+_SHORTEN_BUDGET = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,13 +32,16 @@ class Solution:
 
     ``log`` holds the actions of a win from the position (empty unless won);
     ``moves`` is its move count (every action of the log counts one);
-    ``nodes`` counts positions expanded, ``seconds`` the time spent.
+    ``nodes`` counts positions expanded, ``seconds`` the time spent,
+    ``decided_seconds`` the time until the result was known (a win is then
+    shortened until ``seconds``).
     """
 
     result: Result
     log: tuple[str, ...]
     nodes: int
     seconds: float
+    decided_seconds: float | None = None  # when the answer was known (before shortening)
 
     @property
     def moves(self) -> int:
@@ -73,14 +70,13 @@ def solve_position(
     if position.is_won:
         return Solution("won", (), 0, 0.0)
     spent = 0
-    budget = _FIRST_BUDGET
-    round_index = 0
+    attempt = 0
     best: Node | None = None
     while best is None and spent < nodes and time.monotonic() < deadline:
-        complete, weights = _ATTEMPTS[round_index % len(_ATTEMPTS)]
+        budget = _FIRST_BUDGET << (attempt // _DOUBLING)
         outcome = searcher.run(
-            complete=complete,
-            weights=weights,
+            complete=attempt % 4 == 1,
+            weights=replace(_DIVE, seed=attempt),
             max_nodes=min(budget, nodes - spent),
             deadline=deadline,
         )
@@ -89,25 +85,24 @@ def solve_position(
             best = outcome.won
         elif outcome.exhausted:
             return Solution("lost", (), spent, time.monotonic() - start)
-        round_index += 1
-        if round_index % len(_ATTEMPTS) == 0:
-            budget *= 2
+        attempt += 1
     if best is None:
         return Solution("unknown", (), spent, time.monotonic() - start)
+    decided = time.monotonic() - start
     if shorten_seconds is None:
         shorten_seconds = seconds / 10
     shorten_deadline = min(deadline, time.monotonic() + shorten_seconds)
-    for weights in _SHORTEN:
-        if time.monotonic() >= shorten_deadline or spent >= nodes:
-            break
+    attempt = 0
+    while time.monotonic() < shorten_deadline and spent < nodes:
         outcome = searcher.run(
             complete=False,
-            weights=weights,
-            max_nodes=min(20 * _FIRST_BUDGET, nodes - spent),
+            weights=replace(_SHORTEN, seed=attempt),
+            max_nodes=min(_SHORTEN_BUDGET, nodes - spent),
             deadline=shorten_deadline,
             max_moves=best.g,
         )
         spent += outcome.expanded
+        attempt += 1
         if outcome.won is not None:
             best = outcome.won
-    return Solution("won", tuple(best.log()), spent, time.monotonic() - start)
+    return Solution("won", tuple(best.log()), spent, time.monotonic() - start, decided)

@@ -22,7 +22,7 @@ from schemathesis import GenerationMode
 from tests.security.conftest import assert_error_shape
 
 FUZZ = settings(
-    max_examples=60,
+    max_examples=50,
     deadline=None,
     suppress_health_check=list(HealthCheck),
     derandomize=True,
@@ -31,6 +31,9 @@ FUZZ = settings(
 # pytest-django has set Django up before collection; reading the schema needs no database.
 schema = schemathesis.openapi.from_wsgi("/api/schema/", WSGIHandler())
 schema.config.generation.update(modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
+# The coverage phase adds boundary values (limits, huge numbers, empty and
+# missing fields) on top of the random fuzzing.
+schema.config.phases.update(phases=["examples", "coverage", "fuzzing"])
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,5 @@
-"""The command line: ``python -m games.rules deal CODE`` and ``... replay CODE [FILE|-]``.
+"""The command line: ``python -m games.rules deal CODE``, ``... replay CODE [FILE|-]``
+and ``... solve CODE [--seconds N]``.
 
 Exit codes: 0 done, 1 the log was refused, 2 a bad deal code, an unreadable
 file or bad usage (with a one-line message on stderr). Each subcommand is one
@@ -113,12 +114,40 @@ def _add_replay(commands: Any) -> None:
     parser.set_defaults(handler=_replay)
 
 
+def _solve(args: argparse.Namespace, out: IO[str], _err: IO[str]) -> int:
+    from games.solver import solve  # the solver builds on the engine, not the reverse
+
+    deal = _deal_from(args.code)
+    if not 0 < args.seconds <= 3600:
+        raise UsageError(f"--seconds is more than 0 and at most 3600, not {args.seconds:g}")
+    answer = solve(deal, seconds=args.seconds)
+    result = {
+        "result": answer.result,
+        "moves": answer.moves,
+        "log": " ".join(answer.log),
+        "nodes": answer.nodes,
+        "seconds": round(answer.seconds, 3),
+    }
+    out.write(json.dumps(result) + "\n")
+    return EXIT_OK
+
+
+def _add_solve(commands: Any) -> None:
+    parser = commands.add_parser("solve", help="search a deal for a win and print it as JSON")
+    parser.add_argument("code", help="a deal code such as EH1-N-AAAAAAB")
+    parser.add_argument(
+        "--seconds", type=float, default=10.0, help="the time budget (default 10 seconds)"
+    )
+    parser.set_defaults(handler=_solve)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = _Parser(prog="python -m games.rules", description="Easy Harp rules engine (EH1).")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_deal(commands)
     _add_replay(commands)
+    _add_solve(commands)
     return parser
 
 

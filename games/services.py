@@ -271,6 +271,13 @@ def game_submit(
         raise ServiceError("empty_log", "The log holds no action.")
     digest = _request_digest(parsed_deal.number, tokens)
 
+    now = timezone.now()
+    # Before the player's lock: the first request of a day may wait for the solver.
+    try:
+        today: DailyDeal | None = daily_deal_get_or_create(date=now.date())
+    except ServiceError:
+        today = None  # no day is served today (before DAILY_DEAL_FIRST_DATE)
+
     _player_lock(player)
     if idempotency_key is not None:
         earlier = Game.objects.filter(player=player, idempotency_key=idempotency_key).first()
@@ -296,11 +303,6 @@ def game_submit(
             reason_code=error.code,
         ) from None
 
-    now = timezone.now()
-    try:
-        today: DailyDeal | None = daily_deal_get_or_create(date=now.date())
-    except ServiceError:
-        today = None  # no day is served today (before DAILY_DEAL_FIRST_DATE)
     game = Game.objects.create(
         player=player,
         deal_number=parsed_deal.number,

@@ -102,6 +102,8 @@ DAILY_DEAL_SOLVER_SECONDS = env_float("DAILY_DEAL_SOLVER_SECONDS", 10.0)
 DAILY_DEAL_FIRST_DATE = env_str("DAILY_DEAL_FIRST_DATE", "2026-01-01")
 # Longest move log a submission may carry.
 GAME_MAX_ACTIONS = env_int("GAME_MAX_ACTIONS", 20_000)
+# Time the solver may spend on one hint (POST /api/hint/).
+HINT_SOLVER_SECONDS = env_float("HINT_SOLVER_SECONDS", 2.0)
 
 INSTALLED_APPS = [
     "daphne",
@@ -261,6 +263,8 @@ REST_FRAMEWORK = {
         "signup": env_str("THROTTLE_SIGNUP", "20/hour"),
         # Replays of long games are the costliest public read (20,000 frames).
         "replay": env_str("THROTTLE_REPLAY", "60/min"),
+        # A hint may cost seconds of solver time.
+        "hint": env_str("THROTTLE_HINT", "30/min"),
     },
 }
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games import api
+from games import api, hint_api
 
 urlpatterns = [
     path("auth/register/", api.RegisterApi.as_view(), name="api-register"),
@@ -16,4 +16,5 @@ urlpatterns = [
     path("games/<int:game_id>/", api.GameDetailApi.as_view(), name="api-game-detail"),
     path("games/<int:game_id>/replay/", api.GameReplayApi.as_view(), name="api-game-replay"),
     path("players/<str:username>/", api.PlayerApi.as_view(), name="api-player"),
+    path("hint/", hint_api.HintApi.as_view(), name="api-hint"),
 ]

@@ -1,0 +1,79 @@
+"""Choose and store the deals of the coming days ahead of time, each with its par."""
+
+from __future__ import annotations
+
+import datetime
+import time
+from argparse import ArgumentTypeError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+from django.utils import timezone
+
+from games.models import DailyDeal
+from games.services import daily_deal_store
+
+
+def _days(text: str) -> int:
+    try:
+        days = int(text)
+    except ValueError:
+        raise ArgumentTypeError(f"a number of days is a whole number, not {text!r}") from None
+    if not 1 <= days <= 366:
+        raise ArgumentTypeError(f"a number of days is 1 to 366, not {days}")
+    return days
+
+
+def _date(text: str) -> datetime.date:
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise ArgumentTypeError(f"a date is written YYYY-MM-DD, not {text!r}") from None
+
+
+class Command(BaseCommand):
+    help = (
+        "Choose and store the deal of the day for the next 30 days (today, UTC, included) "
+        "ahead of time. Each day gets the first candidate of its sequence that the solver "
+        "wins within DAILY_DEAL_SOLVER_SECONDS, and the move count of that win as its par. "
+        "Days already stored are left as they are, so the command can run every day."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--days", type=_days, default=30, help="How many days to prepare (default 30)."
+        )
+        parser.add_argument(
+            "--start",
+            type=_date,
+            default=None,
+            help="The first day to prepare, YYYY-MM-DD (default: today, UTC).",
+        )
+
+    def handle(self, *args: Any, days: int, start: datetime.date | None, **options: Any) -> None:
+        first = start or timezone.now().date()
+        prepared = 0
+        for date in self.dates(first, days):
+            prepared += self.prepare(date)
+        self.stdout.write(f"{prepared} new day(s) stored, {days - prepared} already stored.")
+
+    @staticmethod
+    def dates(first: datetime.date, days: int) -> list[datetime.date]:
+        """`days` consecutive dates from `first`."""
+        return [first + datetime.timedelta(days=offset) for offset in range(days)]
+
+    def prepare(self, date: datetime.date) -> int:
+        """Store the deal of `date` unless it is stored already; 1 when it was new."""
+        stored = DailyDeal.objects.filter(date=date).first()
+        if stored is not None:
+            self.report(stored, "already stored")
+            return 0
+        started = time.monotonic()
+        day = daily_deal_store(date=date)
+        self.report(day, f"chosen in {time.monotonic() - started:.1f} s")
+        return 1
+
+    def report(self, day: DailyDeal, how: str) -> None:
+        """One line per day: the date, the deal, its par and how it was obtained."""
+        par = "no par" if day.par is None else f"par {day.par}"
+        self.stdout.write(f"{day.date.isoformat()}: deal {day.number} ({par}), {how}")

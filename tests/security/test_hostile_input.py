@@ -267,3 +267,22 @@ def test_malformed_authorization_headers_are_a_401_in_the_error_shape(
     response = submit(APIClient(), {"deal": WON_DEAL, "log": "S"}, HTTP_AUTHORIZATION=header)
     assert response.status_code in {401, 403}
     assert_error_shape(response.json())
+
+
+@pytest.mark.parametrize(
+    ("content_type", "status", "code"),
+    [
+        ("text/plain", 415, "unsupported_media_type"),
+        ("application/xml", 415, "unsupported_media_type"),
+        ("application/json; charset=utf-32", 400, "parse_error"),
+    ],
+)
+def test_bodies_of_the_wrong_media_type_are_refused_in_the_error_shape(
+    api: APIClient, daily: Any, content_type: str, status: int, code: str
+) -> None:
+    response = api.post("/api/games/", '{"deal": "x", "log": "S"}', content_type=content_type)
+    refused(response, status, code)
+
+
+def test_an_unsatisfiable_accept_header_is_a_406_in_the_error_shape() -> None:
+    refused(APIClient().get("/api/daily/", HTTP_ACCEPT="application/xml"), 406, "not_acceptable")

@@ -25,12 +25,14 @@ the outages, so keep them short and run this rarely.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,33 +70,35 @@ def _wait_until(command: list[str], seconds: float) -> bool:
     return False
 
 
-def faults(args: object, outages: list[Outage]):  # type: ignore[no-untyped-def]
+def faults(
+    args: argparse.Namespace, outages: list[Outage]
+) -> Callable[[load.Stats], Awaitable[None]]:
     """The side task run during the load: the two outages, one after the other."""
 
     async def side(stats: load.Stats) -> None:
         def now() -> float:
             return time.monotonic() - stats.started
 
-        await asyncio.sleep(args.db_at)  # type: ignore[attr-defined]
+        await asyncio.sleep(args.db_at)
         database = Outage("PostgreSQL")
         outages.append(database)
         database.down_at = now()
         stop = ["pg_ctlcluster", "--skip-systemctl-redirect", PG_VERSION, "main", "stop"]
         database.commands.append(await asyncio.to_thread(_run, stop))
-        await asyncio.sleep(args.db_outage)  # type: ignore[attr-defined]
+        await asyncio.sleep(args.db_outage)
         start = ["pg_ctlcluster", "--skip-systemctl-redirect", PG_VERSION, "main", "start"]
         database.commands.append(await asyncio.to_thread(_run, start))
         ready = ["pg_isready", "-h", "127.0.0.1", "-p", "5432", "-q"]
         await asyncio.to_thread(_wait_until, ready, 60)
         database.up_at = now()
 
-        await asyncio.sleep(args.redis_after)  # type: ignore[attr-defined]
+        await asyncio.sleep(args.redis_after)
         cache = Outage("Redis")
         outages.append(cache)
         cache.down_at = now()
         shutdown = ["redis-cli", "-p", "6379", "shutdown", "nosave"]
         cache.commands.append(await asyncio.to_thread(_run, shutdown))
-        await asyncio.sleep(args.redis_outage)  # type: ignore[attr-defined]
+        await asyncio.sleep(args.redis_outage)
         cache.commands.append(await asyncio.to_thread(_run, REDIS_START))
         await asyncio.to_thread(_wait_until, ["redis-cli", "-p", "6379", "ping"], 30)
         cache.up_at = now()

@@ -153,38 +153,48 @@ class Client:
 
 
 async def watch(client: Client, origin: str, ready: asyncio.Event, stop: asyncio.Event) -> None:
+    """Hold one socket: take the snapshot, then apply every update until `stop`."""
     from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
 
     try:
         async with connect(
-            client.url, origin=origin, compression=None, ping_interval=None, open_timeout=60
+            client.url, origin=origin, compression=None, ping_interval=None, open_timeout=120
         ) as websocket:
             snapshot = json.loads(await websocket.recv())
             client.board = {"total": snapshot["total"], "entries": snapshot["entries"]}
             client.version = snapshot["version"]
             client.base_total = snapshot["total"]
             ready.set()
-            while not stop.is_set():
-                try:
-                    text = await asyncio.wait_for(websocket.recv(), 0.5)
-                except TimeoutError:
-                    continue
-                now = time.time()
-                update = json.loads(text)
-                client.messages += 1
-                client.received_bytes += len(text)
-                if update["version"] <= client.version:
-                    client.out_of_order += 1
-                    continue
-                client.version = update["version"]
-                for key in ("total", "entries"):
-                    if key in update:
-                        client.board[key] = update[key]
-                client.seen_at.append(now)
-                client.totals.append(update["total"])
+            # Closed from outside when the run ends: no polling timers per socket.
+            closer = asyncio.create_task(close_on(stop, websocket))
+            try:
+                async for text in websocket:
+                    now = time.time()
+                    update = json.loads(text)
+                    client.messages += 1
+                    client.received_bytes += len(text)
+                    if update["version"] <= client.version:
+                        client.out_of_order += 1
+                        continue
+                    client.version = update["version"]
+                    for key in ("total", "entries"):
+                        if key in update:
+                            client.board[key] = update[key]
+                    client.seen_at.append(now)
+                    client.totals.append(update["total"])
+            except ConnectionClosed:
+                pass
+            finally:
+                closer.cancel()
     except Exception as error:  # reported, never hidden
         client.errors.append(repr(error))
         ready.set()
+
+
+async def close_on(stop: asyncio.Event, websocket: Any) -> None:
+    await stop.wait()
+    await websocket.close()
 
 
 async def fresh_snapshot(url: str, origin: str) -> dict[str, Any]:
@@ -395,6 +405,15 @@ async def run(args: argparse.Namespace, day: Day) -> int:
         )
     for n, (before, after) in enumerate(zip(cpu_before, cpu_after, strict=True)):
         print(f"server {n} CPU {100 * (after - before) / wall:.0f}% of one core")
+    server_cpu = sum(after - before for before, after in zip(cpu_before, cpu_after, strict=True))
+    delivered = sum(messages)
+    if delivered:
+        # Independent of how much CPU other processes left the servers.
+        print(
+            f"server CPU per delivered message {1e6 * server_cpu / delivered:.0f} us "
+            f"({delivered} messages, {server_cpu:.1f} CPU s)"
+        )
+    print(f"load average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"clients' process CPU {100 * own_cpu / wall:.0f}% of one core")
     print(f"converged: {converged} of {len(live_clients)} clients equal a fresh snapshot")
     for client in clients:

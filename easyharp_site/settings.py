@@ -204,7 +204,12 @@ else:
 # Each process's live-board sockets hear their updates on this in-memory layer,
 # fed by one subscriber per process (leaderboards/live.py): a board change costs
 # one message on the default layer per server process, not one per socket.
-CHANNEL_LAYERS["local"] = {"BACKEND": "leaderboards.live.LocalChannelLayer"}
+# Capacity 1: a socket that lags holds only the newest board update, never a
+# backlog of states it would send one after the other.
+CHANNEL_LAYERS["local"] = {
+    "BACKEND": "leaderboards.live.LocalChannelLayer",
+    "CONFIG": {"capacity": 1},
+}
 
 # Live boards: at most this many updates a second per board and socket (bursts
 # are coalesced; the last update always carries the latest board).

@@ -131,7 +131,7 @@ def run_submitter(args: argparse.Namespace) -> None:
             # Registered first, so it runs first after COMMIT, before the service's hook.
             transaction.on_commit(lambda: commits.append(time.time()))
             game_submit(player=players[name], deal=deal, log=rng.choice(logs))
-    print(json.dumps({"commits": commits}))
+    print(json.dumps({"commits": commits, "cpu": time.process_time()}))
 
 
 # --- The clients ------------------------------------------------------------------
@@ -336,15 +336,26 @@ async def run(args: argparse.Namespace, day: Day) -> int:
                 )
             )
         commits: list[float] = []
+        submit_cpu = 0.0
         for submitter in submitters:
             out, _ = await asyncio.to_thread(submitter.communicate)
             if submitter.returncode != 0:
                 raise RuntimeError(f"submitter failed with {submitter.returncode}")
-            commits += json.loads(out.decode().strip().splitlines()[-1])["commits"]
+            result = json.loads(out.decode().strip().splitlines()[-1])
+            commits += result["commits"]
+            submit_cpu += result["cpu"]
         commits.sort()
         submit_seconds = commits[-1] - start_at if commits else 0.0
-        # Every watcher has one interval, plus slack, to catch up.
-        await asyncio.sleep(2.0 + 2.0 / args.updates_per_second)
+        # Wait (bounded) until every watcher shows every commit, then one more
+        # interval so that a last update of the entries can land too.
+        final_total = min((c.base_total for c in clients if not c.errors), default=0) + len(commits)
+        deadline = time.monotonic() + args.settle_timeout
+        while time.monotonic() < deadline and any(
+            c.board.get("total", -1) < final_total for c in clients if not c.errors
+        ):
+            await asyncio.sleep(0.05)
+        caught_up = time.time() - commits[-1] if commits else 0.0
+        await asyncio.sleep(2.0 / args.updates_per_second)
         wall = time.monotonic() - wall_before
         cpu_after = [cpu_seconds(server.pid) for server in servers]
         own_cpu = time.process_time() - own_cpu_before
@@ -415,7 +426,16 @@ async def run(args: argparse.Namespace, day: Day) -> int:
         )
     print(f"load average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"clients' process CPU {100 * own_cpu / wall:.0f}% of one core")
-    print(f"converged: {converged} of {len(live_clients)} clients equal a fresh snapshot")
+    if commits:
+        print(
+            f"submitting processes' CPU per submission {1000 * submit_cpu / len(commits):.1f} ms "
+            "(validation, service, announcement; setup included)"
+        )
+    print(
+        f"converged: {converged} of {len(live_clients)} clients equal a fresh snapshot "
+        f"(all had every commit {caught_up:.2f} s after the last one; "
+        f"bound --settle-timeout {args.settle_timeout:.0f} s)"
+    )
     for client in clients:
         if client.errors:
             print(f"client error: {client.errors[0]}")
@@ -442,6 +462,9 @@ def main() -> int:
     )
     parser.add_argument("--submitters", type=int, default=2, help="submitting processes")
     parser.add_argument("--timeout", type=float, default=600.0, help="bound of the whole run (s)")
+    parser.add_argument(
+        "--settle-timeout", type=float, default=60.0, help="longest wait for stragglers (s)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--profile-servers", metavar="PATH", help="run the servers under cProfile, into PATH.<n>"

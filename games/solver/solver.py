@@ -68,7 +68,7 @@ def solve_position(
     deadline = start + seconds
     searcher = Searcher.from_position(position)
     if position.is_won:
-        return Solution("won", (), 0, 0.0)
+        return Solution("won", (), 0, 0.0, 0.0)
     spent = 0
     attempt = 0
     best: Node | None = None

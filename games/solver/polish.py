@@ -1,0 +1,248 @@
+"""Shortening a won log by reordering its moves so that the stock is tapped less.
+
+Most of a first win's length is stock taps: the search picks pool cards in
+whatever order its moves need them, and each card far from the top of the
+waste costs taps, a card already passed costs a whole recycle. The moves
+themselves can often be done in another order. This pass keeps the moves
+(without their taps) as a plan, tries moving each play from the waste earlier
+or later, writes the taps out again for the new order, and keeps a change when
+the log gets shorter and the rules engine still plays it to a win.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from games.rules import Game
+from games.solver.search import _take
+
+WINDOW = 40  # how far a play from the waste is moved at most, in moves
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One move of a plan; ``card`` is the card value it takes from the waste, if any."""
+
+    token: str
+    card: int | None
+
+
+def plan_of(game: Game, log: tuple[str, ...]) -> list[Step]:
+    """The moves of ``log`` played from ``game``, taps left out, waste cards named."""
+    play = game.copy()
+    steps: list[Step] = []
+    for token in log:
+        if token != "S":
+            card = play.position().waste[-1] % 52 if token.startswith("W") else None
+            steps.append(Step(token, card))
+        play.play(token)
+    return steps
+
+
+class Polisher:
+    """Writes plans out with the fewest taps each, and checks them with the engine."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        table = game.position()
+        self.pool = tuple(card % 52 for card in table.waste) + tuple(
+            card % 52 for card in reversed(table.stock)
+        )
+        self.cursor = len(table.waste)
+        self.where: dict[int, tuple[int, ...]] = {}
+        for index, card in enumerate(self.pool):
+            self.where[card] = (*self.where.get(card, ()), index)
+
+    def _take_card(self, mask: int, cursor: int, card: int) -> tuple[int, int, int] | None:
+        """Taps, cursor and mask after taking the cheapest copy of ``card`` (None: none left)."""
+        best: tuple[int, int, int] | None = None
+        for index in self.where.get(card, ()):
+            if mask >> index & 1:
+                taps, after = _take(mask, cursor, index)
+                if best is None or taps < best[0]:
+                    best = (taps, after, mask & ~(1 << index))
+        return best
+
+    def states(self, plan: list[Step]) -> list[tuple[int, int, int]] | None:
+        """(mask, cursor, log length) before each step of ``plan`` and after the last one."""
+        mask = (1 << len(self.pool)) - 1
+        cursor = self.cursor
+        length = 0
+        states = [(mask, cursor, length)]
+        for step in plan:
+            if step.card is not None:
+                taken = self._take_card(mask, cursor, step.card)
+                if taken is None:
+                    return None
+                taps, cursor, mask = taken
+                length += taps
+            length += 1
+            states.append((mask, cursor, length))
+        return states
+
+    def write(self, plan: list[Step]) -> list[str]:
+        """The log of ``plan`` with the fewest taps before each play from the waste."""
+        mask = (1 << len(self.pool)) - 1
+        cursor = self.cursor
+        tokens: list[str] = []
+        for step in plan:
+            if step.card is not None:
+                taken = self._take_card(mask, cursor, step.card)
+                if taken is None:
+                    raise LookupError(f"card {step.card} is not in the pool")
+                taps, cursor, mask = taken
+                tokens.extend(["S"] * taps)
+            tokens.append(step.token)
+        return tokens
+
+    def length_if_moved(
+        self, plan: list[Step], states: list[tuple[int, int, int]], i: int, j: int, limit: int
+    ) -> tuple[int, list[Step], int] | None:
+        """The log length with step ``i`` moved to index ``j``, if below ``limit``.
+
+        Only the changed stretch is written out: once the pool is back in the
+        state the current plan has before some step ``k``, the rest costs what
+        it costs now. Returns the length, the steps from ``min(i, j)`` up to
+        ``k`` and ``k``.
+        """
+        if j < i:
+            start, steps, resume = j, [plan[i], *plan[j:i]], i + 1
+        else:
+            start, steps, resume = i, [*plan[i + 1 : j + 1], plan[i]], j + 1
+        mask, cursor, length = states[start]
+        for step in steps:
+            if step.card is not None:
+                taken = self._take_card(mask, cursor, step.card)
+                if taken is None:
+                    return None
+                taps, cursor, mask = taken
+                length += taps
+            length += 1
+            if length >= limit:
+                return None
+        for k in range(resume, len(plan) + 1):
+            if states[k][0] == mask and states[k][1] == cursor:
+                total = length + states[-1][2] - states[k][2]
+                return (total, steps, k) if total < limit else None
+            if k == len(plan):
+                break
+            step = plan[k]
+            steps.append(step)
+            if step.card is not None:
+                taken = self._take_card(mask, cursor, step.card)
+                if taken is None:
+                    return None
+                taps, cursor, mask = taken
+                length += taps
+            length += 1
+            if length >= limit:
+                return None
+        return length, steps, len(plan)
+
+    def snapshots(self, plan: list[Step]) -> list[Game]:
+        """The game before each step of ``plan`` (and after the last)."""
+        play = self.game.copy()
+        games = [play.copy()]
+        tokens = self.write(plan)
+        at = 0
+        for step in plan:
+            while tokens[at] == "S" and step.token != "S":
+                play.play("S")
+                at += 1
+            play.play(tokens[at])
+            at += 1
+            games.append(play.copy())
+        return games
+
+    def plays_through(
+        self,
+        snapshots: list[Game],
+        states: list[tuple[int, int, int]],
+        start: int,
+        steps: list[Step],
+        k: int,
+    ) -> bool:
+        """Whether ``steps`` from the game before step ``start`` are legal and lead to
+        the same table as the current plan before step ``k`` (or to a win at the end)."""
+        mask, cursor, _ = states[start]
+        tokens: list[str] = []
+        for step in steps:
+            if step.card is not None:
+                taken = self._take_card(mask, cursor, step.card)
+                if taken is None:
+                    return False
+                taps, cursor, mask = taken
+                tokens.extend(["S"] * taps)
+            tokens.append(step.token)
+        play = snapshots[start].copy()
+        try:
+            play.play_log(" ".join(tokens))  # text is read faster than a list
+        except ValueError:
+            return False
+        if k == len(snapshots) - 1:
+            return play.is_won
+        return _table(play) == _table(snapshots[k])
+
+    def wins(self, tokens: list[str]) -> bool:
+        """Whether the engine accepts ``tokens`` from the game and ends won."""
+        play = self.game.copy()
+        try:
+            play.play_log(" ".join(tokens))
+        except ValueError:
+            return False
+        return play.is_won
+
+    def polish(self, log: tuple[str, ...], deadline: float) -> tuple[str, ...]:
+        """A log at most as long as ``log`` that still wins, found before ``deadline``."""
+        plan = plan_of(self.game, log)
+        states = self.states(plan)
+        if states is None:
+            return log
+        snapshots = self.snapshots(plan)
+        best = len(log)
+        improved = True
+        while improved and time.monotonic() < deadline:
+            improved = False
+            # The costliest plays from the waste first.
+            costs = [states[k + 1][2] - states[k][2] for k in range(len(plan))]
+            order = sorted(
+                (i for i, step in enumerate(plan) if step.card is not None),
+                key=lambda i: -costs[i],
+            )
+            for i in order:
+                if time.monotonic() >= deadline:
+                    break
+                if plan[i].card is None:
+                    continue  # earlier changes in this pass shifted the steps
+                for j in (*range(i - 1, max(-1, i - WINDOW), -1), *range(i + 1, i + WINDOW)):
+                    if j >= len(plan):
+                        break
+                    found = self.length_if_moved(plan, states, i, j, best)
+                    if found is None:
+                        continue
+                    length, steps, k = found
+                    if self.plays_through(snapshots, states, min(i, j), steps, k):
+                        plan.insert(j, plan.pop(i))
+                        new_states = self.states(plan)
+                        assert new_states is not None
+                        states, best, improved = new_states, length, True
+                        snapshots = self.snapshots(plan)
+                        break
+        tokens = self.write(plan)
+        return tuple(tokens) if len(tokens) < len(log) and self.wins(tokens) else log
+
+
+def _table(game: Game) -> tuple[object, ...]:
+    """A game's table with the two copies of a card not told apart."""
+    table = game.position()
+
+    def piles(parts: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(card % 52 for card in part) for part in parts)
+
+    return (
+        piles(table.down),
+        piles(table.up),
+        piles((table.stock, table.waste)),
+        piles(table.foundations),
+    )

@@ -77,3 +77,27 @@ class BoardTotal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.date} {self.board}: {self.players} players"
+
+
+class BoardBucket(models.Model):
+    """How many entries of one day's board share one `key1` (a score, or a move count).
+
+    A rank adds the buckets before the player's to a count inside the player's
+    own bucket, so it never counts more than one bucket of entries, wherever
+    the player stands on the board.
+    """
+
+    date = models.DateField()
+    board = models.CharField(max_length=5, choices=Board.choices)
+    key1 = models.IntegerField()
+    players = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["date", "board", "key1"], name="boardbucket_one_per_key"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.date} {self.board} key {self.key1}: {self.players} players"

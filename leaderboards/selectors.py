@@ -3,9 +3,9 @@
 Every board is read through the composite index
 (date, board, key1, key2, submitted_at, game_id): a page is an index range, the
 neighbours of a player are two short index scans from their entry, and a rank
-is a count over the shorter side of the index (entries better than the player,
-or the stored total minus the entries worse), so a player near the bottom of a
-board of a million costs as little as one near the top.
+adds the stored bucket counts of the better `key1` values (a score, or a move
+count) to a count over the shorter side of the player's own bucket, so a rank
+costs about the same anywhere on a board of a million.
 
 The reads are plain SQL (row-value comparisons, which the ORM cannot express,
 and few round trips); they run on PostgreSQL and SQLite alike.
@@ -101,14 +101,21 @@ _TOTAL_AND_DEAL_SQL = """
     (SELECT players FROM leaderboards_boardtotal WHERE date = %s AND board = %s),
     (SELECT number FROM games_dailydeal WHERE date = %s)
 """
+# Inside the player's bucket (same key1), the rest of the sort key decides.
+_IN_BUCKET = "(e.key2, e.submitted_at, e.game_id)"
 _RANK_SQL = f"""
 SELECT
+    (SELECT COALESCE(SUM(players), 0) FROM leaderboards_boardbucket
+        WHERE date = %s AND board = %s AND key1 < %s),
+    (SELECT players FROM leaderboards_boardbucket WHERE date = %s AND board = %s AND key1 = %s),
     (SELECT count(*) FROM (
         SELECT 1 FROM leaderboards_boardentry e
-        WHERE e.date = %s AND e.board = %s AND {_ROW} < (%s, %s, %s, %s) LIMIT %s) better),
+        WHERE e.date = %s AND e.board = %s AND e.key1 = %s AND {_IN_BUCKET} < (%s, %s, %s)
+        LIMIT %s) better),
     (SELECT count(*) FROM (
         SELECT 1 FROM leaderboards_boardentry e
-        WHERE e.date = %s AND e.board = %s AND {_ROW} > (%s, %s, %s, %s) LIMIT %s) worse),
+        WHERE e.date = %s AND e.board = %s AND e.key1 = %s AND {_IN_BUCKET} > (%s, %s, %s)
+        LIMIT %s) worse),
     {_TOTAL_AND_DEAL_SQL}
 """
 
@@ -122,26 +129,30 @@ def _total_and_deal(date: datetime.date, order: str) -> tuple[int, int | None]:
 
 
 def _rank(date: datetime.date, order: str, row: tuple[Any, ...]) -> tuple[int, int, int | None]:
-    """(rank, total, deal number) of an entry, counting the shorter side of the board.
+    """(rank, total, deal number) of an entry.
 
-    Both sides are counted with a cap, in one statement (so the counts and the
-    total come from one snapshot): near either end one side stops early. The
-    caps grow until a side is exhausted, so a rank in the middle of a million
-    costs two half-million index scans at worst.
+    The rank is 1 + the players of every bucket before the entry's (a sum over
+    at most a few thousand counter rows) + the entries before it inside its own
+    bucket. That last count runs on the shorter side of the bucket: both sides
+    are counted with a cap until one is exhausted. One statement per cap, so
+    the counts, the counters and the total come from one snapshot.
     """
-    key = _key(row)
+    key1, key2, submitted_at, game = _key(row)
+    rest = [key2, submitted_at, game]
     with connection.cursor() as cursor:
         for cap in (*_RANK_CAPS, None):
             limit = cap if cap is not None else 2**62
             cursor.execute(
                 _RANK_SQL,
-                [date, order, *key, limit, date, order, *key, limit, date, order, date],
+                [date, order, key1, date, order, key1]
+                + [date, order, key1, *rest, limit, date, order, key1, *rest, limit]
+                + [date, order, date],
             )
-            better, worse, total, number = cursor.fetchone()
+            above, bucket, better, worse, total, number = cursor.fetchone()
             if better < limit:
-                return better + 1, total or 0, number
+                return above + better + 1, total or 0, number
             if worse < limit:
-                return (total or 0) - worse, total or 0, number
+                return above + (bucket or 0) - worse, total or 0, number
     raise AssertionError("unreachable: the last count has no cap")
 
 

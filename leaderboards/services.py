@@ -2,6 +2,9 @@
 
 Called by the game services inside their transaction, with the player's row
 locked, so one player's entries are never written by two transactions at once.
+The shared counters (`BoardTotal`, `BoardBucket`) are always changed in one
+order, board by board, the total before the buckets and buckets by ascending
+key, so that concurrent submissions never wait on each other in a circle.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import TYPE_CHECKING
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db.models import F
 
-from leaderboards.models import Board, BoardEntry, BoardTotal
+from leaderboards.models import Board, BoardBucket, BoardEntry, BoardTotal
 
 if TYPE_CHECKING:
     from games.models import Game
@@ -51,15 +54,27 @@ def _entry_values(board: str, game: Game) -> dict[str, object]:
     }
 
 
-def _total_add(*, date: datetime.date, board: str, delta: int) -> None:
-    updated = BoardTotal.objects.filter(date=date, board=board).update(players=F("players") + delta)
+def _counter_add(model: type[BoardTotal | BoardBucket], delta: int, **where: object) -> None:
+    updated = model.objects.filter(**where).update(players=F("players") + delta)
     if not updated:
-        # The first player of the day: create the row (a concurrent first
-        # player may win the race, hence ignore_conflicts), then count.
-        BoardTotal.objects.bulk_create(
-            [BoardTotal(date=date, board=board, players=0)], ignore_conflicts=True
-        )
-        BoardTotal.objects.filter(date=date, board=board).update(players=F("players") + delta)
+        # The first entry it counts: create the row (a concurrent first entry
+        # may win the race, hence ignore_conflicts), then count.
+        model.objects.bulk_create([model(players=0, **where)], ignore_conflicts=True)
+        model.objects.filter(**where).update(players=F("players") + delta)
+
+
+def _counts_change(*, date: datetime.date, board: str, old: int | None, new: int | None) -> None:
+    """Count an entry that moved from bucket `old` to bucket `new` (None: off the board)."""
+    if old is None and new is not None:
+        _counter_add(BoardTotal, 1, date=date, board=board)
+    elif new is None and old is not None:
+        _counter_add(BoardTotal, -1, date=date, board=board)
+    if old == new:
+        return
+    changes = [(key, -1) for key in (old,) if key is not None]
+    changes += [(key, 1) for key in (new,) if key is not None]
+    for key1, delta in sorted(changes):
+        _counter_add(BoardBucket, delta, date=date, board=board, key1=key1)
 
 
 def board_entries_offer(*, game: Game) -> list[str]:
@@ -82,13 +97,14 @@ def board_entries_offer(*, game: Game) -> list[str]:
         entry = entries.get(board)
         if entry is None:
             BoardEntry.objects.create(date=date, board=board, player_id=game.player_id, **values)
-            _total_add(date=date, board=board, delta=1)
+            _counts_change(date=date, board=board, old=None, new=values["key1"])
             moved.append(board)
             continue
         new = (values["key1"], values["key2"], game.created_at, game.pk)
         old = (entry.key1, entry.key2, entry.submitted_at, entry.game_id)
         if new < old:
             BoardEntry.objects.filter(pk=entry.pk).update(**values)
+            _counts_change(date=date, board=board, old=entry.key1, new=values["key1"])
             moved.append(board)
     return moved
 
@@ -111,15 +127,16 @@ def board_entries_recompute(*, player: AbstractBaseUser, date: datetime.date) ->
         if best is None:
             if entry is not None:
                 entry.delete()
-                _total_add(date=date, board=board, delta=-1)
+                _counts_change(date=date, board=board, old=entry.key1, new=None)
                 moved.append(board)
-        elif entry is None:
-            BoardEntry.objects.create(
-                date=date, board=board, player=player, **_entry_values(board, best)
-            )
-            _total_add(date=date, board=board, delta=1)
+            continue
+        values = _entry_values(board, best)
+        if entry is None:
+            BoardEntry.objects.create(date=date, board=board, player=player, **values)
+            _counts_change(date=date, board=board, old=None, new=values["key1"])
             moved.append(board)
         elif entry.game_id != best.pk:
-            BoardEntry.objects.filter(pk=entry.pk).update(**_entry_values(board, best))
+            BoardEntry.objects.filter(pk=entry.pk).update(**values)
+            _counts_change(date=date, board=board, old=entry.key1, new=values["key1"])
             moved.append(board)
     return moved

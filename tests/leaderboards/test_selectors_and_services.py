@@ -100,3 +100,41 @@ def test_a_game_of_another_deal_tells_the_live_hook_nothing(
 
     assert response.status_code == 201
     changed.assert_not_called()
+
+
+def test_the_stored_counters_always_match_the_entries(daily, make_player):
+    from collections import Counter
+
+    from games.services import game_void
+    from leaderboards.models import BoardBucket, BoardEntry
+
+    rng = random.Random(3)
+    players = [make_player(f"q{i}") for i in range(6)]
+    games = []
+    for _ in range(60):
+        won = rng.random() < 0.4
+        games.append(
+            stored_game(
+                player=rng.choice(players),
+                daily=daily,
+                score=rng.choice([0, 10, 20, 30]),
+                moves=rng.randint(1, 5),
+                won=won,
+            )
+        )
+        if rng.random() < 0.3:
+            game_void(game=rng.choice(games))
+
+        entries = list(BoardEntry.objects.values_list("board", "key1"))
+        buckets = {
+            (board, key1): players
+            for board, key1, players in BoardBucket.objects.values_list("board", "key1", "players")
+            if players
+        }
+        totals = {
+            board: players
+            for board, players in BoardTotal.objects.values_list("board", "players")
+            if players
+        }
+        assert buckets == dict(Counter(entries))
+        assert totals == dict(Counter(board for board, _ in entries))

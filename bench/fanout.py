@@ -354,7 +354,6 @@ async def run(args: argparse.Namespace, day: Day) -> int:
             c.board.get("total", -1) < final_total for c in clients if not c.errors
         ):
             await asyncio.sleep(0.05)
-        caught_up = time.time() - commits[-1] if commits else 0.0
         await asyncio.sleep(2.0 / args.updates_per_second)
         wall = time.monotonic() - wall_before
         cpu_after = [cpu_seconds(server.pid) for server in servers]
@@ -386,6 +385,13 @@ async def run(args: argparse.Namespace, day: Day) -> int:
             else:
                 latencies.append(client.seen_at[i] - committed_at)
     latencies.sort()
+    # When the last client first showed every commit, after the last commit.
+    final_seen = [
+        c.seen_at[i]
+        for c in live_clients
+        if (i := bisect.bisect_left(c.totals, c.base_total + len(commits))) < len(c.totals)
+    ]
+    caught_up = max(final_seen) - commits[-1] if commits and final_seen else float("nan")
     converged = sum(c.board == fresh for c in live_clients)
     base_totals = {c.base_total for c in live_clients}
     messages = [c.messages for c in live_clients]

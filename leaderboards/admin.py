@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.http import HttpRequest
 
-from leaderboards.models import BoardEntry, BoardTotal
+from leaderboards.models import BoardBucket, BoardEntry, BoardTotal
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -30,4 +30,10 @@ class BoardEntryAdmin(ReadOnlyAdmin):
 @admin.register(BoardTotal)
 class BoardTotalAdmin(ReadOnlyAdmin):
     list_display = ["date", "board", "players"]
+    list_filter = ["board"]
+
+
+@admin.register(BoardBucket)
+class BoardBucketAdmin(ReadOnlyAdmin):
+    list_display = ["date", "board", "key1", "players"]
     list_filter = ["board"]

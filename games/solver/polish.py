@@ -97,19 +97,28 @@ class Polisher:
         return tokens
 
     def length_if_moved(
-        self, plan: list[Step], states: list[tuple[int, int, int]], i: int, j: int, limit: int
+        self,
+        plan: list[Step],
+        states: list[tuple[int, int, int]],
+        i: int,
+        j: int,
+        limit: int,
+        size: int = 1,
     ) -> tuple[int, list[Step], int] | None:
-        """The log length with step ``i`` moved to index ``j``, if below ``limit``.
+        """The log length with steps ``i`` to ``i + size - 1`` moved, if below ``limit``.
+
+        They move before step ``j`` when ``j < i``, else after step ``j``.
 
         Only the changed stretch is written out: once the pool is back in the
         state the current plan has before some step ``k``, the rest costs what
         it costs now. Returns the length, the steps from ``min(i, j)`` up to
         ``k`` and ``k``.
         """
+        block = plan[i : i + size]
         if j < i:
-            start, steps, resume = j, [plan[i], *plan[j:i]], i + 1
+            start, steps, resume = j, [*block, *plan[j:i]], i + size
         else:
-            start, steps, resume = i, [*plan[i + 1 : j + 1], plan[i]], j + 1
+            start, steps, resume = i, [*plan[i + size : j + 1], *block], j + 1
         mask, cursor, length = states[start]
         for step in steps:
             if step.card is not None:
@@ -184,6 +193,43 @@ class Polisher:
             return play.is_won
         return _table(play) == _table(snapshots[k])
 
+    def _move_block(
+        self,
+        plan: list[Step],
+        states: list[tuple[int, int, int]],
+        snapshots: list[Game],
+        i: int,
+        size: int,
+        best: int,
+        quick: bool,
+    ) -> tuple[list[Step], int] | None:
+        """The plan with steps ``i`` .. ``i + size - 1`` moved so that the log is shorter."""
+        card = plan[i].card
+        assert card is not None
+        if i + size > len(plan):
+            return None
+        copies = sum(1 << index for index in self.where[card])
+        taps_now = states[i + 1][2] - states[i][2] - 1
+        for j in (*range(i - 1, max(-1, i - WINDOW), -1), *range(i + size, i + WINDOW)):
+            if j >= len(plan):
+                break
+            if quick:
+                # A quick filter: the card must come cheaper at its new place.
+                mask, cursor, _ = states[j + 1 if j > i else j]
+                here = self._take_card(mask | copies, cursor, card)
+                if here is None or here[0] >= taps_now:
+                    continue
+            found = self.length_if_moved(plan, states, i, j, best, size)
+            if found is None:
+                continue
+            length, steps, k = found
+            if self.plays_through(snapshots, states, min(i, j), steps, k):
+                block = plan[i : i + size]
+                rest = [*plan[:i], *plan[i + size :]]
+                at = j if j < i else j - size + 1
+                return [*rest[:at], *block, *rest[at:]], length
+        return None
+
     def wins(self, tokens: list[str]) -> bool:
         """Whether the engine accepts ``tokens`` from the game and ends won."""
         play = self.game.copy()
@@ -202,7 +248,10 @@ class Polisher:
         snapshots = self.snapshots(plan)
         best = len(log)
         improved = True
-        while improved and time.monotonic() < deadline:
+        quick = True  # first only moves that make the moved card itself cheaper
+        while (improved or quick) and time.monotonic() < deadline:
+            if not improved:
+                quick = False
             improved = False
             # The costliest plays from the waste first.
             costs = [states[k + 1][2] - states[k][2] for k in range(len(plan))]
@@ -215,18 +264,13 @@ class Polisher:
                     break
                 if plan[i].card is None:
                     continue  # earlier changes in this pass shifted the steps
-                for j in (*range(i - 1, max(-1, i - WINDOW), -1), *range(i + 1, i + WINDOW)):
-                    if j >= len(plan):
-                        break
-                    found = self.length_if_moved(plan, states, i, j, best)
-                    if found is None:
-                        continue
-                    length, steps, k = found
-                    if self.plays_through(snapshots, states, min(i, j), steps, k):
-                        plan.insert(j, plan.pop(i))
+                for size in (1,) if quick else (1, 2):
+                    moved = self._move_block(plan, states, snapshots, i, size, best, quick)
+                    if moved is not None:
+                        plan, best = moved
                         new_states = self.states(plan)
                         assert new_states is not None
-                        states, best, improved = new_states, length, True
+                        states, improved = new_states, True
                         snapshots = self.snapshots(plan)
                         break
         tokens = self.write(plan)

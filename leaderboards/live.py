@@ -276,15 +276,16 @@ class BoardHub:
         state.watchers += 1
         state.signed_in_watchers += signed_in
         async with self._lock:
-            if self._channel is None:
-                self._channel = await self._layer.new_channel()
-            if state.watchers == 1 or self._receiver is None:
-                try:
+            try:
+                if self._channel is None:
+                    self._channel = await self._layer.new_channel()
+                if state.watchers == 1:
                     await self._subscribe(board)
-                except Exception:
-                    # The receiver meets the same outage and subscribes every
-                    # watched board again once the layer is back.
-                    logger.warning("Could not join live board group %s", board.group, exc_info=True)
+            except Exception:
+                # The socket still gets its snapshot. The receiver (or, for a
+                # pub/sub layer that does not report outages, the periodic
+                # refresh) subscribes every watched board once the layer is back.
+                logger.warning("Could not join live board group %s", board.group, exc_info=True)
             if self._receiver is None or self._receiver.done():
                 self._receiver = asyncio.create_task(self._receive_changes())
                 self._refresher = asyncio.create_task(self._refresh_periodically())
@@ -333,6 +334,10 @@ class BoardHub:
         lost = False
         while True:
             try:
+                if self._channel is None:
+                    # The layer was down when the first socket came.
+                    self._channel = await self._layer.new_channel()
+                    lost = True
                 if lost:
                     # The layer may have lost our memberships (a Redis restart).
                     for board in list(self._boards):
@@ -341,7 +346,6 @@ class BoardHub:
                     for state in list(self._boards.values()):
                         self._poke(state)
                     lost = False
-                assert self._channel is not None
                 message = await self._layer.receive(self._channel)
                 delay = RETRY_FIRST_SECONDS
             except asyncio.CancelledError:
@@ -379,7 +383,8 @@ class BoardHub:
             await asyncio.sleep(float(settings.LIVE_BOARD_REFRESH_SECONDS))
             for board in list(self._boards):
                 try:
-                    await self._subscribe(board)
+                    if self._channel is not None:
+                        await self._subscribe(board)
                 except Exception:
                     logger.warning("Could not renew live board group %s", board.group)
             for state in list(self._boards.values()):

@@ -554,6 +554,10 @@ class FlakyLayer(InMemoryChannelLayer):
         if self.down:
             raise ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
+    async def new_channel(self, prefix: str = "specific.") -> str:
+        self._check()
+        return await super().new_channel(prefix)
+
     async def go_down(self) -> None:
         self.down = True
         for channel in list(self.channels):
@@ -605,6 +609,34 @@ async def test_live_updates_resume_when_the_channel_layer_is_back(
         update = await communicator.receive_json_from(timeout=5)
         assert update["total"] == 2
         assert update["version"] > snapshot["version"]
+    finally:
+        await communicator.disconnect()
+        channel_layers.backends.clear()
+
+
+async def test_a_socket_opened_while_the_channel_layer_is_down_gets_updates_once_it_is_back(
+    daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser], settings: Any
+) -> None:
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": "tests.leaderboards.test_consumers.FlakyLayer"},
+        "local": settings.CHANNEL_LAYERS[live.LOCAL_LAYER],
+    }
+    settings.LIVE_BOARD_MAX_UPDATES_PER_SECOND = 20
+    alice = await database_sync_to_async(make_player)("alice")
+    await get_channel_layer().go_down()
+    communicator, snapshot = await connect(daily.date)
+    try:
+        assert snapshot["total"] == 0, "the snapshot is served during the outage"
+        get_channel_layer().down = False
+        # Once the hub has its channel and groups back, changes arrive again.
+        for _ in range(50):
+            if live.BoardHub.current()._channel is not None:
+                break
+            await database_sync_to_async(time.sleep)(0.1)
+        assert await communicator.receive_nothing(timeout=QUIET)
+        await database_sync_to_async(submit)(alice, WIN_LOG)
+        update = await communicator.receive_json_from(timeout=5)
+        assert update["total"] == 1
     finally:
         await communicator.disconnect()
         channel_layers.backends.clear()

@@ -222,6 +222,7 @@ class _BoardState:
     watchers: int = 0
     signed_in_watchers: int = 0
     version: int = 0
+    subscribed: bool = False
     dirty: bool = False
     last_read_at: float = float("-inf")
     last_published: tuple[int, str] | None = None
@@ -279,7 +280,9 @@ class BoardHub:
             try:
                 if self._channel is None:
                     self._channel = await self._layer.new_channel()
-                if state.watchers == 1:
+                # Not "the first watcher": others may have counted themselves in
+                # while the first waited for its channel.
+                if not state.subscribed:
                     await self._subscribe(board)
             except Exception:
                 # The socket still gets its snapshot. The receiver (or, for a
@@ -327,6 +330,9 @@ class BoardHub:
     async def _subscribe(self, board: BoardKey) -> None:
         assert self._channel is not None
         await self._layer.group_add(board.group, self._channel)
+        state = self._boards.get(board)
+        if state is not None:
+            state.subscribed = True
 
     async def _receive_changes(self) -> None:
         """Receive `board.changed` messages for ever, riding out channel layer outages."""

@@ -7,6 +7,7 @@ Every test runs twice: on the in-memory channel layer, and on real Redis
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import datetime
 import json
@@ -430,6 +431,21 @@ async def test_a_snapshot_plus_its_updates_equals_a_fresh_snapshot(
             assert board_of(fresh_snapshot) == board
     finally:
         for communicator, *_ in sockets:
+            await communicator.disconnect()
+
+
+async def test_sockets_that_connect_at_the_same_moment_all_get_updates(
+    flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
+) -> None:
+    alice = await database_sync_to_async(make_player)("alice")
+    opened = await asyncio.gather(*(connect(daily.date) for _ in range(8)))
+    try:
+        await database_sync_to_async(submit)(alice, WIN_LOG)
+        for communicator, _ in opened:
+            update = await communicator.receive_json_from(timeout=5)
+            assert update["total"] == 1
+    finally:
+        for communicator, _ in opened:
             await communicator.disconnect()
 
 

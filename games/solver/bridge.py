@@ -54,18 +54,26 @@ def solve_game(
     if shorten_seconds is None:
         shorten_seconds = seconds / 10
     solution = solve_position(
-        position_of_game(game), seconds=seconds, nodes=nodes, shorten_seconds=shorten_seconds / 2
+        position_of_game(game), seconds=seconds, nodes=nodes, shorten_seconds=shorten_seconds / 3
     )
     if solution.result != "won":
         return solution
     decided = solution.decided_seconds if solution.decided_seconds is not None else 0.0
     deadline = min(start + seconds, start + decided + shorten_seconds)
-    log = Polisher(game).polish(solution.log, deadline)
+    polisher = Polisher(game)
+    # The shortest raw win does not always polish best: give the last few
+    # wins found a quick polish each, then polish the best of them fully.
+    candidates = [*solution.others[-2:], solution.log]
+    share = max(deadline - time.monotonic(), 0.0) / (2 * len(candidates))
+    polished = [
+        polisher.polish(log, time.monotonic() + share, thorough=False) for log in candidates
+    ]
+    log = polisher.polish(min(polished, key=len), deadline)
     check = game.copy()
     check.play_log(" ".join(log))
     if not check.is_won:
         raise AssertionError(f"the solver's log does not win: {' '.join(log)}")
-    return replace(solution, log=log, seconds=time.monotonic() - start)
+    return replace(solution, log=log, seconds=time.monotonic() - start, others=())
 
 
 def solve(

@@ -205,15 +205,14 @@ class Polisher:
     ) -> tuple[list[Step], int] | None:
         """The plan with steps ``i`` .. ``i + size - 1`` moved so that the log is shorter."""
         card = plan[i].card
-        assert card is not None
-        if i + size > len(plan):
+        if i + size > len(plan) or (quick and card is None):
             return None
-        copies = sum(1 << index for index in self.where[card])
+        copies = sum(1 << index for index in self.where.get(card, ())) if card is not None else 0
         taps_now = states[i + 1][2] - states[i][2] - 1
         for j in (*range(i - 1, max(-1, i - WINDOW), -1), *range(i + size, i + WINDOW)):
             if j >= len(plan):
                 break
-            if quick:
+            if quick and card is not None:
                 # A quick filter: the card must come cheaper at its new place.
                 mask, cursor, _ = states[j + 1 if j > i else j]
                 here = self._take_card(mask | copies, cursor, card)
@@ -239,8 +238,13 @@ class Polisher:
             return False
         return play.is_won
 
-    def polish(self, log: tuple[str, ...], deadline: float) -> tuple[str, ...]:
-        """A log at most as long as ``log`` that still wins, found before ``deadline``."""
+    def polish(
+        self, log: tuple[str, ...], deadline: float, *, thorough: bool = True
+    ) -> tuple[str, ...]:
+        """A log at most as long as ``log`` that still wins, found before ``deadline``.
+
+        Without ``thorough``, only the quick first stage runs.
+        """
         plan = plan_of(self.game, log)
         states = self.states(plan)
         if states is None:
@@ -249,20 +253,22 @@ class Polisher:
         best = len(log)
         improved = True
         quick = True  # first only moves that make the moved card itself cheaper
-        while (improved or quick) and time.monotonic() < deadline:
+        while (improved or (quick and thorough)) and time.monotonic() < deadline:
             if not improved:
                 quick = False
             improved = False
             # The costliest plays from the waste first.
             costs = [states[k + 1][2] - states[k][2] for k in range(len(plan))]
+            # The costliest plays from the waste first; later also the other
+            # moves, which may stand in the way of a play moving.
             order = sorted(
-                (i for i, step in enumerate(plan) if step.card is not None),
+                (i for i, step in enumerate(plan) if step.card is not None or not quick),
                 key=lambda i: -costs[i],
             )
             for i in order:
                 if time.monotonic() >= deadline:
                     break
-                if plan[i].card is None:
+                if i >= len(plan) or (quick and plan[i].card is None):
                     continue  # earlier changes in this pass shifted the steps
                 for size in (1,) if quick else (1, 2):
                     moved = self._move_block(plan, states, snapshots, i, size, best, quick)

@@ -42,6 +42,8 @@ class Solution:
     nodes: int
     seconds: float
     decided_seconds: float | None = None  # when the answer was known (before shortening)
+    # Other, longer wins found on the way (worst first): material for shortening.
+    others: tuple[tuple[str, ...], ...] = ()
 
     @property
     def moves(self) -> int:
@@ -93,6 +95,7 @@ def solve_position(
         shorten_seconds = seconds / 10
     shorten_deadline = min(deadline, time.monotonic() + shorten_seconds)
     attempt = 0
+    others: list[tuple[str, ...]] = []
     while time.monotonic() < shorten_deadline and spent < nodes:
         outcome = searcher.run(
             complete=False,
@@ -104,5 +107,8 @@ def solve_position(
         spent += outcome.expanded
         attempt += 1
         if outcome.won is not None:
+            others.append(tuple(best.log()))
             best = outcome.won
-    return Solution("won", tuple(best.log()), spent, time.monotonic() - start, decided)
+    return Solution(
+        "won", tuple(best.log()), spent, time.monotonic() - start, decided, tuple(others)
+    )

@@ -467,6 +467,8 @@ async def run(args: argparse.Namespace, day: Day) -> int:
     )
     if latencies:
         ok = ok and percentile(latencies, 0.99) < 1.0
+    # The stream must also have reached the rate asked for (within 5%).
+    ok = ok and len(commits) >= 0.95 * args.rate * max(submit_seconds, 1e-9)
     print("TARGET MET" if ok else "TARGET NOT MET")
     return 0 if ok else 1
 

@@ -24,7 +24,7 @@ from channels.layers import InMemoryChannelLayer, channel_layers, get_channel_la
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db import transaction
+from django.db import connections, transaction
 from django.test import Client
 from django.utils import timezone
 
@@ -83,6 +83,14 @@ async def flushed(layers: str) -> AsyncIterator[None]:
     await get_channel_layer().flush()
     await get_channel_layer(live.LOCAL_LAYER).flush()
     channel_layers.backends.clear()
+
+
+@pytest.fixture(autouse=True)
+async def _close_database_thread_connections() -> AsyncIterator[None]:
+    """The sockets' reads run in Channels' database thread: close its connection
+    after each test, so that the test database can be dropped at the end."""
+    yield
+    await database_sync_to_async(connections.close_all)()
 
 
 @pytest.fixture

@@ -45,6 +45,8 @@ class Polisher:
 
     def __init__(self, game: Game) -> None:
         self.game = game
+        self.tries = 0  # orders tried so far: the measure of the work done
+        self.max_tries = 0
         table = game.position()
         self.pool = tuple(card % 52 for card in table.waste) + tuple(
             card % 52 for card in reversed(table.stock)
@@ -218,6 +220,9 @@ class Polisher:
                 here = self._take_card(mask | copies, cursor, card)
                 if here is None or here[0] >= taps_now:
                     continue
+            if self.tries >= self.max_tries:
+                return None
+            self.tries += 1
             found = self.length_if_moved(plan, states, i, j, best, size)
             if found is None:
                 continue
@@ -239,12 +244,21 @@ class Polisher:
         return play.is_won
 
     def polish(
-        self, log: tuple[str, ...], deadline: float, *, thorough: bool = True
+        self,
+        log: tuple[str, ...],
+        deadline: float,
+        *,
+        thorough: bool = True,
+        tries: int = 20_000,
     ) -> tuple[str, ...]:
-        """A log at most as long as ``log`` that still wins, found before ``deadline``.
+        """A log at most as long as ``log`` that still wins.
 
-        Without ``thorough``, only the quick first stage runs.
+        The work is counted in orders tried (at most ``tries``), so that the
+        answer does not depend on the machine's speed; ``deadline`` only caps
+        it. Without ``thorough``, only the quick first stage runs.
         """
+        self.tries = 0
+        self.max_tries = tries
         plan = plan_of(self.game, log)
         states = self.states(plan)
         if states is None:
@@ -253,7 +267,11 @@ class Polisher:
         best = len(log)
         improved = True
         quick = True  # first only moves that make the moved card itself cheaper
-        while (improved or (quick and thorough)) and time.monotonic() < deadline:
+        while (
+            (improved or (quick and thorough))
+            and time.monotonic() < deadline
+            and self.tries < self.max_tries
+        ):
             if not improved:
                 quick = False
             improved = False

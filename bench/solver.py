@@ -7,9 +7,10 @@ a budget of `--seconds` each, then replays every winning log with the rules
 engine (`games.rules.replay`) and counts a log that does not end won as a false
 win. It prints the won / lost / unknown counts, the median and 99th-percentile
 time to decide a deal (until the first win or the proof), the total time per
-deal when up to `--shorten` seconds are spent shortening each win afterwards
-(half searching for shorter wins, half reordering the best one so that it taps
-the stock less), and the median move count of the wins.
+deal including the shortening of each win (a fixed amount of work: a few
+searches for shorter wins, then reordering the best ones so that they tap the
+stock less, cut short after `--shorten` seconds; 0 skips it), and the median
+move count of the wins.
 
 The machine's load average is printed too: the machine may be shared, and the
 times are only comparable between runs on an otherwise idle core.
@@ -53,7 +54,7 @@ def main() -> None:
     parser.add_argument("--deals", type=deal_range, default=deal_range("1-200"))
     parser.add_argument("--seconds", type=float, default=10.0, help="budget per deal (10)")
     parser.add_argument(
-        "--shorten", type=float, default=0.0, help="seconds spent shortening each win (0)"
+        "--shorten", type=float, default=0.0, help="at most this long shortening each win (0)"
     )
     parser.add_argument("--verbose", action="store_true", help="one line per deal")
     args = parser.parse_args()

@@ -48,9 +48,10 @@ def solve_game(
 ) -> Solution:
     """Search for a win from the game's current table.
 
-    After a win, up to ``shorten_seconds`` (by default a tenth of the budget,
-    never past it) go to searching for shorter wins, then to reordering the
-    best ones so that they tap the stock less (`games.solver.polish`). A won
+    After a win, a fixed amount of work goes to searching for shorter wins,
+    then to reordering the best ones so that they tap the stock less
+    (`games.solver.polish`); it is cut short only after ``shorten_seconds`` (by
+    default a tenth of the budget, never past it). A won
     answer is checked by playing its log on a copy of the game: the engine,
     not the solver, has the last word on what is legal.
     """

@@ -62,8 +62,9 @@ def solve_position(
     """Search ``position`` for a win within ``seconds`` and ``nodes`` expansions.
 
     "lost" is answered only when a complete search ran out of positions. After
-    a win, the search keeps looking for shorter wins for up to
-    ``shorten_seconds`` (by default a tenth of the budget, and never past it).
+    a win, a few more searches look for shorter wins: a fixed amount of work,
+    cut short only after ``shorten_seconds`` (by default a tenth of the budget,
+    and never past it).
     """
     if seconds <= 0 or nodes <= 0:
         raise ValueError("the budget must be positive")

@@ -16,6 +16,8 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from games.rules import ActionError
+
 
 class ServiceError(Exception):
     """A request the domain refuses, with a stable code and the HTTP status it maps to.
@@ -37,6 +39,24 @@ class ServiceError(Exception):
         self.message = message
         self.status_code = status_code
         self.extra = extra
+
+
+def illegal_action(error: ActionError) -> ServiceError:
+    """The 400 `illegal_action` for a log the rules engine refused or could not read.
+
+    Carries the engine's 1-based `index`, `token`, English `reason`, stable
+    `reason_code` and the `params` its reason template uses, so that a client can
+    word the reason in the player's language.
+    """
+    return ServiceError(
+        "illegal_action",
+        str(error),
+        index=error.index,
+        token=error.token,
+        reason=error.reason,
+        reason_code=error.code,
+        params=error.params,
+    )
 
 
 def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:

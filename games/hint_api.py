@@ -8,53 +8,14 @@ the solver has proven that no sequence of actions wins from the position,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import rules
 from games.api import LogField
-from games.exceptions import ServiceError
-from games.solver import Hint, hint
-
-
-def game_hint(*, deal: str, log: str | Sequence[str]) -> Hint:
-    """The solver's hint for the table after `log` in `deal`.
-
-    A deal code that cannot be read is a 400 `invalid_deal`, a log longer than
-    GAME_MAX_ACTIONS a 400 `log_too_long`, and a refused log a 400
-    `illegal_action` with its index, token and reason, as for a submission.
-    """
-    try:
-        parsed_deal = rules.Deal.from_code(deal)
-    except ValueError as error:
-        raise ServiceError("invalid_deal", str(error)) from None
-    text = log if isinstance(log, str) else " ".join(log)
-    actions = len(text.split())
-    max_actions: int = settings.GAME_MAX_ACTIONS
-    if actions > max_actions:
-        raise ServiceError(
-            "log_too_long",
-            f"A log may hold at most {max_actions} actions; this one has {actions}.",
-            max_actions=max_actions,
-            actions=actions,
-        )
-    try:
-        return hint(parsed_deal, text, seconds=settings.HINT_SOLVER_SECONDS)
-    except (rules.IllegalActionError, rules.InvalidActionError) as error:
-        raise ServiceError(
-            "illegal_action",
-            str(error),
-            index=error.index,
-            token=error.token,
-            reason=error.reason,
-            reason_code=error.code,
-        ) from None
+from games.selectors import game_hint
 
 
 class HintApi(APIView):

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db.models import QuerySet
 from rest_framework import status
 
 from games import rules
-from games.exceptions import ServiceError
+from games.exceptions import ServiceError, illegal_action
 from games.models import Game
+from games.services import deal_parse, log_tokens
+from games.solver import Hint, hint
 
 
 def deal_code(number: int) -> str:
@@ -93,3 +97,18 @@ def player_get(*, username: str) -> AbstractBaseUser:
 def player_games(*, player: AbstractBaseUser, limit: int = 20) -> QuerySet[Game]:
     """The player's most recent games, newest first."""
     return Game.objects.filter(player=player).select_related("player", "daily")[:limit]
+
+
+def game_hint(*, deal: str, log: str | Sequence[str]) -> Hint:
+    """The solver's hint for the table after `log` in `deal` (budget HINT_SOLVER_SECONDS).
+
+    A deal code that cannot be read is a 400 `invalid_deal`, a log longer than
+    GAME_MAX_ACTIONS a 400 `log_too_long`, and a refused log a 400
+    `illegal_action` with its index, token and reason, as for a submission.
+    """
+    parsed_deal = deal_parse(deal)
+    tokens = log_tokens(log)
+    try:
+        return hint(parsed_deal, tokens, seconds=settings.HINT_SOLVER_SECONDS)
+    except rules.ActionError as error:
+        raise illegal_action(error) from None

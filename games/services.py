@@ -26,7 +26,7 @@ from rest_framework import status
 from rest_framework.authtoken.models import Token
 
 from games import rules
-from games.exceptions import ServiceError
+from games.exceptions import ServiceError, illegal_action
 from games.models import DailyDeal, Game
 from leaderboards import live
 from leaderboards.services import board_entries_offer, board_entries_recompute
@@ -84,7 +84,7 @@ def daily_deal_get_or_create(*, date: datetime.date) -> DailyDeal:
     """The deal of `date`, chosen and stored the first time it is asked for.
 
     Future dates, and dates before DAILY_DEAL_FIRST_DATE, are refused with a 404
-    error (`open_daily_deals` stores days ahead; they are served from their
+    error (`prepare_daily_deals` stores days ahead; they are served from their
     day on).
     """
     today = timezone.now().date()
@@ -206,14 +206,34 @@ def player_token_get_or_create(*, username: str, password: str) -> str:
 # --- Games -------------------------------------------------------------------------
 
 
-def _log_tokens(log: str | Sequence[str]) -> list[str]:
-    """The tokens of a log given as text or as a list, upper-cased, blanks dropped."""
+def deal_parse(code: str) -> rules.Deal:
+    """The deal of `code`; a code that cannot be read is a 400 `invalid_deal`."""
+    try:
+        return rules.Deal.from_code(code)
+    except ValueError as error:
+        raise ServiceError("invalid_deal", str(error)) from None
+
+
+def log_tokens(log: str | Sequence[str]) -> list[str]:
+    """The tokens of a log given as text or as a list, upper-cased, blanks dropped.
+
+    A log longer than GAME_MAX_ACTIONS is a 400 `log_too_long`.
+    """
     if isinstance(log, str):
-        return log.upper().split()
-    tokens: list[str] = []
-    for item in log:
-        # A list entry with blanks inside ("3 7") is two tokens, as it would be in text.
-        tokens.extend(item.upper().split())
+        tokens = log.upper().split()
+    else:
+        tokens = []
+        for item in log:
+            # A list entry with blanks inside ("3 7") is two tokens, as it would be in text.
+            tokens.extend(item.upper().split())
+    max_actions: int = settings.GAME_MAX_ACTIONS
+    if len(tokens) > max_actions:
+        raise ServiceError(
+            "log_too_long",
+            f"A log may hold at most {max_actions} actions; this one has {len(tokens)}.",
+            max_actions=max_actions,
+            actions=len(tokens),
+        )
     return tokens
 
 
@@ -253,20 +273,8 @@ def game_submit(
 
     The game counts for today's boards when its deal is today's deal (UTC).
     """
-    try:
-        parsed_deal = rules.Deal.from_code(deal)
-    except ValueError as error:
-        raise ServiceError("invalid_deal", str(error)) from None
-
-    tokens = _log_tokens(log)
-    max_actions: int = settings.GAME_MAX_ACTIONS
-    if len(tokens) > max_actions:
-        raise ServiceError(
-            "log_too_long",
-            f"A log may hold at most {max_actions} actions; this one has {len(tokens)}.",
-            max_actions=max_actions,
-            actions=len(tokens),
-        )
+    parsed_deal = deal_parse(deal)
+    tokens = log_tokens(log)
     if not tokens:
         raise ServiceError("empty_log", "The log holds no action.")
     digest = _request_digest(parsed_deal.number, tokens)
@@ -293,15 +301,8 @@ def game_submit(
 
     try:
         played = rules.replay(parsed_deal, tokens)
-    except (rules.IllegalActionError, rules.InvalidActionError) as error:
-        raise ServiceError(
-            "illegal_action",
-            str(error),
-            index=error.index,
-            token=error.token,
-            reason=error.reason,
-            reason_code=error.code,
-        ) from None
+    except rules.ActionError as error:
+        raise illegal_action(error) from None
 
     game = Game.objects.create(
         player=player,

@@ -159,13 +159,13 @@ def mock_never_called(*args, **kwargs):
     raise AssertionError("the solver must not run")
 
 
-def test_open_daily_deals_stores_days_ahead_that_are_served_only_on_their_day(anon, today):
+def test_days_prepared_ahead_are_served_only_on_their_day(anon, today):
     import io
 
     from django.core.management import call_command
 
     out = io.StringIO()
-    call_command("open_daily_deals", "--days", "2", stdout=out)
+    call_command("prepare_daily_deals", "--days", "2", stdout=out)
 
     tomorrow = today + datetime.timedelta(days=1)
     assert set(DailyDeal.objects.values_list("date", flat=True)) == {today, tomorrow}

@@ -7,6 +7,7 @@ from unittest import mock
 import pytest
 from django.test import override_settings
 
+from games import rules
 from games.models import Game
 from leaderboards.models import BoardEntry
 from tests.games.conftest import DEAL, VECTOR_GAMES, WIN, WIN_LOG, client_for, submit
@@ -97,6 +98,16 @@ def test_an_unreadable_action_is_refused_with_its_position(alice, daily):
         "unreadable_action",
     )
     assert not Game.objects.exists()
+
+
+def test_a_refusal_carries_the_fields_of_its_reason_so_clients_can_translate_it(alice, daily):
+    # The waste is empty before the first tap, and the reason names it.
+    response = submit(client_for(alice), ["W1"])
+
+    error = response.json()["error"]
+    template = rules.REASONS[error["reason_code"]]
+    assert error["params"]
+    assert template.format(**error["params"]) == error["reason"]
 
 
 @pytest.mark.parametrize(

@@ -18,16 +18,18 @@ IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
 def _missing_service(marker: str) -> str | None:
-    if marker == "postgres":
-        if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
-            return "needs PostgreSQL: set DATABASE_URL=postgres://..."
-    elif marker == "redis":
-        if not settings.REDIS_URL:
-            return "needs Redis: set REDIS_URL=redis://..."
-    elif marker == "browser":
-        if not (shutil.which("chromium") or shutil.which("chromium-browser")):
-            return "needs Chromium: apt-get install chromium"
-    return None
+    """Why a test with this marker cannot run here, or None when it can."""
+    available = {
+        "postgres": settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql",
+        "redis": bool(settings.REDIS_URL),
+        "browser": bool(shutil.which("chromium") or shutil.which("chromium-browser")),
+    }
+    reasons = {
+        "postgres": "needs PostgreSQL: set DATABASE_URL=postgres://...",
+        "redis": "needs Redis: set REDIS_URL=redis://...",
+        "browser": "needs Chromium: apt-get install chromium",
+    }
+    return None if available[marker] else reasons[marker]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

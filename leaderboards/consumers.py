@@ -24,6 +24,7 @@ Close codes (after the handshake, so that browsers see them):
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import json
 from typing import Any
@@ -54,9 +55,14 @@ def _board_open(date: datetime.date) -> str | None:
 
 
 class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
-    """One socket watching one board; updates come from `live.BoardHub` on the local layer."""
+    """One socket watching one board; `live.BoardHub` calls `board_update` directly.
 
-    channel_layer_alias = live.LOCAL_LAYER
+    No channel layer: the hub lives in the same event loop, and handing it the
+    consumer saves a queue, a task wake-up and a dispatch per socket per update.
+    """
+
+    # An alias with no layer configured: the consumer listens on its socket only.
+    channel_layer_alias = "no layer: updates come from live.BoardHub"
 
     board: live.BoardKey | None = None
     player_id: int | None = None
@@ -65,15 +71,20 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
     total: int = -1
     entries_json: str = ""
     me_json: str = ""
+    # False until the snapshot is sent: updates before it wait in `pending`.
+    ready: bool = False
+    # The newest update not sent yet (newest wins) and the task sending it.
+    pending: live.BoardUpdate | None = None
+    sender: asyncio.Task[None] | None = None
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Run the handler of `message` without Channels' connection-closing hop.
 
         Channels' `dispatch` first closes stale database connections in a worker
         thread. Every database access here goes through `database_sync_to_async`,
-        which does that itself, while the hop, one per socket per board update,
-        was the largest cost of a fan-out to thousands of sockets, and held up
-        the accept of new sockets behind other sockets' reads.
+        which does that itself, while the hop, one per socket event, would queue
+        the accept of new sockets behind the sockets' snapshot reads in the same
+        thread when thousands connect at once.
         """
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
@@ -104,19 +115,21 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
         if user is not None and user.is_authenticated:
             self.player_id = user.pk
         board = live.BoardKey(date, order)
-        # Join before reading, so that no change falls between the snapshot and
-        # the first update.
-        await self.channel_layer.group_add(board.group, self.channel_name)
-        await live.BoardHub.current().watch(board, signed_in=self.player_id is not None)
+        # Watch before reading, so that no change falls between the snapshot and
+        # the first update; updates that come meanwhile wait in `pending`.
         self.board = board
+        await live.BoardHub.current().watch(board, self)
         await self._send_snapshot()
+        self.ready = True
+        self._start_sender()
 
     async def disconnect(self, code: int) -> None:
         if self.board is None:
             return
         board, self.board = self.board, None
-        await self.channel_layer.group_discard(board.group, self.channel_name)
-        await live.BoardHub.current().unwatch(board, signed_in=self.player_id is not None)
+        if self.sender is not None:
+            self.sender.cancel()
+        await live.BoardHub.current().unwatch(board, self)
 
     async def _send_snapshot(self) -> None:
         assert self.board is not None
@@ -137,25 +150,56 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
             self.me_json = live.encode_json(me)
         await self.send(text_data=live.encode_json(message))
 
-    async def board_update(self, event: dict[str, Any]) -> None:
-        """A fresh read of the board from the hub: pass on what changed for this socket."""
-        if self.board is None or event["version"] <= self.version:
+    async def board_update(self, update: live.BoardUpdate) -> None:
+        """A fresh read of the board from the hub: pass on what changed for this socket.
+
+        An anonymous socket sends at once, usually the hub's shared text. A
+        signed-in one reads its own entry first, so it hands the update to its
+        own task (newest wins) and the hub goes on to the next socket.
+        """
+        if self.board is None:
             return
-        self.version = event["version"]
-        parts = []
-        if event["entries_json"] != self.entries_json:
-            self.entries_json = event["entries_json"]
-            parts.append(f',"entries":{self.entries_json}')
+        if self.ready and self.player_id is None and self.sender is None:
+            await self._send_update(update)
+            return
+        self.pending = update
+        self._start_sender()
+
+    def _start_sender(self) -> None:
+        if self.ready and self.pending is not None and self.sender is None:
+            self.sender = asyncio.create_task(self._send_pending())
+
+    async def _send_pending(self) -> None:
+        try:
+            while self.pending is not None and self.board is not None:
+                update, self.pending = self.pending, None
+                await self._send_update(update)
+        finally:
+            self.sender = None
+
+    async def _send_update(self, update: live.BoardUpdate) -> None:
+        if self.board is None or update.version <= self.version:
+            return
+        self.version = update.version
+        entries_changed = update.entries_json != self.entries_json
+        if entries_changed:
+            self.entries_json = update.entries_json
+        me_part = ""
         if self.player_id is not None:
             me = await database_sync_to_async(live.entry_read)(self.board, self.player_id)
             me_json = live.encode_json(me)
             if me_json != self.me_json:
                 self.me_json = me_json
-                parts.append(f',"me":{me_json}')
-        if not parts and event["total"] == self.total:
+                me_part = f',"me":{me_json}'
+        if not entries_changed and not me_part and update.total == self.total:
             return
-        self.total = event["total"]
-        await self.send(text_data=event["head"] + "".join(parts) + "}")
+        self.total = update.total
+        if entries_changed and not me_part:
+            text = update.full_text
+        else:
+            entries_part = f',"entries":{update.entries_json}' if entries_changed else ""
+            text = f"{update.head}{entries_part}{me_part}}}"
+        await self.send(text_data=text)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Answer a client message; anything unexpected gets an error, never a crash."""

@@ -15,11 +15,12 @@ The path of a change, from the service layer to the sockets:
 3. The hub coalesces per board with a trailing-edge throttle: at most
    `LIVE_BOARD_MAX_UPDATES_PER_SECOND` reads per board and process, and every
    change is followed, within one interval, by a read that started after the
-   change arrived. It reads the top of the board once, encodes it once, and
-   sends a `board.update` event to the board's group on the process-local
-   `local` channel layer, where that process's `LeaderboardConsumer`s are.
-4. Each consumer turns the event into an `update` message for its socket (see
-   `leaderboards.consumers`).
+   change arrived. It reads the top of the board once and encodes the `update`
+   message once (a `BoardUpdate`), then hands it to each of its sockets
+   directly: they live in the same event loop, so a channel layer between them
+   would only add a queue, a task wake-up and a dispatch per socket.
+4. Each socket (`leaderboards.consumers.LeaderboardConsumer`) sends the shared
+   text frame, or a smaller one when only some fields changed for it.
 
 Every read carries a version from a per-board counter that grows with each read
 in this process, so a consumer never replaces a fresher board by an older one.
@@ -31,16 +32,14 @@ import asyncio
 import datetime
 import json
 import logging
-import time
 import weakref
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
-from channels.exceptions import ChannelFull
-from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
+from channels.layers import BaseChannelLayer, get_channel_layer
 from django.conf import settings
 from rest_framework.utils.encoders import JSONEncoder
 
@@ -48,8 +47,6 @@ from leaderboards.models import Board
 
 logger = logging.getLogger(__name__)
 
-# The channel layer alias of this process's sockets (always in-memory).
-LOCAL_LAYER = "local"
 # How many entries the socket shows: the top of the board.
 WATCHED_ENTRIES = 50
 # Pause after a failed subscription or read before retrying, doubling up to the cap.
@@ -72,75 +69,6 @@ class BoardKey(NamedTuple):
 def encode_json(value: Any) -> str:
     """JSON text as the REST API renders it (DRF's encoder: ISO dates with `Z`), compact."""
     return json.dumps(value, cls=JSONEncoder, ensure_ascii=False, separators=(",", ":"))
-
-
-class LocalChannelLayer(InMemoryChannelLayer):
-    """The in-memory layer of one process's sockets, made for fanning out to thousands.
-
-    Channels' `InMemoryChannelLayer` sweeps every channel and group member on
-    each receive and deep-copies each message per channel, so one group send to
-    N sockets costs O(N²). This layer sweeps expired messages at most once a
-    second and copies messages shallowly: messages on it must hold only
-    immutable values (text, numbers), as the hub's `board.update` does. A full
-    channel drops its oldest message for the newest, since each board update
-    supersedes the previous one: a slow socket skips states, never the latest.
-    """
-
-    SWEEP_SECONDS = 1.0
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._swept_at = 0.0
-
-    def _clean_expired(self) -> None:
-        now = time.monotonic()
-        if now - self._swept_at >= self.SWEEP_SECONDS:
-            self._swept_at = now
-            super()._clean_expired()
-
-    def _queue(self, channel: str) -> asyncio.Queue[tuple[float, dict[str, Any]]]:
-        queue = self.channels.get(channel)
-        if queue is None:
-            queue = self.channels[channel] = asyncio.Queue(maxsize=self.get_capacity(channel))
-        return queue
-
-    def _put(self, channel: str, message: dict[str, Any], *, latest_wins: bool) -> None:
-        queue = self._queue(channel)
-        item = (time.time() + self.expiry, dict(message))
-        if latest_wins and queue.full():
-            queue.get_nowait()
-        try:
-            queue.put_nowait(item)
-        except asyncio.QueueFull:
-            raise ChannelFull(channel) from None
-
-    async def receive(self, channel: str) -> dict[str, Any]:
-        """The next message of `channel`; its queue stays until the receiver leaves."""
-        self.require_valid_channel_name(channel)
-        self._clean_expired()
-        queue = self._queue(channel)
-        try:
-            _, message = await queue.get()
-        except asyncio.CancelledError:
-            # The consumer is leaving: forget its channel unless messages wait.
-            if queue.empty():
-                self.channels.pop(channel, None)
-            raise
-        return message
-
-    async def send(self, channel: str, message: dict[str, Any]) -> None:
-        """Queue `message` on `channel` (shallow copy); ChannelFull when it is full."""
-        assert isinstance(message, dict), "message is not a dict"
-        self.require_valid_channel_name(channel)
-        self._put(channel, message, latest_wins=False)
-
-    async def group_send(self, group: str, message: dict[str, Any]) -> None:
-        """Queue `message` on every channel of `group` at once, newest over oldest."""
-        assert isinstance(message, dict), "message is not a dict"
-        self.require_valid_group_name(group)
-        self._clean_expired()
-        for channel in list(self.groups.get(group, ())):
-            self._put(channel, message, latest_wins=True)
 
 
 # --- Announcing (service side) -----------------------------------------------
@@ -213,13 +141,39 @@ def entry_read(board: BoardKey, player_id: int) -> dict[str, Any] | None:
     return leaderboard_entry(date=board.date, order=board.order, player=player)
 
 
+@dataclass(frozen=True)
+class BoardUpdate:
+    """One fresh read of a board as the hub hands it to every socket, encoded once.
+
+    `full_text` is the whole `update` message with `entries` (what every socket
+    that showed the previous read gets, byte for byte the same), `head` the
+    message without its closing brace, for a socket that adds or leaves out
+    fields of its own.
+    """
+
+    version: int
+    total: int
+    entries_json: str
+    head: str
+    full_text: str
+
+
+class BoardSocket(Protocol):
+    """What the hub needs of a socket watching a board (the consumer)."""
+
+    player_id: int | None
+
+    async def board_update(self, update: BoardUpdate) -> None:
+        """Take a fresh read of the board; must not wait on anything slow."""
+
+
 # --- The per-process hub -----------------------------------------------------------
 
 
 @dataclass(eq=False)
 class _BoardState:
     key: BoardKey
-    watchers: int = 0
+    sockets: set[BoardSocket] = field(default_factory=set)
     signed_in_watchers: int = 0
     version: int = 0
     subscribed: bool = False
@@ -234,8 +188,8 @@ class BoardHub:
 
     One per event loop (`BoardHub.current()`). Consumers call `watch` on connect
     and `unwatch` on disconnect; the hub joins the board's group on the default
-    layer while at least one socket watches it, and publishes `board.update`
-    events to the board's group on the local layer.
+    layer while at least one socket watches it, and hands each fresh read of the
+    board to every watching socket's `board_update`.
     """
 
     _instances: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, BoardHub] = (
@@ -263,19 +217,21 @@ class BoardHub:
         # Looked up each time so that a settings change (tests) takes effect.
         return get_channel_layer()
 
-    @property
-    def _local(self) -> BaseChannelLayer:
-        return get_channel_layer(LOCAL_LAYER)
-
     # Watching
 
-    async def watch(self, board: BoardKey, *, signed_in: bool) -> None:
-        """Count one more socket on `board`; subscribe to its changes if it is the first."""
+    async def watch(self, board: BoardKey, socket: BoardSocket) -> None:
+        """Add `socket` to `board`'s watchers; subscribe to its changes if it is the first.
+
+        From now on the socket gets every update of the board, possibly before
+        this returns: a socket still sending its snapshot must hold them back.
+        """
         state = self._boards.get(board)
         if state is None:
             state = self._boards[board] = _BoardState(board)
-        state.watchers += 1
-        state.signed_in_watchers += signed_in
+        if socket in state.sockets:
+            return
+        state.sockets.add(socket)
+        state.signed_in_watchers += socket.player_id is not None
         async with self._lock:
             try:
                 if self._channel is None:
@@ -293,14 +249,14 @@ class BoardHub:
                 self._receiver = asyncio.create_task(self._receive_changes())
                 self._refresher = asyncio.create_task(self._refresh_periodically())
 
-    async def unwatch(self, board: BoardKey, *, signed_in: bool) -> None:
-        """Count one socket less on `board`; unsubscribe when none is left."""
+    async def unwatch(self, board: BoardKey, socket: BoardSocket) -> None:
+        """Remove `socket` from `board`'s watchers; unsubscribe when none is left."""
         state = self._boards.get(board)
-        if state is None:
+        if state is None or socket not in state.sockets:
             return
-        state.watchers -= 1
-        state.signed_in_watchers -= signed_in
-        if state.watchers > 0:
+        state.sockets.discard(socket)
+        state.signed_in_watchers -= socket.player_id is not None
+        if state.sockets:
             return
         del self._boards[board]
         if state.flusher is not None:
@@ -411,7 +367,7 @@ class BoardHub:
         """
         loop = asyncio.get_running_loop()
         delay = RETRY_FIRST_SECONDS
-        while state.dirty and state.watchers > 0:
+        while state.dirty and state.sockets:
             interval = 1.0 / float(settings.LIVE_BOARD_MAX_UPDATES_PER_SECOND)
             wait = state.last_read_at + interval - loop.time()
             if wait > 0:
@@ -443,16 +399,19 @@ class BoardHub:
                 "version": view.version,
                 "total": view.total,
             }
+        )[:-1]
+        update = BoardUpdate(
+            view.version,
+            view.total,
+            view.entries_json,
+            head,
+            f'{head},"entries":{view.entries_json}}}',
         )
-        await self._local.group_send(
-            state.key.group,
-            {
-                "type": "board.update",
-                "version": view.version,
-                "total": view.total,
-                "entries_json": view.entries_json,
-                # The update message without its closing brace, encoded once for
-                # every socket; each adds `entries` and `me` when they changed.
-                "head": head[:-1],
-            },
-        )
+        # Straight to each socket: one text, no per-socket encoding or queueing.
+        # A socket's `board_update` does not wait (daphne's send writes to the
+        # transport at once), so this loop is the whole fan-out.
+        for socket in list(state.sockets):
+            try:
+                await socket.board_update(update)
+            except Exception:
+                logger.warning("Live boards: could not update a socket", exc_info=True)

@@ -33,7 +33,7 @@ from games.models import DailyDeal, Game
 from games.rules import Game as Play
 from games.services import game_submit, game_void
 from leaderboards import live
-from leaderboards.consumers import CLOSE_BAD_ORDER, CLOSE_NO_BOARD
+from leaderboards.consumers import CLOSE_BAD_ORDER, CLOSE_NO_BOARD, LeaderboardConsumer
 from leaderboards.selectors import leaderboard_entry, leaderboard_page
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -62,8 +62,7 @@ QUIET = 0.4
     ids=["memory-layer", "redis-layer"],
 )
 def layers(request: pytest.FixtureRequest, settings: Any) -> str:
-    """The channel layers of one run: in-memory, or Redis as default layer."""
-    local = copy.deepcopy(settings.CHANNEL_LAYERS[live.LOCAL_LAYER])
+    """The channel layer of one run: in-memory, or Redis."""
     if request.param == "redis":
         default = copy.deepcopy(settings.CHANNEL_LAYERS["default"])
         assert default["BACKEND"].startswith("channels_redis.")
@@ -71,7 +70,7 @@ def layers(request: pytest.FixtureRequest, settings: Any) -> str:
         default["CONFIG"]["prefix"] = "test-live"
     else:
         default = {"BACKEND": "channels.layers.InMemoryChannelLayer"}
-    settings.CHANNEL_LAYERS = {"default": default, "local": local}
+    settings.CHANNEL_LAYERS = {"default": default}
     settings.LIVE_BOARD_MAX_UPDATES_PER_SECOND = 20
     return str(request.param)
 
@@ -81,7 +80,6 @@ async def flushed(layers: str) -> AsyncIterator[None]:
     await get_channel_layer().flush()
     yield
     await get_channel_layer().flush()
-    await get_channel_layer(live.LOCAL_LAYER).flush()
     channel_layers.backends.clear()
 
 
@@ -457,17 +455,62 @@ async def test_sockets_that_connect_at_the_same_moment_all_get_updates(
             await communicator.disconnect()
 
 
+async def test_every_anonymous_watcher_gets_the_same_text_encoded_once(
+    flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
+) -> None:
+    alice = await database_sync_to_async(make_player)("alice")
+    opened = [await connect(daily.date) for _ in range(3)]
+    try:
+        await database_sync_to_async(submit)(alice, WIN_LOG)
+        texts = [await communicator.receive_from(timeout=5) for communicator, _ in opened]
+        assert json.loads(texts[0])["total"] == 1
+        # Not equal copies: the very same string, handed to every socket.
+        assert all(text is texts[0] for text in texts)
+    finally:
+        for communicator, _ in opened:
+            await communicator.disconnect()
+
+
+async def test_an_update_that_comes_while_the_snapshot_is_sent_follows_it(
+    flushed: None,
+    daily: DailyDeal,
+    make_player: Callable[[str], AbstractBaseUser],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The socket watches the board before it reads the snapshot: an update can
+    reach it in between, and must neither overtake the snapshot nor be lost."""
+    alice = await database_sync_to_async(make_player)("alice")
+    board = live.BoardKey(daily.date, "score")
+    send = LeaderboardConsumer.send
+
+    async def send_after_a_change(self: LeaderboardConsumer, text_data: str) -> None:
+        if json.loads(text_data)["type"] == "snapshot":
+            # A game lands and the hub publishes it before the snapshot goes out.
+            await database_sync_to_async(submit)(alice, WIN_LOG)
+            hub = live.BoardHub.current()
+            await hub._publish(hub._boards[board])
+        await send(self, text_data=text_data)
+
+    monkeypatch.setattr(LeaderboardConsumer, "send", send_after_a_change)
+    communicator, snapshot = await connect(daily.date)
+    try:
+        assert snapshot["total"] == 0
+        update = await communicator.receive_json_from(timeout=5)
+        assert update["version"] > snapshot["version"]
+        assert update["total"] == 1
+        assert [entry["player"] for entry in update["entries"]] == ["alice"]
+    finally:
+        await communicator.disconnect()
+
+
 async def test_a_socket_that_left_gets_no_more_updates_and_its_board_is_released(
     flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
 ) -> None:
     communicator, _ = await connect(daily.date)
     board = live.BoardKey(daily.date, "score")
-    local = get_channel_layer(live.LOCAL_LAYER)
-    assert board in live.BoardHub.current()._boards
-    assert local.groups.get(board.group)
+    assert len(live.BoardHub.current()._boards[board].sockets) == 1
     await communicator.disconnect()
     assert board not in live.BoardHub.current()._boards
-    assert not local.groups.get(board.group)
     # A change now reads nothing and sends nothing (and raises nothing).
     alice = await database_sync_to_async(make_player)("alice")
     await database_sync_to_async(submit)(alice, WIN_LOG)
@@ -609,7 +652,6 @@ async def test_live_updates_resume_when_the_channel_layer_is_back(
 ) -> None:
     settings.CHANNEL_LAYERS = {
         "default": {"BACKEND": "tests.leaderboards.test_consumers.FlakyLayer"},
-        "local": settings.CHANNEL_LAYERS[live.LOCAL_LAYER],
     }
     settings.LIVE_BOARD_MAX_UPDATES_PER_SECOND = 20
     alice, bob = await database_sync_to_async(lambda: (make_player("alice"), make_player("bob")))()
@@ -643,7 +685,6 @@ async def test_a_socket_opened_while_the_channel_layer_is_down_gets_updates_once
 ) -> None:
     settings.CHANNEL_LAYERS = {
         "default": {"BACKEND": "tests.leaderboards.test_consumers.FlakyLayer"},
-        "local": settings.CHANNEL_LAYERS[live.LOCAL_LAYER],
     }
     settings.LIVE_BOARD_MAX_UPDATES_PER_SECOND = 20
     alice = await database_sync_to_async(make_player)("alice")

@@ -45,10 +45,7 @@ class HangingLayer(InMemoryChannelLayer):
 
 
 def use_default_layer(settings: Any, backend: str) -> None:
-    settings.CHANNEL_LAYERS = {
-        "default": {"BACKEND": backend},
-        "local": {"BACKEND": "leaderboards.live.LocalChannelLayer"},
-    }
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": backend}}
 
 
 @pytest.fixture(autouse=True)
@@ -116,43 +113,3 @@ def test_a_hanging_channel_layer_holds_a_submission_only_until_the_timeout(
     assert time.monotonic() - started < 30
     assert Game.objects.filter(pk=game.pk).exists()
     assert any(record.name == "leaderboards.live" for record in caplog.records)
-
-
-async def test_the_local_layer_keeps_the_latest_update_when_a_socket_falls_behind() -> None:
-    layer = live.LocalChannelLayer(capacity=3)
-    slow, quick = await layer.new_channel(), await layer.new_channel()
-    for channel in (slow, quick):
-        await layer.group_add("leaderboard.2026-03-14.score", channel)
-
-    for version in range(1, 6):
-        await layer.group_send(
-            "leaderboard.2026-03-14.score", {"type": "board.update", "version": version}
-        )
-        if version <= 2:
-            assert (await layer.receive(quick))["version"] == version
-
-    # The slow socket skipped the oldest states but holds the newest.
-    assert [(await layer.receive(slow))["version"] for _ in range(3)] == [3, 4, 5]
-    assert [(await layer.receive(quick))["version"] for _ in range(3)] == [3, 4, 5]
-
-
-async def test_the_local_layer_gives_each_socket_its_own_copy_of_a_message() -> None:
-    layer = live.LocalChannelLayer()
-    first, second = await layer.new_channel(), await layer.new_channel()
-    for channel in (first, second):
-        await layer.group_add("g", channel)
-    await layer.group_send("g", {"type": "board.update", "version": 1})
-
-    received = await layer.receive(first)
-    received["version"] = 99
-    assert (await layer.receive(second))["version"] == 1
-
-
-async def test_the_local_layer_refuses_a_direct_send_to_a_full_channel() -> None:
-    from channels.exceptions import ChannelFull
-
-    layer = live.LocalChannelLayer(capacity=1)
-    channel = await layer.new_channel()
-    await layer.send(channel, {"type": "x"})
-    with pytest.raises(ChannelFull):
-        await layer.send(channel, {"type": "y"})

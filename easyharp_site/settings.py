@@ -201,15 +201,9 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-# Each process's live-board sockets hear their updates on this in-memory layer,
-# fed by one subscriber per process (leaderboards/live.py): a board change costs
-# one message on the default layer per server process, not one per socket.
-# Capacity 1: a socket that lags holds only the newest board update, never a
-# backlog of states it would send one after the other.
-CHANNEL_LAYERS["local"] = {
-    "BACKEND": "leaderboards.live.LocalChannelLayer",
-    "CONFIG": {"capacity": 1},
-}
+# One subscriber per server process hears board changes on the default layer
+# and hands each update to that process's sockets directly (leaderboards/live.py):
+# a board change costs one message per server process, not one per socket.
 
 # Live boards: at most this many updates a second per board and socket (bursts
 # are coalesced; the last update always carries the latest board).

@@ -62,7 +62,7 @@ class BoardKey(NamedTuple):
 
     @property
     def group(self) -> str:
-        """The group name of this board, on both the default and the local layer."""
+        """The group name of this board on the channel layer."""
         return f"leaderboard.{self.date.isoformat()}.{self.order}"
 
 

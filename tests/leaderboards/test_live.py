@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, channel_layers, get_channel_layer
 from django.contrib.auth import get_user_model
+from django.db import connections
 from django.utils import timezone
 
 from games.models import DailyDeal, Game
@@ -113,3 +115,52 @@ def test_a_hanging_channel_layer_holds_a_submission_only_until_the_timeout(
     assert time.monotonic() - started < 30
     assert Game.objects.filter(pk=game.pk).exists()
     assert any(record.name == "leaderboards.live" for record in caplog.records)
+
+
+class RecordingSocket:
+    """A watcher of a board as the hub sees it; `broken` ones fail on every update."""
+
+    def __init__(self, *, broken: bool = False) -> None:
+        self.player_id: int | None = None
+        self.broken = broken
+        self.updates: list[live.BoardUpdate] = []
+
+    async def board_update(self, update: live.BoardUpdate) -> None:
+        if self.broken:
+            raise ConnectionResetError("socket gone")
+        self.updates.append(update)
+
+
+async def test_the_hub_hands_one_encoded_update_to_every_socket_even_past_a_broken_one(
+    settings: Any, daily: DailyDeal, caplog: pytest.LogCaptureFixture
+) -> None:
+    use_default_layer(settings, "channels.layers.InMemoryChannelLayer")
+    hub = live.BoardHub()
+    board = live.BoardKey(daily.date, "score")
+    sockets = [RecordingSocket(), RecordingSocket(broken=True), RecordingSocket()]
+    for socket in sockets:
+        await hub.watch(board, socket)
+    try:
+        await hub._publish(hub._boards[board])
+        first, _, last = sockets
+        assert len(first.updates) == len(last.updates) == 1
+        update = first.updates[0]
+        assert last.updates[0] is update, "read and encoded once for every socket"
+        assert json.loads(update.full_text) == {
+            "type": "update",
+            "date": daily.date.isoformat(),
+            "order": "score",
+            "version": update.version,
+            "total": 0,
+            "entries": [],
+        }
+        assert update.full_text == update.head + ',"entries":[]}'
+        assert any("could not update a socket" in record.message for record in caplog.records)
+    finally:
+        for socket in sockets:
+            await hub.unwatch(board, socket)
+        for task in (hub._receiver, hub._refresher):
+            if task is not None:
+                task.cancel()
+        await database_sync_to_async(connections.close_all)()
+    assert board not in hub._boards

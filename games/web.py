@@ -132,6 +132,22 @@ def client_strings() -> dict[str, Any]:
         "offline": _("reconnecting…"),
         "no_entries": _("Nobody has played this day yet."),
         "replay": _("replay"),
+        # The hint (POST /api/hint/): what to play next, or why there is nothing to say.
+        "hint_asking": _("Looking for a win from here…"),
+        "hint_move": _("Hint: move {card} from {source} to {target}."),
+        "hint_stock": _("Hint: turn up a card from the stock."),
+        "hint_recycle": _("Hint: turn the waste back over to make a new stock."),
+        "hint_moves_to_win": _("A win is {moves} moves away."),
+        "foundation_n": _("foundation F{n}"),
+        "hint_lost": _("No useful move left: no sequence of actions wins from here."),
+        "hint_unknown": _(
+            "The hint ran out of time before it found a win from here; try again or play on."
+        ),
+        "hint_won": _("The game is won; there is nothing left to play."),
+        "hint_throttled": _("Too many hints in a short time; wait a minute and ask again."),
+        "hint_refused": _("The hint was refused:"),
+        "hint_failed": _("The hint could not be fetched; check the connection and try again."),
+        "hint_stale": _("The game moved on while the hint was being found; ask again."),
     }
 
 
@@ -187,6 +203,7 @@ def home(request: HttpRequest) -> HttpResponse:
     context = {
         "today": today,
         "deal_code": _deal_code(daily.number),
+        "par": daily.par,
         "top": page["entries"][:10],
         "total": page["total"],
         "me": me,
@@ -199,7 +216,8 @@ def home(request: HttpRequest) -> HttpResponse:
 def play(request: HttpRequest) -> HttpResponse:
     """The game: today's deal, or any deal given as `?deal=CODE`."""
     today = _today()
-    daily_code = _deal_code(_daily_deal(today).number)
+    daily = _daily_deal(today)
+    daily_code = _deal_code(daily.number)
     requested = request.GET.get("deal", "").strip()
     deal_error = None
     deal = daily_code
@@ -212,6 +230,8 @@ def play(request: HttpRequest) -> HttpResponse:
         "deal": deal,
         "deal_error": deal_error,
         "is_daily": deal == daily_code,
+        # The par is the day's: another deal has none to beat.
+        "par": daily.par if deal == daily_code else None,
         "config": _page_config(
             request,
             deal=deal,
@@ -219,6 +239,7 @@ def play(request: HttpRequest) -> HttpResponse:
             date=today.isoformat(),
             games_url="/api/games/",
             leaderboard_url=f"/api/daily/{today.isoformat()}/leaderboard/",
+            hint_url=reverse("api-hint"),
         ),
     }
     return render(request, "games/play.html", context, status=400 if deal_error else 200)
@@ -252,6 +273,7 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
         "is_today": day == today,
         "order": order,
         "deal_code": _deal_code(daily.number),
+        "par": daily.par,
         "page": page,
         "me": me,
         "around": around["entries"] if around else [],

@@ -418,3 +418,109 @@ def test_every_page_fits_a_phone(site, make_player, submit) -> None:
         assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
         assert page.errors == [], path
     shot(page, "signup-phone")
+
+
+def test_the_hint_names_and_points_at_a_move_that_one_click_plays(site) -> None:
+    page = site(f"/play/?deal={DEAL_1}")
+    play_keys(page, "S")
+    page.wait_for_function("document.getElementById('moves').textContent === '1'")
+    # Reachable by keyboard: the button takes the focus and Enter presses it.
+    page.focus("#hint")
+    with page.expect_response("**/api/hint/") as answer:
+        page.keyboard.press("Enter")
+    response = answer.value
+    assert response.request.headers["x-csrftoken"]
+    assert response.request.post_data_json == {"deal": DEAL_1, "log": "S"}
+    hint = response.json()
+    assert hint["result"] == "move", hint
+    page.wait_for_selector('#hint-box[data-kind="move"]')
+    text = page.inner_text("#hint-text")
+    assert text.startswith("Hint: ") and f"{hint['moves_to_win']} moves away" in text
+    assert page.locator("#table .hinted").count() == 1
+    assert not page.locator("#hint").is_disabled()
+    # Asking changes neither the game nor the score.
+    assert counters(page) == (0, 1)
+    assert engine(page, "game.log") == ["S"]
+    shot(page, "play-hint")
+
+    page.click("#hint-play")
+    page.wait_for_function("document.getElementById('moves').textContent === '2'")
+    assert engine(page, "game.log") == ["S", hint["action"]]
+    assert page.locator("#hint-box").is_hidden()
+    assert page.locator("#table .hinted, #table .hint-target").count() == 0
+
+
+def test_a_move_hint_shows_the_card_and_where_it_goes(site) -> None:
+    page = site(f"/play/?deal={DEAL_1}")
+    # The page's words for whatever the solver answers: 52 moves 8♥ onto 9♠.
+    page.route(
+        "**/api/hint/",
+        lambda route: route.fulfill(
+            json={"result": "move", "action": "52", "moves_to_win": 300, "seconds": 0.2}
+        ),
+    )
+    page.click("#hint")
+    page.wait_for_selector('#hint-box[data-kind="move"]')
+    expected = "Hint: move 8♥ from column 5 to column 2. A win is 300 moves away."
+    assert page.inner_text("#hint-text") == expected
+    assert page.locator("#table .card.hinted").get_attribute("data-card") == "8H"
+    assert page.locator("#table .hint-target").get_attribute("data-drop") == "c1"
+    # Played by hand instead, the hint is done with.
+    drag(page, top_card(page, 4), top_card(page, 1))
+    page.wait_for_function("document.getElementById('moves').textContent === '1'")
+    assert page.locator("#hint-box").is_hidden()
+
+
+def test_a_lost_position_says_no_useful_move_left_and_errors_say_what_failed(site) -> None:
+    page = site(f"/play/?deal={DEAL_1}")
+    # Building a proven-lost position takes the solver long; its answer is stood in for.
+    answers: list[dict[str, Any]] = []
+    replies: list[dict[str, Any]] = [
+        {"json": {"result": "lost", "action": None, "moves_to_win": None, "seconds": 0.4}},
+        {"json": {"result": "unknown", "action": None, "moves_to_win": None, "seconds": 2.0}},
+        {"status": 429, "json": {"error": {"code": "throttled", "message": "Slow down."}}},
+        {"status": 400, "json": {"error": {"code": "invalid_deal", "message": "Not a deal."}}},
+    ]
+
+    def answer(route: Any) -> None:
+        answers.append(route.request.post_data_json)
+        route.fulfill(**replies[len(answers) - 1])
+
+    page.route("**/api/hint/", answer)
+    play_keys(page, "34")
+    page.wait_for_function("document.getElementById('moves').textContent === '1'")
+    # The button is disabled while the request is in flight.
+    assert page.evaluate(
+        "() => { const b = document.getElementById('hint'); b.click(); return b.disabled; }"
+    )
+    page.wait_for_selector('#hint-box[data-kind="lost"]')
+    assert page.inner_text("#hint-text").startswith("No useful move left")
+    assert page.locator("#hint-play").is_hidden()
+    assert page.locator("#table .hinted").count() == 0
+    assert not page.locator("#hint").is_disabled()
+    assert answers == [{"deal": DEAL_1, "log": "34"}]
+    assert counters(page) == (5, 1)
+    shot(page, "play-hint-lost")
+
+    page.evaluate("document.activeElement.blur()")  # out of the keyboard form
+    page.keyboard.press("h")  # the key asks too
+    page.wait_for_function(
+        "document.getElementById('hint-text').textContent.includes('ran out of time')"
+    )
+    page.click("#hint")
+    page.wait_for_function(
+        "document.getElementById('hint-text').textContent.startsWith('Too many hints')"
+    )
+    page.click("#hint")
+    page.wait_for_selector('#hint-box[data-kind="error"]')
+    page.wait_for_function(
+        "document.getElementById('hint-text').textContent.endsWith('Not a deal.')"
+    )
+
+    page.unroute("**/api/hint/")
+    page.route("**/api/hint/", lambda route: route.abort("connectionreset"))
+    page.click("#hint")
+    page.wait_for_function(
+        "document.getElementById('hint-text').textContent.startsWith('The hint could not')"
+    )
+    assert page.errors == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import html
 import json
 import re
 from collections.abc import Callable
@@ -92,6 +93,7 @@ class TestPlay:
         assert config["deal"] == DEAL
         assert config["daily_deal"] == DEAL
         assert config["games_url"] == "/api/games/"
+        assert config["hint_url"] == "/api/hint/"
         assert config["user"] is None
         assert "games/play.js" in response.content.decode()
 
@@ -200,6 +202,61 @@ class TestLeaderboard:
     def test_it_escapes_player_names(self, client: Client, daily, hostile_player, submit) -> None:
         submit(hostile_player, WIN_LOG)
         assert_escaped(client.get("/leaderboard/"))
+
+
+class TestPar:
+    """The day's par (the solver's move count) is shown with the board, and only then."""
+
+    @staticmethod
+    def par_text(response) -> str | None:
+        body = response.content.decode()
+        match = re.search(r'<span class="par" id="par"[^>]*>(.*?)</span>', body)
+        return html.unescape(match.group(1)) if match else None
+
+    def test_home_leaderboard_and_play_show_the_days_par(
+        self, client: Client, daily: DailyDeal
+    ) -> None:
+        DailyDeal.objects.filter(pk=daily.pk).update(par=312)
+        for path in ["/", "/leaderboard/", f"/leaderboard/{daily.date.isoformat()}/", "/play/"]:
+            assert self.par_text(client.get(path)) == "Par: 312 moves — the solver's win", path
+
+    def test_nothing_is_shown_when_the_par_is_unknown(
+        self, client: Client, daily: DailyDeal
+    ) -> None:
+        assert daily.par is None
+        for path in ["/", "/leaderboard/", "/play/"]:
+            response = client.get(path)
+            assert response.status_code == 200
+            assert 'id="par"' not in response.content.decode(), path
+
+    def test_the_play_page_shows_the_par_only_for_the_deal_of_the_day(
+        self, client: Client, daily: DailyDeal
+    ) -> None:
+        DailyDeal.objects.filter(pk=daily.pk).update(par=312)
+        assert self.par_text(client.get("/play/", {"deal": DEAL})) is not None
+        assert self.par_text(client.get("/play/", {"deal": "EH1-N-AAAAAAF"})) is None
+
+    def test_a_past_day_shows_its_own_par(
+        self, client: Client, daily: DailyDeal, today: datetime.date
+    ) -> None:
+        DailyDeal.objects.filter(pk=daily.pk).update(par=312)
+        yesterday = today - datetime.timedelta(days=1)
+        DailyDeal.objects.create(date=yesterday, number=77, par=1)
+        text = self.par_text(client.get(f"/leaderboard/{yesterday.isoformat()}/"))
+        assert text == "Par: 1 move — the solver's win"
+
+    @pytest.mark.parametrize(
+        ("language", "line"),
+        [
+            ("es", "Par: 312 jugadas — la victoria del resolvedor"),
+            ("nl", "Par: 312 zetten — de winst van de oplosser"),
+        ],
+    )
+    def test_it_is_translated(
+        self, client: Client, daily: DailyDeal, language: str, line: str
+    ) -> None:
+        DailyDeal.objects.filter(pk=daily.pk).update(par=312)
+        assert self.par_text(client.get("/", HTTP_ACCEPT_LANGUAGE=language)) == line
 
 
 class TestReplay:

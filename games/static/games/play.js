@@ -2,7 +2,8 @@
  * The play page: gestures and keys become log actions for the JavaScript
  * engine, the game is kept in localStorage so it survives a reload (and a
  * sign-in), and a won game is submitted at once with an Idempotency-Key,
- * retried until the server answers.
+ * retried until the server answers. The hint button asks the solver
+ * (POST /api/hint/) for the next action of a win and points at it.
  */
 import {
   Game,
@@ -13,8 +14,9 @@ import {
   formatLog,
   kingRunStart,
   MAX_DEAL,
+  parseAction,
 } from "./engine.js";
-import { config, reasonText, renderTable, say, t } from "./ui.js";
+import { cardLabel, config, reasonText, renderTable, say, t } from "./ui.js";
 
 const DOUBLE_TAP_MS = 300;
 const DRAG_THRESHOLD_PX = 6;
@@ -67,7 +69,11 @@ function refresh() {
   document.getElementById("undo-left").textContent = String(table.undo_left);
   document.getElementById("undo").disabled = table.undo_left === 0 || table.won;
   document.getElementById("submit-game").disabled = table.moves === 0 || saved.pending !== null;
+  document.getElementById("hint").disabled = table.won || hintInFlight;
   tableElement.dataset.moves = String(table.moves);
+  // A hint answers one position: once the game moves on it no longer applies.
+  if (hintShown && hintShown.log !== formatLog(game.log)) clearHint();
+  else markHint();
 }
 
 // ---------------------------------------------------------------- actions
@@ -351,8 +357,12 @@ document.addEventListener("keydown", (event) => {
     say("");
     return;
   }
+  // Space and Enter on a focused button or link press it; they are not stock taps.
+  if ((key === " " || key === "ENTER") && event.target.closest("button, a")) return;
   if (keySource === null) {
-    if (key === "S" || key === " ") {
+    if (key === "H") {
+      askHint();
+    } else if (key === "S" || key === " ") {
       event.preventDefault();
       act("S");
     } else if (key === "U") {
@@ -544,6 +554,160 @@ async function showSubmitted(game) {
 document.getElementById("submit-game").addEventListener("click", () => {
   if (!game.won && !window.confirm(t("confirm_submit"))) return;
   submitGame();
+});
+
+// ---------------------------------------------------------------- hints
+
+/*
+ * A hint only reads: the server's solver answers from the current deal and
+ * log, the page names and points at the action, and the player plays it (with
+ * "Play this move" or by hand) like any other. Asking changes neither the log
+ * nor the score; hints are for practice.
+ */
+const hintButton = document.getElementById("hint");
+const hintBox = document.getElementById("hint-box");
+const hintPlay = document.getElementById("hint-play");
+/** The hint on show: the log it answers and its action (null when it is only a message). */
+let hintShown = null;
+let hintInFlight = false;
+
+function showHint(text, { log, action = null, kind = "info" }) {
+  hintShown = { log, action };
+  document.getElementById("hint-text").textContent = text;
+  hintBox.dataset.kind = kind;
+  hintBox.hidden = false;
+  hintPlay.hidden = action === null;
+  markHint();
+}
+
+function clearHint() {
+  hintShown = null;
+  hintBox.hidden = true;
+  markHint();
+}
+
+/** How the hint names a place: "column 3", "the waste", "foundation F2". */
+function placeText(place) {
+  if (place.type === "waste") return t("the_waste");
+  if (place.type === "foundation") return t("foundation_n", { n: place.index + 1 });
+  return t("column_n", { n: place.index + 1 });
+}
+
+/**
+ * What a move takes where, on the current table: the card that moves (the
+ * king heading the run when a column's run goes to an empty column), its
+ * index in the source column, and the target with "first foundation that
+ * accepts" resolved. Null when the move names an empty place.
+ */
+function moveDetails(action) {
+  const pile = game.sourcePile(action.from);
+  let index = pile.length - 1;
+  const to = { ...action.to };
+  if (action.from.type === "column" && to.type === "column" && game.columns[to.index].up.length === 0) {
+    const start = kingRunStart(pile);
+    if (start !== -1) index = start;
+  }
+  if (index < 0) return null;
+  const card = pile[index];
+  if (to.type === "foundation" && to.index === null) to.index = game.foundationFor(card);
+  if (to.type === "foundation" && to.index < 0) return null;
+  return { card, index, to };
+}
+
+/** The hint in words: "Hint: move 8♥ from column 5 to column 2." */
+function hintText(token) {
+  const action = parseAction(token);
+  if (action.kind === "stock") return t(game.stock.length > 0 ? "hint_stock" : "hint_recycle");
+  const details = action.kind === "move" ? moveDetails(action) : null;
+  if (!details) return token;
+  return t("hint_move", {
+    card: cardLabel(cardText(details.card)),
+    source: placeText(action.from),
+    target: placeText(details.to),
+  });
+}
+
+/** Point at the hinted action on the drawn table: its card (or the stock) and its target. */
+function markHint() {
+  tableElement.querySelectorAll(".hinted, .hint-target").forEach((node) => {
+    node.classList.remove("hinted", "hint", "hint-target");
+  });
+  const token = hintShown?.action;
+  if (!token) return;
+  const action = parseAction(token);
+  if (action.kind === "stock") {
+    tableElement.querySelector('[data-place="s"]')?.classList.add("hinted", "hint");
+    return;
+  }
+  const details = action.kind === "move" ? moveDetails(action) : null;
+  if (!details) return;
+  let source;
+  if (action.from.type === "column") {
+    source = tableElement.querySelector(`.column[data-place="c${action.from.index}"] .card.up[data-index="${details.index}"]`);
+  } else {
+    const place = action.from.type === "waste" ? "w" : `f${action.from.index}`;
+    source = tableElement.querySelector(`.card.up[data-place="${place}"]`);
+  }
+  source?.classList.add("hinted", "hint");
+  const target = details.to.type === "column" ? `c${details.to.index}` : `f${details.to.index}`;
+  tableElement.querySelector(`[data-drop="${target}"]`)?.classList.add("hint-target");
+}
+
+/** The answer of POST /api/hint/ for `log`, as {text, action, kind}; never throws. */
+async function fetchHint(log) {
+  const failed = { text: t("hint_failed"), action: null, kind: "error" };
+  let response;
+  try {
+    response = await fetch(config.hint_url, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": config.csrf },
+      body: JSON.stringify({ deal: config.deal, log }),
+    });
+  } catch {
+    return failed;
+  }
+  const body = await response.json().catch(() => ({}));
+  if (response.status === 429) return { text: t("hint_throttled"), action: null, kind: "error" };
+  if (response.status >= 500) return failed;
+  if (!response.ok) {
+    const error = body.error ?? {};
+    const why = error.reason_code ? reasonText(error.reason_code, error.params ?? {}) : error.message ?? response.statusText;
+    return { text: `${t("hint_refused")} ${why}`, action: null, kind: "error" };
+  }
+  if (body.result === "move") {
+    // Offer to play it only when this page's engine agrees it is legal here.
+    const action = game.refusal(body.action) === null ? body.action : null;
+    const text = `${hintText(body.action)} ${t("hint_moves_to_win", { moves: body.moves_to_win })}`;
+    return { text, action, kind: "move" };
+  }
+  if (body.result === "lost") return { text: t("hint_lost"), action: null, kind: "lost" };
+  if (body.result === "won") return { text: t("hint_won"), action: null, kind: "info" };
+  return { text: t("hint_unknown"), action: null, kind: "info" };
+}
+
+async function askHint() {
+  if (hintInFlight || game.won) return;
+  const log = formatLog(game.log);
+  hintInFlight = true;
+  hintButton.disabled = true;
+  hintButton.setAttribute("aria-busy", "true");
+  showHint(t("hint_asking"), { log });
+  try {
+    const answer = await fetchHint(log);
+    const now = formatLog(game.log);
+    if (now !== log) showHint(t("hint_stale"), { log: now });
+    else showHint(answer.text, { log, action: answer.action, kind: answer.kind });
+  } finally {
+    hintInFlight = false;
+    hintButton.removeAttribute("aria-busy");
+    refresh();
+  }
+}
+
+hintButton.addEventListener("click", askHint);
+hintPlay.addEventListener("click", () => {
+  if (hintShown?.action) act(hintShown.action);
 });
 
 // ---------------------------------------------------------------- start

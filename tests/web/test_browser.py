@@ -524,3 +524,19 @@ def test_a_lost_position_says_no_useful_move_left_and_errors_say_what_failed(sit
         "document.getElementById('hint-text').textContent.startsWith('The hint could not')"
     )
     assert page.errors == []
+
+
+def test_the_days_par_shows_with_the_board_and_fits_a_phone(site, today) -> None:
+    page = site("/")
+    assert page.locator("#par").count() == 0  # no par known yet: nothing shown
+    DailyDeal.objects.filter(date=today).update(par=312)
+    page.reload()
+    assert page.inner_text("#par") == "Par: 312 moves — the solver's win"
+    shot(page, "home-par")
+    for path in ["/play/", "/leaderboard/"]:
+        phone = site(path, width=390, height=844)
+        assert phone.inner_text("#par") == "Par: 312 moves — the solver's win", path
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390, path
+    shot(phone, "leaderboard-par-phone")
+    play = site("/play/", width=390, height=844)
+    shot(play, "play-par-phone")

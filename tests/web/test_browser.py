@@ -540,3 +540,27 @@ def test_the_days_par_shows_with_the_board_and_fits_a_phone(site, today) -> None
     shot(phone, "leaderboard-par-phone")
     play = site("/play/", width=390, height=844)
     shot(play, "play-par-phone")
+
+
+def test_the_hint_button_waits_for_its_answer_and_a_late_answer_is_not_shown(site) -> None:
+    page = site(f"/play/?deal={DEAL_1}")
+    held: list[Any] = []
+    # The answer is held back until released below.
+    page.route("**/api/hint/", lambda route: held.append(route))
+    page.click("#hint")
+    page.wait_for_function("document.getElementById('hint-text').textContent.startsWith('Looking')")
+    assert page.locator("#hint").is_disabled()
+    assert page.get_attribute("#hint", "aria-busy") == "true"
+
+    play_keys(page, "S")  # the player moves on meanwhile
+    page.wait_for_function("document.getElementById('moves').textContent === '1'")
+    assert page.locator("#hint-box").is_hidden()
+    assert len(held) == 1
+    held[0].fulfill(json={"result": "move", "action": "52", "moves_to_win": 300, "seconds": 1.0})
+    page.wait_for_function(
+        "document.getElementById('hint-text').textContent.startsWith('The game moved on')"
+    )
+    assert page.locator("#hint-play").is_hidden()
+    assert page.locator("#table .hinted").count() == 0
+    assert not page.locator("#hint").is_disabled()
+    assert engine(page, "game.log") == ["S"]

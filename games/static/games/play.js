@@ -357,8 +357,6 @@ document.addEventListener("keydown", (event) => {
     say("");
     return;
   }
-  // Space and Enter on a focused button or link press it; they are not stock taps.
-  if ((key === " " || key === "ENTER") && event.target.closest("button, a")) return;
   if (keySource === null) {
     if (key === "H") {
       askHint();

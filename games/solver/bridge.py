@@ -51,7 +51,7 @@ def solve_game(
     After a win, a fixed amount of work goes to searching for shorter wins,
     then to reordering the best ones so that they tap the stock less
     (`games.solver.polish`); it is cut short only after ``shorten_seconds`` (by
-    default a tenth of the budget, never past it). A won
+    default half the budget, never past it). A won
     answer is checked by playing its log on a copy of the game: the engine,
     not the solver, has the last word on what is legal.
     """
@@ -59,7 +59,7 @@ def solve_game(
         return Solution("won", (), 0, 0.0, 0.0)
     start = time.monotonic()
     if shorten_seconds is None:
-        shorten_seconds = seconds / 10
+        shorten_seconds = seconds / 2
     solution = solve_position(
         position_of_game(game), seconds=seconds, nodes=nodes, shorten_seconds=shorten_seconds
     )

@@ -63,7 +63,7 @@ def solve_position(
 
     "lost" is answered only when a complete search ran out of positions. After
     a win, a few more searches look for shorter wins: a fixed amount of work,
-    cut short only after ``shorten_seconds`` (by default a tenth of the budget,
+    cut short only after ``shorten_seconds`` (by default half the budget,
     and never past it).
     """
     if seconds <= 0 or nodes <= 0:
@@ -94,7 +94,7 @@ def solve_position(
         return Solution("unknown", (), spent, time.monotonic() - start)
     decided = time.monotonic() - start
     if shorten_seconds is None:
-        shorten_seconds = seconds / 10
+        shorten_seconds = seconds / 2
     shorten_deadline = min(deadline, time.monotonic() + shorten_seconds)
     attempt = 0
     others: list[tuple[str, ...]] = []

@@ -13,10 +13,10 @@ from games.solver.position import Position
 from games.solver.solver import Solution, solve_position
 
 # Orders tried when shortening a win (see `Polisher.polish`): a quick polish of
-# each of the last wins found, then a thorough one of the best. About a second
-# in all on an idle core of this machine.
+# each of the last wins found, then a thorough one of the best. One to two
+# seconds in all on this machine.
 QUICK_TRIES = 1_500
-THOROUGH_TRIES = 8_000
+THOROUGH_TRIES = 25_000
 
 
 def position_of_game(game: Game) -> Position:

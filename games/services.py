@@ -25,7 +25,7 @@ from django.utils import timezone
 from rest_framework import status
 from rest_framework.authtoken.models import Token
 
-from games import rules
+from games import rules, solver
 from games.exceptions import ServiceError, illegal_action
 from games.models import DailyDeal, Game
 from leaderboards import live
@@ -57,19 +57,16 @@ def daily_deal_candidates(date: datetime.date) -> Iterator[int]:
 
 
 def daily_deal_is_acceptable(number: int) -> tuple[bool, int | None]:
-    """Whether deal `number` may be a deal of the day, and its par (fewest moves) if known.
+    """Whether deal `number` may be a deal of the day, and its par if known.
 
     With DAILY_DEAL_REQUIRE_WIN on, a deal is acceptable only when the solver
     wins it within DAILY_DEAL_SOLVER_SECONDS; the par is the move count of the
-    win it found. Without the solver module every deal is accepted, with no par.
+    win it found (a score to beat, not a proven minimum). With it off every
+    deal is accepted, with no par.
     """
     if not settings.DAILY_DEAL_REQUIRE_WIN:
         return True, None
-    try:
-        from games.solver import solve
-    except ImportError:
-        return True, None
-    solution = solve(rules.Deal(number), seconds=settings.DAILY_DEAL_SOLVER_SECONDS)
+    solution = solver.solve(rules.Deal(number), seconds=settings.DAILY_DEAL_SOLVER_SECONDS)
     if solution.result == "won":
         return True, solution.moves
     return False, None

@@ -12,11 +12,13 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+from asgiref.sync import SyncToAsync
 from channels.testing.live import make_application
 from daphne.testing import DaphneProcess
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
@@ -47,8 +49,13 @@ WAIT_MS = 10_000
 
 
 def _serve_in_child() -> None:
-    # The forked server must not share the parent's database sockets.
+    # The forked server must not share the parent's database sockets, nor
+    # asgiref's executor for thread-sensitive code outside a request (the
+    # sockets' database reads): once earlier tests in the parent have used it,
+    # its worker thread is gone in the child, yet the executor believes it has
+    # one idle, and every read would wait for ever.
     connections.close_all()
+    SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
 
 
 @pytest.fixture(scope="module")

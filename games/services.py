@@ -214,15 +214,13 @@ def deal_parse(code: str) -> rules.Deal:
 def log_tokens(log: str | Sequence[str]) -> list[str]:
     """The tokens of a log given as text or as a list, upper-cased, blanks dropped.
 
-    A log longer than GAME_MAX_ACTIONS is a 400 `log_too_long`.
+    Only ASCII tokens are upper-cased: Python's upper() turns some other letters
+    into ASCII ones ("ſ" into "S"), and the engine must see and refuse them as
+    written. A log longer than GAME_MAX_ACTIONS is a 400 `log_too_long`.
     """
-    if isinstance(log, str):
-        tokens = log.upper().split()
-    else:
-        tokens = []
-        for item in log:
-            # A list entry with blanks inside ("3 7") is two tokens, as it would be in text.
-            tokens.extend(item.upper().split())
+    # A list entry with blanks inside ("3 7") is two tokens, as it would be in text.
+    words = log.split() if isinstance(log, str) else [w for item in log for w in item.split()]
+    tokens = [word.upper() if word.isascii() else word for word in words]
     max_actions: int = settings.GAME_MAX_ACTIONS
     if len(tokens) > max_actions:
         raise ServiceError(

@@ -100,6 +100,19 @@ def test_an_unreadable_action_is_refused_with_its_position(alice, daily):
     assert not Game.objects.exists()
 
 
+def test_a_letter_that_only_upper_cases_to_an_action_is_refused_not_read_as_it(alice, daily):
+    # "ſ".upper() == "S" in Python; the log must be read as the engine reads it.
+    response = submit(client_for(alice), "S \u017f")
+
+    error = response.json()["error"]
+    assert (error["code"], error["index"], error["reason_code"]) == (
+        "illegal_action",
+        2,
+        "unreadable_action",
+    )
+    assert not Game.objects.exists()
+
+
 def test_a_refusal_carries_the_fields_of_its_reason_so_clients_can_translate_it(alice, daily):
     # The waste is empty before the first tap, and the reason names it.
     response = submit(client_for(alice), ["W1"])

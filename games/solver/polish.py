@@ -56,6 +56,12 @@ class Polisher:
         for index, card in enumerate(self.pool):
             self.where[card] = (*self.where.get(card, ()), index)
 
+    def _before(self, mask: int, cursor: int, step: Step) -> tuple[int, int, int] | None:
+        """Taps, cursor and mask once ``step`` is played (None: its pool card is gone)."""
+        if step.card is None:
+            return 0, cursor, mask
+        return self._take_card(mask, cursor, step.card)
+
     def _take_card(self, mask: int, cursor: int, card: int) -> tuple[int, int, int] | None:
         """Taps, cursor and mask after taking the cheapest copy of ``card`` (None: none left)."""
         best: tuple[int, int, int] | None = None
@@ -73,13 +79,11 @@ class Polisher:
         length = 0
         states = [(mask, cursor, length)]
         for step in plan:
-            if step.card is not None:
-                taken = self._take_card(mask, cursor, step.card)
-                if taken is None:
-                    return None
-                taps, cursor, mask = taken
-                length += taps
-            length += 1
+            taken = self._before(mask, cursor, step)
+            if taken is None:
+                return None
+            taps, cursor, mask = taken
+            length += taps + 1
             states.append((mask, cursor, length))
         return states
 
@@ -89,12 +93,11 @@ class Polisher:
         cursor = self.cursor
         tokens: list[str] = []
         for step in plan:
-            if step.card is not None:
-                taken = self._take_card(mask, cursor, step.card)
-                if taken is None:
-                    raise LookupError(f"card {step.card} is not in the pool")
-                taps, cursor, mask = taken
-                tokens.extend(["S"] * taps)
+            taken = self._before(mask, cursor, step)
+            if taken is None:
+                raise LookupError(f"card {step.card} is not in the pool")
+            taps, cursor, mask = taken
+            tokens.extend(["S"] * taps)
             tokens.append(step.token)
         return tokens
 
@@ -123,13 +126,11 @@ class Polisher:
             start, steps, resume = i, [*plan[i + size : j + 1], *block], j + 1
         mask, cursor, length = states[start]
         for step in steps:
-            if step.card is not None:
-                taken = self._take_card(mask, cursor, step.card)
-                if taken is None:
-                    return None
-                taps, cursor, mask = taken
-                length += taps
-            length += 1
+            taken = self._before(mask, cursor, step)
+            if taken is None:
+                return None
+            taps, cursor, mask = taken
+            length += taps + 1
             if length >= limit:
                 return None
         for k in range(resume, len(plan) + 1):
@@ -140,13 +141,11 @@ class Polisher:
                 break
             step = plan[k]
             steps.append(step)
-            if step.card is not None:
-                taken = self._take_card(mask, cursor, step.card)
-                if taken is None:
-                    return None
-                taps, cursor, mask = taken
-                length += taps
-            length += 1
+            taken = self._before(mask, cursor, step)
+            if taken is None:
+                return None
+            taps, cursor, mask = taken
+            length += taps + 1
             if length >= limit:
                 return None
         return length, steps, len(plan)
@@ -179,12 +178,11 @@ class Polisher:
         mask, cursor, _ = states[start]
         tokens: list[str] = []
         for step in steps:
-            if step.card is not None:
-                taken = self._take_card(mask, cursor, step.card)
-                if taken is None:
-                    return False
-                taps, cursor, mask = taken
-                tokens.extend(["S"] * taps)
+            taken = self._before(mask, cursor, step)
+            if taken is None:
+                return False
+            taps, cursor, mask = taken
+            tokens.extend(["S"] * taps)
             tokens.append(step.token)
         play = snapshots[start].copy()
         try:

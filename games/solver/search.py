@@ -82,6 +82,18 @@ class Node:
         self.parent = parent
         self.tokens = tokens
 
+    def child(
+        self,
+        cols: tuple[tuple[int, ...], ...],
+        downs: tuple[int, ...],
+        found: tuple[int, ...],
+        token: str,
+    ) -> Node:
+        """The node after one move that leaves the pool (stock and waste) as it is."""
+        return Node(
+            cols, downs, found, self.mask, self.counts, self.cursor, self.g + 1, self, (token,)
+        )
+
     def log(self) -> list[str]:
         """The actions from the root to this node."""
         parts: list[tuple[str, ...]] = []
@@ -534,32 +546,22 @@ class Searcher:
     def _column_to_foundation(self, node: Node, i: int, slot: int) -> Node:
         found = node.found
         cols, downs = self._uncover(node.cols, node.downs, i, node.cols[i][:-1])
-        return Node(
+        return node.child(
             cols,
             downs,
             found[:slot] + (found[slot] + 1,) + found[slot + 1 :],
-            node.mask,
-            node.counts,
-            node.cursor,
-            node.g + 1,
-            node,
-            (f"{i + 1}F",),
+            f"{i + 1}F",
         )
 
     def _column_to_column(self, node: Node, i: int, j: int) -> Node:
         card = node.cols[i][-1]
         cols, downs = self._uncover(node.cols, node.downs, i, node.cols[i][:-1])
         cols = cols[:j] + (cols[j] + (card,),) + cols[j + 1 :]
-        return Node(
+        return node.child(
             cols,
             downs,
             node.found,
-            node.mask,
-            node.counts,
-            node.cursor,
-            node.g + 1,
-            node,
-            (f"{i + 1}{j + 1}",),
+            f"{i + 1}{j + 1}",
         )
 
     def _run_to_empty(self, node: Node, i: int, j: int) -> Node:
@@ -567,32 +569,22 @@ class Searcher:
         column = node.cols[i]
         cols, downs = self._uncover(node.cols, node.downs, i, column[:d])
         cols = cols[:j] + (column[d:],) + cols[j + 1 :]
-        return Node(
+        return node.child(
             cols,
             downs,
             node.found,
-            node.mask,
-            node.counts,
-            node.cursor,
-            node.g + 1,
-            node,
-            (f"{i + 1}{j + 1}",),
+            f"{i + 1}{j + 1}",
         )
 
     def _foundation_to_column(self, node: Node, slot: int, j: int) -> Node:
         found = node.found
         card = (slot // 2) * 13 + found[slot] - 1
         cols = node.cols
-        return Node(
+        return node.child(
             cols[:j] + (cols[j] + (card,),) + cols[j + 1 :],
             node.downs,
             found[:slot] + (found[slot] - 1,) + found[slot + 1 :],
-            node.mask,
-            node.counts,
-            node.cursor,
-            node.g + 1,
-            node,
-            (f"F{slot + 1}{j + 1}",),
+            f"F{slot + 1}{j + 1}",
         )
 
     def _autoplay(self, node: Node) -> Node:

@@ -11,11 +11,12 @@ the log gets shorter and the rules engine still plays it to a win.
 
 from __future__ import annotations
 
+import heapq
 import time
 from dataclasses import dataclass
 
 from games.rules import Game
-from games.solver.search import _take
+from games.solver.search import nearest
 
 WINDOW = 40  # how far a play from the waste is moved at most, in moves
 
@@ -38,6 +39,43 @@ def plan_of(game: Game, log: tuple[str, ...]) -> list[Step]:
             steps.append(Step(token, card))
         play.play(token)
     return steps
+
+
+def touches(game: Game, plan: list[Step]) -> list[tuple[int, ...]]:
+    """What each step of ``plan`` changes: columns 0..8 and the suits' foundations 9..12.
+
+    Two plans that make the same moves on every column and every suit's pair of
+    foundations in the same order see the same card under every move, so each
+    move stays legal whatever the order of the steps that share nothing.
+    """
+    play = game.copy()
+    touched: list[tuple[int, ...]] = []
+    log = Polisher(game).write(plan)
+    at = 0
+    for step in plan:
+        while log[at] != step.token:
+            play.play(log[at])
+            at += 1
+        token = step.token
+        if token.startswith("W"):
+            target = token[1:]
+            if target.startswith("F"):
+                assert step.card is not None
+                touched.append((9 + step.card // 13,))
+            else:
+                touched.append((int(target) - 1,))
+        elif token.startswith("F"):
+            touched.append((9 + (int(token[1]) - 1) // 2, int(token[2:]) - 1))
+        else:
+            source = int(token[0]) - 1
+            if token[1] == "F":
+                card = play.position().up[source][-1] % 52
+                touched.append((source, 9 + card // 13))
+            else:
+                touched.append((source, int(token[1:]) - 1))
+        play.play(token)
+        at += 1
+    return touched
 
 
 class Polisher:
@@ -64,13 +102,11 @@ class Polisher:
 
     def _take_card(self, mask: int, cursor: int, card: int) -> tuple[int, int, int] | None:
         """Taps, cursor and mask after taking the cheapest copy of ``card`` (None: none left)."""
-        best: tuple[int, int, int] | None = None
-        for index in self.where.get(card, ()):
-            if mask >> index & 1:
-                taps, after = _take(mask, cursor, index)
-                if best is None or taps < best[0]:
-                    best = (taps, after, mask & ~(1 << index))
-        return best
+        best = nearest(self.where.get(card, ()), mask, cursor)
+        if best is None:
+            return None
+        taps, after, index = best
+        return taps, after, mask & ~(1 << index)
 
     def states(self, plan: list[Step]) -> list[tuple[int, int, int]] | None:
         """(mask, cursor, log length) before each step of ``plan`` and after the last one."""
@@ -100,6 +136,62 @@ class Polisher:
             tokens.extend(["S"] * taps)
             tokens.append(step.token)
         return tokens
+
+    def schedule(self, plan: list[Step], touched: list[tuple[int, ...]]) -> list[Step]:
+        """An order of ``plan``'s steps with few stock taps in which every column and
+        every suit's foundations still see their moves in the same order.
+
+        Within that partial order a step that does not take a pool card costs
+        one action whenever it is played, and playing it only frees later
+        steps, so those are played as soon as they can be. Then the pool card
+        that the fewest taps bring up is taken: the cursor passes every card
+        on its way anyway, so a ready card is never left for another pass.
+        (Where a card's two copies are both in the pool, the nearer one is
+        taken, which is not always best: the order is good, not proven best.)
+        """
+        count = len(plan)
+        waiting = [0] * count
+        after: list[list[int]] = [[] for _ in range(count)]
+        last: dict[int, int] = {}
+        for index, resources in enumerate(touched):
+            for earlier in {last[r] for r in resources if r in last}:
+                after[earlier].append(index)
+                waiting[index] += 1
+            for resource in resources:
+                last[resource] = index
+        free: list[int] = []  # ready steps that take no pool card, by their old place
+        pool: list[int] = []  # ready steps that do
+        for index in range(count):
+            if not waiting[index]:
+                (pool if plan[index].card is not None else free).append(index)
+        heapq.heapify(free)
+        mask = (1 << len(self.pool)) - 1
+        cursor = self.cursor
+        order: list[Step] = []
+        while free or pool:
+            if free:
+                index = heapq.heappop(free)
+            else:
+                best: tuple[int, int, int, int] | None = None
+                for candidate in pool:
+                    card = plan[candidate].card
+                    assert card is not None
+                    taken = self._take_card(mask, cursor, card)
+                    if taken is not None and (best is None or (taken[0], candidate) < best[:2]):
+                        best = (taken[0], candidate, taken[1], taken[2])
+                if best is None:
+                    raise LookupError("a planned pool card is not in the pool")
+                _, index, cursor, mask = best
+                pool.remove(index)
+            order.append(plan[index])
+            for later in after[index]:
+                waiting[later] -= 1
+                if not waiting[later]:
+                    if plan[later].card is None:
+                        heapq.heappush(free, later)
+                    else:
+                        pool.append(later)
+        return order
 
     def length_if_moved(
         self,
@@ -257,7 +349,13 @@ class Polisher:
         """
         self.tries = 0
         self.max_tries = tries
+        if time.monotonic() >= deadline:
+            return log
         plan = plan_of(self.game, log)
+        scheduled = self.schedule(plan, touches(self.game, plan))
+        tokens = self.write(scheduled)
+        if len(tokens) < len(log) and self.wins(tokens):
+            plan = scheduled
         states = self.states(plan)
         if states is None:
             return log

@@ -48,7 +48,8 @@ ACCEPTS: tuple[tuple[int, ...], ...] = tuple(
     () if RANK[c] == 13 else tuple(s * 13 + RANK[c] for s in range(4) if (s in (1, 2)) != RED[c])
     for c in range(52)
 )
-DIG_DEPTH = 6
+DIG_DEPTH = 6  # pool cards in one dig, at most
+BEAM_DIG_DEPTH = 4  # in a beam search: deeper digs cost many taps, rarely shorten a win
 
 
 def _fits(card: int, onto: int) -> bool:
@@ -215,6 +216,67 @@ class Searcher:
         exhausted = max_moves is None and complete
         return Outcome(won=None, exhausted=exhausted, expanded=expanded)
 
+    def beam(
+        self,
+        *,
+        width: int,
+        weights: Weights,
+        max_nodes: int,
+        deadline: float,
+        max_moves: int | None = None,
+    ) -> Outcome:
+        """A beam search for a short win, the length counted in actions, stock taps included.
+
+        Positions are expanded in order of the actions spent to reach them;
+        of those reached with the same number, only the ``width`` most
+        promising (``weights``, no noise) are expanded. A move that brings up
+        a card deep in the stock, or one already passed, lands many actions
+        later and competes there with the positions that spent those actions
+        on moves. Stops once no position left can lead to a shorter win than
+        the best found, or than ``max_moves`` (counted from the start of the
+        game, as ``Node.g``). Deterministic: the same position and settings
+        always give the same answer.
+        """
+        root = self._autoplay(self.root)
+        if sum(root.found) == CARDS:
+            return Outcome(won=root, exhausted=False, expanded=0)
+        layers: dict[int, list[tuple[float, int, Node]]] = {root.g: [(0.0, 0, root)]}
+        reached: dict[tuple[object, ...], int] = {}
+        won: Node | None = None
+        bound = max_moves if max_moves is not None else 1 << 30
+        counter = 0
+        expanded = 0
+        g = root.g
+        last = root.g
+        while g <= last and g < bound:
+            layer = layers.pop(g, None)
+            g += 1
+            if not layer:
+                continue
+            if len(layer) > width:
+                layer = heapq.nsmallest(width, layer)
+            for _, _, node in layer:
+                if expanded >= max_nodes or (expanded & 31 == 0 and time.monotonic() > deadline):
+                    return Outcome(won=won, exhausted=False, expanded=expanded)
+                expanded += 1
+                for child in self._children(node, False, BEAM_DIG_DEPTH):
+                    if child.g >= bound:
+                        continue
+                    if sum(child.found) == CARDS:
+                        won = child
+                        bound = child.g
+                        continue
+                    key = (*self._key(child), child.mask, child.cursor)
+                    if reached.get(key, child.g + 1) <= child.g:
+                        continue
+                    reached[key] = child.g
+                    counter += 1
+                    layers.setdefault(child.g, []).append(
+                        (self._estimate(child, weights), counter, child)
+                    )
+                    last = max(last, child.g)
+        return Outcome(won=won, exhausted=False, expanded=expanded)
+
     @staticmethod
     def _key(node: Node) -> tuple[object, ...]:
         f = node.found
@@ -252,7 +314,7 @@ class Searcher:
 
     # -- moves ----------------------------------------------------------------
 
-    def _children(self, node: Node, complete: bool) -> list[Node]:
+    def _children(self, node: Node, complete: bool, depth: int = DIG_DEPTH) -> list[Node]:
         children: list[Node] = []
         cols = node.cols
         downs = node.downs
@@ -294,7 +356,7 @@ class Searcher:
                     children.append(self._column_to_column(node, i, j))
         # From the pool.
         if node.mask:
-            self._pool_children(node, tops, children, complete)
+            self._pool_children(node, tops, children, complete, depth)
         # Back from the foundations.
         if complete:
             for slot in range(8):
@@ -311,7 +373,7 @@ class Searcher:
         return children
 
     def _pool_children(
-        self, node: Node, tops: list[int], children: list[Node], complete: bool
+        self, node: Node, tops: list[int], children: list[Node], complete: bool, depth: int
     ) -> None:
         found = node.found
         wanted: dict[int, None] = {}
@@ -332,16 +394,11 @@ class Searcher:
         mask = node.mask
         endgame = not any(node.downs)
         if not complete:
-            self._digs(node, tops, children)
+            self._digs(node, tops, children, depth)
             if not endgame:
                 self._foundation_runs(node, tops, children)
         for card in wanted:
-            best: tuple[int, int, int] | None = None
-            for where in self.positions.get(card, ()):
-                if mask >> where & 1:
-                    taps, cursor = _take(mask, node.cursor, where)
-                    if best is None or taps < best[0]:
-                        best = (taps, cursor, where)
+            best = nearest(self.positions.get(card, ()), mask, node.cursor)
             if best is None:
                 continue
             taps, cursor, where = best
@@ -390,10 +447,10 @@ class Searcher:
                 )
                 children.append(child)
 
-    def _digs(self, node: Node, tops: list[int], children: list[Node]) -> None:
+    def _digs(self, node: Node, tops: list[int], children: list[Node], depth: int) -> None:
         """Pool cards built on a column so that the top of a column hiding cards can follow.
 
-        A chain is up to ``DIG_DEPTH`` pool cards, each on the one before,
+        A chain is up to ``depth`` pool cards, each on the one before,
         the first on a column top (or a king on an empty column); then the
         top card of column ``i`` goes on the last one and uncovers a card.
         """
@@ -406,7 +463,7 @@ class Searcher:
             # Chains are built from the digging card down to the base: the
             # cards that accept the previous one and are still in the pool.
             frontier: list[tuple[int, ...]] = [(top,)]
-            for _ in range(DIG_DEPTH):
+            for _ in range(depth):
                 grown: list[tuple[int, ...]] = []
                 for chain in frontier:
                     for card in ACCEPTS[chain[-1]]:
@@ -432,49 +489,39 @@ class Searcher:
                     break
 
     def _dig(self, node: Node, chain: tuple[int, ...], i: int, j: int) -> Node:
-        step = node
+        cols = node.cols
+        found = node.found
+        mask = node.mask
+        counts = node.counts
+        cursor = node.cursor
+        g = node.g
+        column = cols[j]
         tokens: list[str] = []
         for card in reversed(chain[1:]):
-            cols = step.cols
-            if not step.counts >> (2 * card) & 3:
+            if not counts >> (2 * card) & 3:
                 # Not in the pool: it is on top of a foundation, take it back.
-                found = step.found
                 slot = 2 * SUIT[card]
                 if found[slot] != RANK[card]:
                     slot += 1
                     if found[slot] != RANK[card]:
                         raise LookupError(f"card {card} is neither in the pool nor on top")
                 tokens.append(f"F{slot + 1}{j + 1}")
-                step = Node(
-                    cols[:j] + (cols[j] + (card,),) + cols[j + 1 :],
-                    step.downs,
-                    found[:slot] + (found[slot] - 1,) + found[slot + 1 :],
-                    step.mask,
-                    step.counts,
-                    step.cursor,
-                    step.g + 1,
-                    node,
-                    (),
-                )
-                continue
-            taps, cursor, where = self._cheapest(step, card)
-            tokens.extend(("S",) * taps)
-            tokens.append(f"W{j + 1}")
-            step = Node(
-                cols[:j] + (cols[j] + (card,),) + cols[j + 1 :],
-                step.downs,
-                step.found,
-                step.mask & ~(1 << where),
-                step.counts - (1 << (2 * card)),
-                cursor,
-                step.g + taps + 1,
-                node,
-                (),
-            )
-        last = self._column_to_column(step, i, j)
-        last.parent = node
-        last.tokens = (*tokens, *last.tokens)
-        return last
+                found = found[:slot] + (found[slot] - 1,) + found[slot + 1 :]
+                g += 1
+            else:
+                taps, cursor, where = self._cheapest(mask, cursor, card)
+                if taps:
+                    tokens.extend(("S",) * taps)
+                tokens.append(f"W{j + 1}")
+                mask &= ~(1 << where)
+                counts -= 1 << (2 * card)
+                g += taps + 1
+            column = (*column, card)
+        top = cols[i][-1]
+        new_cols, downs = self._uncover(cols, node.downs, i, cols[i][:-1])
+        new_cols = new_cols[:j] + ((*column, top),) + new_cols[j + 1 :]
+        tokens.append(f"{i + 1}{j + 1}")
+        return Node(new_cols, downs, found, mask, counts, cursor, g + 1, node, tuple(tokens))
 
     def _foundation_runs(self, node: Node, tops: list[int], children: list[Node]) -> None:
         """Pool cards played to a foundation up to the top card of a column hiding cards.
@@ -495,40 +542,33 @@ class Searcher:
                 needed = range(suit * 13 + height, suit * 13 + rank - 1)
                 if any(not (node.counts >> (2 * card) & 3) for card in needed):
                     continue
-                step = node
+                found = node.found
+                mask = node.mask
+                counts = node.counts
+                cursor = node.cursor
+                g = node.g
                 tokens: list[str] = []
                 for card in needed:
-                    taps, cursor, where = self._cheapest(step, card)
-                    found = step.found
+                    taps, cursor, where = self._cheapest(mask, cursor, card)
                     slot = 2 * suit if found[2 * suit] == RANK[card] - 1 else 2 * suit + 1
-                    tokens.extend(("S",) * taps)
+                    if taps:
+                        tokens.extend(("S",) * taps)
                     tokens.append("WF")
-                    step = Node(
-                        step.cols,
-                        step.downs,
-                        found[:slot] + (found[slot] + 1,) + found[slot + 1 :],
-                        step.mask & ~(1 << where),
-                        step.counts - (1 << (2 * card)),
-                        cursor,
-                        step.g + taps + 1,
-                        node,
-                        (),
-                    )
-                found = step.found
+                    found = found[:slot] + (found[slot] + 1,) + found[slot + 1 :]
+                    mask &= ~(1 << where)
+                    counts -= 1 << (2 * card)
+                    g += taps + 1
                 slot = 2 * suit if found[2 * suit] == rank - 1 else 2 * suit + 1
-                last = self._column_to_foundation(step, i, slot)
-                last.parent = node
-                last.tokens = (*tokens, *last.tokens)
-                children.append(last)
+                cols, downs = self._uncover(node.cols, node.downs, i, node.cols[i][:-1])
+                found = found[:slot] + (found[slot] + 1,) + found[slot + 1 :]
+                tokens.append(f"{i + 1}F")
+                children.append(
+                    Node(cols, downs, found, mask, counts, cursor, g + 1, node, tuple(tokens))
+                )
 
-    def _cheapest(self, node: Node, card: int) -> tuple[int, int, int]:
+    def _cheapest(self, mask: int, cursor: int, card: int) -> tuple[int, int, int]:
         """Taps, new cursor and pool index of the cheapest copy of ``card`` in the pool."""
-        best: tuple[int, int, int] | None = None
-        for where in self.positions.get(card, ()):
-            if node.mask >> where & 1:
-                taps, cursor = _take(node.mask, node.cursor, where)
-                if best is None or taps < best[0]:
-                    best = (taps, cursor, where)
+        best = nearest(self.positions.get(card, ()), mask, cursor)
         if best is None:
             raise LookupError(f"card {card} is not in the pool")
         return best
@@ -629,6 +669,18 @@ def _safe(found: tuple[int, ...], card: int) -> bool:
     if RED[card]:
         return min(found[0], found[1], found[6], found[7]) >= rank - 1
     return min(found[2], found[3], found[4], found[5]) >= rank - 1
+
+
+def nearest(copies: tuple[int, ...], mask: int, cursor: int) -> tuple[int, int, int] | None:
+    """Taps, new cursor and pool index of the copy (pool indexes ``copies``) that
+    the fewest taps bring to the top of the waste; None when none is left."""
+    best: tuple[int, int, int] | None = None
+    for where in copies:
+        if mask >> where & 1:
+            taps, after = _take(mask, cursor, where)
+            if best is None or taps < best[0]:
+                best = (taps, after, where)
+    return best
 
 
 def _take(mask: int, cursor: int, where: int) -> tuple[int, int]:

@@ -19,6 +19,7 @@ times are only comparable between runs on an otherwise idle core.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import statistics
 import sys
@@ -49,12 +50,27 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))]
 
 
+def run(task: tuple[int, float, float]) -> tuple[int, str, float, float, int, int, bool]:
+    """Solve one deal; check a win with the rules engine (True at the end: a false win)."""
+    number, seconds, shorten = task
+    answer = solve_game(Game(Deal(number)), seconds=seconds, shorten_seconds=shorten)
+    decided = answer.decided_seconds if answer.decided_seconds is not None else answer.seconds
+    false_win = False
+    if answer.result == "won":
+        game = replay(Deal(number), answer.log)
+        false_win = not game.is_won or game.moves != answer.moves
+    return number, answer.result, decided, answer.seconds, answer.moves, answer.nodes, false_win
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=deal_range, default=deal_range("1-200"))
     parser.add_argument("--seconds", type=float, default=10.0, help="budget per deal (10)")
     parser.add_argument(
         "--shorten", type=float, default=0.0, help="at most this long shortening each win (0)"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="deals solved at once, one process each (1)"
     )
     parser.add_argument("--verbose", action="store_true", help="one line per deal")
     args = parser.parse_args()
@@ -69,28 +85,27 @@ def main() -> None:
     lengths: list[int] = []
     false_wins = 0
     started = time.perf_counter()
-    for number in args.deals:
-        answer = solve_game(Game(Deal(number)), seconds=args.seconds, shorten_seconds=args.shorten)
-        counts[answer.result] += 1
-        decided = answer.decided_seconds if answer.decided_seconds is not None else answer.seconds
-        decide_times.append(decided)
-        total_times.append(answer.seconds)
-        if answer.result == "won":
-            game = replay(Deal(number), answer.log)
-            if not game.is_won or game.moves != answer.moves:
-                false_wins += 1
-            lengths.append(answer.moves)
-        if args.verbose:
-            print(
-                f"deal {number}: {answer.result} in {decided:.3f} s "
-                f"({answer.seconds:.3f} s in all), {answer.moves} moves, {answer.nodes} nodes"
-            )
+    tasks = [(number, args.seconds, args.shorten) for number in args.deals]
+    with multiprocessing.Pool(args.jobs) as pool:
+        for number, result, decided, seconds, moves, nodes, false_win in pool.imap(run, tasks):
+            counts[result] += 1
+            decide_times.append(decided)
+            total_times.append(seconds)
+            if result == "won":
+                lengths.append(moves)
+                false_wins += false_win
+            if args.verbose:
+                print(
+                    f"deal {number}: {result} in {decided:.3f} s "
+                    f"({seconds:.3f} s in all), {moves} moves, {nodes} nodes",
+                    flush=True,
+                )
     elapsed = time.perf_counter() - started
     deals = len(args.deals)
     decided_count = counts["won"] + counts["lost"]
     print(
         f"deals {args.deals.start}..{args.deals.stop - 1}, budget {args.seconds:g} s, "
-        f"shortening {args.shorten:g} s: "
+        f"shortening {args.shorten:g} s, {args.jobs} at once: "
         + ", ".join(f"{name} {n}" for name, n in counts.items())
         + f" ({100 * decided_count / deals:.1f}% decided), false wins {false_wins}"
     )

@@ -133,7 +133,8 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
 
     async def _send_snapshot(self) -> None:
         assert self.board is not None
-        view = await live.BoardHub.current().read(self.board)
+        players = () if self.player_id is None else (self.player_id,)
+        view = await live.BoardHub.current().read(self.board, players)
         message: dict[str, Any] = {
             "type": "snapshot",
             "date": self.board.date.isoformat(),
@@ -145,7 +146,7 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
         }
         self.version, self.total, self.entries_json = view.version, view.total, view.entries_json
         if self.player_id is not None:
-            me = await database_sync_to_async(live.entry_read)(self.board, self.player_id)
+            me = view.mine[self.player_id]
             message["me"] = me
             self.me_json = live.encode_json(me)
         await self.send(text_data=live.encode_json(message))
@@ -153,13 +154,19 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
     async def board_update(self, update: live.BoardUpdate) -> None:
         """A fresh read of the board from the hub: pass on what changed for this socket.
 
-        An anonymous socket sends at once, usually the hub's shared text. A
-        signed-in one reads its own entry first, so it hands the update to its
-        own task (newest wins) and the hub goes on to the next socket.
+        Usually sent at once: the hub's shared text, or a text with this
+        player's own entry, which the hub read with the board. A socket that
+        started watching after that read began has no entry in it and must read
+        its own, so it hands the update to its own task (newest wins) and the
+        hub goes on to the next socket.
         """
         if self.board is None:
             return
-        if self.ready and self.player_id is None and self.sender is None:
+        if (
+            self.ready
+            and self.sender is None
+            and (self.player_id is None or self.player_id in update.mine)
+        ):
             await self._send_update(update)
             return
         self.pending = update
@@ -180,14 +187,19 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
     async def _send_update(self, update: live.BoardUpdate) -> None:
         if self.board is None or update.version <= self.version:
             return
+        if self.player_id is not None and self.player_id not in update.mine:
+            # Watching since after that read began: read the board again with
+            # this player's entry, as one versioned read (a separate read of the
+            # entry could be newer than the next update's).
+            hub = live.BoardHub.current()
+            update = live.BoardUpdate.of(self.board, await hub.read(self.board, (self.player_id,)))
         self.version = update.version
         entries_changed = update.entries_json != self.entries_json
         if entries_changed:
             self.entries_json = update.entries_json
         me_part = ""
         if self.player_id is not None:
-            me = await database_sync_to_async(live.entry_read)(self.board, self.player_id)
-            me_json = live.encode_json(me)
+            me_json = update.mine[self.player_id]
             if me_json != self.me_json:
                 self.me_json = me_json
                 me_part = f',"me":{me_json}'

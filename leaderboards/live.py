@@ -120,25 +120,22 @@ class BoardView:
     # `entries` encoded once, shared by every socket (also compared to detect change).
     entries_json: str
     deal: str | None
+    # The own entry of each player asked for (None: not on the board).
+    mine: dict[int, dict[str, Any] | None] = field(default_factory=dict)
 
 
-def _board_read(board: BoardKey) -> tuple[int, list[dict[str, Any]], str | None]:
-    from leaderboards.selectors import leaderboard_page
+def _board_read(
+    board: BoardKey, player_ids: Collection[int] = ()
+) -> tuple[int, list[dict[str, Any]], str | None, dict[int, dict[str, Any]]]:
+    from leaderboards.selectors import leaderboard_entries_of, leaderboard_page
 
     page = leaderboard_page(date=board.date, order=board.order, limit=WATCHED_ENTRIES, offset=0)
-    return page["total"], page["entries"], page.get("deal")
-
-
-def entry_read(board: BoardKey, player_id: int) -> dict[str, Any] | None:
-    """The player's own entry with its rank on `board`, or None (blocking; run in a thread)."""
-    from django.contrib.auth import get_user_model
-
-    from leaderboards.selectors import leaderboard_entry
-
-    player = get_user_model().objects.filter(pk=player_id).first()
-    if player is None:
-        return None
-    return leaderboard_entry(date=board.date, order=board.order, player=player)
+    mine = (
+        leaderboard_entries_of(date=board.date, order=board.order, player_ids=player_ids)
+        if player_ids
+        else {}
+    )
+    return page["total"], page["entries"], page.get("deal"), mine
 
 
 @dataclass(frozen=True)
@@ -148,7 +145,9 @@ class BoardUpdate:
     `full_text` is the whole `update` message with `entries` (what every socket
     that showed the previous read gets, byte for byte the same), `head` the
     message without its closing brace, for a socket that adds or leaves out
-    fields of its own.
+    fields of its own. `mine` holds the encoded own entry (`me`) of every
+    player signed in on one of the hub's sockets when the read began, all
+    read at once.
     """
 
     version: int
@@ -156,6 +155,28 @@ class BoardUpdate:
     entries_json: str
     head: str
     full_text: str
+    mine: dict[int, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, board: BoardKey, view: BoardView) -> BoardUpdate:
+        """The update message of a read of ``board``, encoded once."""
+        head = encode_json(
+            {
+                "type": "update",
+                "date": board.date.isoformat(),
+                "order": board.order,
+                "version": view.version,
+                "total": view.total,
+            }
+        )[:-1]
+        return cls(
+            view.version,
+            view.total,
+            view.entries_json,
+            head,
+            f'{head},"entries":{view.entries_json}}}',
+            {player_id: encode_json(entry) for player_id, entry in view.mine.items()},
+        )
 
 
 class BoardSocket(Protocol):
@@ -174,7 +195,6 @@ class BoardSocket(Protocol):
 class _BoardState:
     key: BoardKey
     sockets: set[BoardSocket] = field(default_factory=set)
-    signed_in_watchers: int = 0
     version: int = 0
     subscribed: bool = False
     dirty: bool = False
@@ -231,7 +251,6 @@ class BoardHub:
         if socket in state.sockets:
             return
         state.sockets.add(socket)
-        state.signed_in_watchers += socket.player_id is not None
         async with self._lock:
             try:
                 if self._channel is None:
@@ -255,7 +274,6 @@ class BoardHub:
         if state is None or socket not in state.sockets:
             return
         state.sockets.discard(socket)
-        state.signed_in_watchers -= socket.player_id is not None
         if state.sockets:
             return
         del self._boards[board]
@@ -271,15 +289,19 @@ class BoardHub:
                 # The membership expires by itself; a stray change costs one read.
                 logger.warning("Could not leave live board group %s", board.group, exc_info=True)
 
-    async def read(self, board: BoardKey) -> BoardView:
-        """A fresh read of `board`, versioned after every earlier read of it here."""
+    async def read(self, board: BoardKey, player_ids: Collection[int] = ()) -> BoardView:
+        """A fresh read of `board`, versioned after every earlier read of it here,
+        with the own entries of `player_ids`."""
         state = self._boards.get(board)
         if state is None:
             state = _BoardState(board)
         state.version += 1
         version = state.version
-        total, entries, deal = await database_sync_to_async(_board_read)(board)
-        return BoardView(version, total, entries, encode_json(entries), deal)
+        # Reads run one at a time in Channels' database thread, in the order of
+        # their versions: a higher version never holds older data.
+        total, entries, deal, mine = await database_sync_to_async(_board_read)(board, player_ids)
+        own = {player_id: mine.get(player_id) for player_id in player_ids}
+        return BoardView(version, total, entries, encode_json(entries), deal, own)
 
     # Subscribing to changes
 
@@ -384,29 +406,16 @@ class BoardHub:
                 delay = min(delay * 2, RETRY_MAX_SECONDS)
 
     async def _publish(self, state: _BoardState) -> None:
-        view = await self.read(state.key)
+        # Signed-in sockets show their own entry and rank, which can move while
+        # the top of the board stands still: read them all with the board, in
+        # one statement, rather than one query per socket.
+        players = {s.player_id for s in state.sockets if s.player_id is not None}
+        view = await self.read(state.key, players)
         published = (view.total, view.entries_json)
-        # Signed-in sockets show their own rank, which can move while the top
-        # of the board stands still; anonymous ones need nothing then.
-        if published == state.last_published and state.signed_in_watchers == 0:
+        if published == state.last_published and not players:
             return
         state.last_published = published
-        head = encode_json(
-            {
-                "type": "update",
-                "date": state.key.date.isoformat(),
-                "order": state.key.order,
-                "version": view.version,
-                "total": view.total,
-            }
-        )[:-1]
-        update = BoardUpdate(
-            view.version,
-            view.total,
-            view.entries_json,
-            head,
-            f'{head},"entries":{view.entries_json}}}',
-        )
+        update = BoardUpdate.of(state.key, view)
         # Straight to each socket: one text, no per-socket encoding or queueing.
         # A socket's `board_update` does not wait (daphne's send writes to the
         # transport at once), so this loop is the whole fan-out.

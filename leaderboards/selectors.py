@@ -15,9 +15,10 @@ Results are JSON-ready: dates and times are ISO 8601 strings.
 
 from __future__ import annotations
 
+import bisect
 import datetime
 import functools
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -193,6 +194,70 @@ def leaderboard_entry(
         return None
     rank, _, _ = _rank(date, order, row)
     return _entry_dict(row, rank)
+
+
+# Players or buckets per statement: well under SQLite's and PostgreSQL's
+# parameter limits.
+_CHUNK = 400
+
+
+def _chunks(values: Sequence[Any]) -> list[Sequence[Any]]:
+    return [values[start : start + _CHUNK] for start in range(0, len(values), _CHUNK)]
+
+
+def leaderboard_entries_of(
+    *, date: datetime.date, order: str, player_ids: Collection[int]
+) -> dict[int, dict[str, Any]]:
+    """The entries with their ranks of many players at once, by player id.
+
+    Players who are not on the board are left out. A rank is the players of
+    the buckets before the entry's (one read of the board's bucket counters)
+    plus its place in its own bucket, found among the sort keys of the
+    buckets that hold one of these players (read once, however many players
+    share them). So three plain statements (per 400 players) serve any number
+    of players, and their cost grows with the entries that share a `key1`
+    with one of them, not with the size of the board. Each statement is a
+    plain index range: no join whose plan could go wrong on stale statistics.
+    What the live boards use to give every signed-in watcher their own rank
+    with each update.
+    """
+    ids = sorted(set(player_ids))
+    rows: list[tuple[Any, ...]] = []
+    for chunk in _chunks(ids):
+        placeholders = ", ".join(["%s"] * len(chunk))
+        rows += _rows(
+            f"SELECT e.player_id, {_COLUMNS} {_from()} "
+            f"WHERE e.date = %s AND e.board = %s AND e.player_id IN ({placeholders})",
+            [date, order, *chunk],
+        )
+    if not rows:
+        return {}
+    above: dict[int, int] = {}
+    running = 0
+    for key1, players in _rows(
+        "SELECT key1, players FROM leaderboards_boardbucket "
+        "WHERE date = %s AND board = %s ORDER BY key1",
+        [date, order],
+    ):
+        above[key1] = running
+        running += players
+    buckets: dict[int, list[tuple[Any, ...]]] = {}
+    for chunk in _chunks(sorted({row[1] for row in rows})):
+        placeholders = ", ".join(["%s"] * len(chunk))
+        for key1, *rest in _rows(
+            "SELECT e.key1, e.key2, e.submitted_at, e.game_id FROM leaderboards_boardentry e "
+            f"WHERE e.date = %s AND e.board = %s AND e.key1 IN ({placeholders}) "
+            f"ORDER BY {_ORDER_ASC}",
+            [date, order, *chunk],
+        ):
+            buckets.setdefault(key1, []).append((rest[0], _aware(rest[1]), rest[2]))
+    found: dict[int, dict[str, Any]] = {}
+    for player_id, *row in rows:
+        key1, key2, submitted_at, game = row[:4]
+        # Python orders these keys as the index does (SQLite's naive times made UTC).
+        place = bisect.bisect_left(buckets[key1], (key2, _aware(submitted_at), game)) + 1
+        found[player_id] = _entry_dict(tuple(row), above[key1] + place)
+    return found
 
 
 def leaderboard_around(

@@ -32,7 +32,7 @@ from easyharp_site.asgi import application
 from games.models import DailyDeal, Game
 from games.rules import Game as Play
 from games.services import game_submit, game_void
-from leaderboards import live
+from leaderboards import live, selectors
 from leaderboards.consumers import CLOSE_BAD_ORDER, CLOSE_NO_BOARD, LeaderboardConsumer
 from leaderboards.selectors import leaderboard_entry, leaderboard_page
 
@@ -466,6 +466,46 @@ async def test_every_anonymous_watcher_gets_the_same_text_encoded_once(
         assert json.loads(texts[0])["total"] == 1
         # Not equal copies: the very same string, handed to every socket.
         assert all(text is texts[0] for text in texts)
+    finally:
+        for communicator, _ in opened:
+            await communicator.disconnect()
+
+
+async def test_signed_in_watchers_get_their_new_ranks_from_one_read_for_all(
+    flushed: None,
+    daily: DailyDeal,
+    make_player: Callable[[str], AbstractBaseUser],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A newcomer goes to the top: every signed-in watcher moves down one, read at once."""
+
+    def play() -> list[AbstractBaseUser]:
+        players = [make_player(f"w{n}") for n in range(4)]
+        for player in players:
+            submit(player, ["S"])
+        return players
+
+    watchers = await database_sync_to_async(play)()
+    opened = [await connect(daily.date, player=player) for player in watchers]
+    calls: list[set[int]] = []
+    read_entries = selectors.leaderboard_entries_of
+
+    def counted(**kwargs: Any) -> dict[int, dict[str, Any]]:
+        calls.append(set(kwargs["player_ids"]))
+        return read_entries(**kwargs)
+
+    monkeypatch.setattr(selectors, "leaderboard_entries_of", counted)
+    try:
+        newcomer = await database_sync_to_async(make_player)("newcomer")
+        await database_sync_to_async(submit)(newcomer, WIN_LOG)
+        for (communicator, snapshot), player in zip(opened, watchers, strict=True):
+            update = await communicator.receive_json_from(timeout=5)
+            assert update["me"]["player"] == player.username
+            assert update["me"]["rank"] == snapshot["me"]["rank"] + 1
+            assert update["me"] == await database_sync_to_async(leaderboard_entry)(
+                date=daily.date, order="score", player=player
+            )
+        assert calls == [{player.pk for player in watchers}]
     finally:
         for communicator, _ in opened:
             await communicator.disconnect()

@@ -52,6 +52,28 @@ def test_every_rank_matches_the_position_on_the_full_board(crowded, daily, order
     assert sorted(ranks.values()) == list(range(1, len(ranks) + 1))
 
 
+@pytest.mark.parametrize("order", ["score", "moves"])
+def test_many_players_entries_at_once_match_the_full_board(crowded, daily, make_player, order):
+    full = leaderboard_page(date=daily.date, order=order, limit=100)["entries"]
+    assert len(full) > 10  # the moves board holds the winners only
+    outsider = make_player("not-on-the-board")
+    ids = [player.pk for player in crowded] + [outsider.pk]
+
+    # Small chunks: several statements for the players and for their buckets.
+    with mock.patch.object(selectors, "_CHUNK", 2):
+        found = selectors.leaderboard_entries_of(date=daily.date, order=order, player_ids=ids)
+
+    assert outsider.pk not in found
+    by_name = {entry["player"]: entry for entry in found.values()}
+    assert [by_name[entry["player"]] for entry in full] == full
+    one_by_one = {
+        player.pk: leaderboard_entry(date=daily.date, order=order, player=player)
+        for player in crowded
+    }
+    assert found == {pk: entry for pk, entry in one_by_one.items() if entry is not None}
+    assert selectors.leaderboard_entries_of(date=daily.date, order=order, player_ids=[]) == {}
+
+
 def test_around_matches_a_slice_of_the_full_board(crowded, daily):
     full = leaderboard_page(date=daily.date, order="score", limit=100)["entries"]
 

@@ -7,7 +7,9 @@ servers), and streams game submissions through the real service
 commit adds one to the board's player count). Then it prints the delivery
 latency, from each commit to each client seeing a board that includes it
 (p50, p90, p99, max), and checks that every client's final board equals a
-fresh snapshot.
+fresh snapshot. With `--signed-in N`, the first N clients sign in as players
+who have a game on the board: they also keep their own entry (`me`), which
+must end equal to a fresh read of it.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/easyharp_fanout \\
     REDIS_URL=redis://127.0.0.1:6379/2 \\
@@ -24,6 +26,7 @@ import argparse
 import asyncio
 import bisect
 import contextlib
+import datetime
 import json
 import os
 import random
@@ -142,6 +145,9 @@ def run_submitter(args: argparse.Namespace) -> None:
 @dataclass
 class Client:
     url: str
+    # A signed-in client sends its session cookie and also keeps `me`.
+    cookie: str | None = None
+    player_id: int | None = None
     board: dict[str, Any] = field(default_factory=dict)
     version: int = 0
     base_total: int = 0
@@ -154,17 +160,26 @@ class Client:
     errors: list[str] = field(default_factory=list)
 
 
+SHOWN = ("total", "entries", "me")  # what a client shows: a snapshot or an update replaces
+
+
 async def watch(client: Client, origin: str, ready: asyncio.Event, stop: asyncio.Event) -> None:
     """Hold one socket: take the snapshot, then apply every update until `stop`."""
     from websockets.asyncio.client import connect
     from websockets.exceptions import ConnectionClosed
 
     try:
+        headers = [("Cookie", client.cookie)] if client.cookie else None
         async with connect(
-            client.url, origin=origin, compression=None, ping_interval=None, open_timeout=120
+            client.url,
+            origin=origin,
+            compression=None,
+            ping_interval=None,
+            open_timeout=120,
+            additional_headers=headers,
         ) as websocket:
             snapshot = json.loads(await websocket.recv())
-            client.board = {"total": snapshot["total"], "entries": snapshot["entries"]}
+            client.board = {key: snapshot[key] for key in SHOWN if key in snapshot}
             client.version = snapshot["version"]
             client.base_total = snapshot["total"]
             ready.set()
@@ -180,7 +195,7 @@ async def watch(client: Client, origin: str, ready: asyncio.Event, stop: asyncio
                         client.out_of_order += 1
                         continue
                     client.version = update["version"]
-                    for key in ("total", "entries"):
+                    for key in SHOWN:
                         if key in update:
                             client.board[key] = update[key]
                     client.seen_at.append(now)
@@ -197,6 +212,16 @@ async def watch(client: Client, origin: str, ready: asyncio.Event, stop: asyncio
 async def close_on(stop: asyncio.Event, websocket: Any) -> None:
     await stop.wait()
     await websocket.close()
+
+
+def own_entries(day: Day) -> dict[int, Any]:
+    """Each signed-in watcher's own entry as a fresh read shows it."""
+    from leaderboards.selectors import leaderboard_entries_of
+
+    ids = [player_id for _, player_id in day.watchers]
+    return leaderboard_entries_of(
+        date=datetime.date.fromisoformat(day.date), order="score", player_ids=ids
+    )
 
 
 async def fresh_snapshot(url: str, origin: str) -> dict[str, Any]:
@@ -249,6 +274,8 @@ class Day:
     date: str
     deal: str
     players_file: Path
+    # (session cookie, player id) of each signed-in watcher.
+    watchers: list[tuple[str, int]] = field(default_factory=list)
 
 
 def prepare(args: argparse.Namespace) -> Day:
@@ -270,7 +297,42 @@ def prepare(args: argparse.Namespace) -> Day:
     users.objects.bulk_create([users(username=name, password="!") for name in names])
     players_file = Path(f"/tmp/fanout-{run_id}-players.json")
     players_file.write_text(json.dumps(names))
-    return Day(today.isoformat(), deal, players_file)
+    return Day(today.isoformat(), deal, players_file, sign_in_watchers(args, deal, run_id))
+
+
+def sign_in_watchers(args: argparse.Namespace, deal: str, run_id: str) -> list[tuple[str, int]]:
+    """`--signed-in` players, each with a game on the board, and a session each."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import (
+        BACKEND_SESSION_KEY,
+        HASH_SESSION_KEY,
+        SESSION_KEY,
+        get_user_model,
+    )
+
+    from games.services import game_submit
+
+    if not args.signed_in:
+        return []
+    print(f"signing in {args.signed_in} watchers, each with a game...", flush=True)
+    users = get_user_model()
+    names = [f"watch{run_id}-{n}" for n in range(args.signed_in)]
+    users.objects.bulk_create([users(username=name, password="!") for name in names])
+    logs = random_logs(deal, LOG_POOL, seed=args.seed + 1)
+    rng = random.Random(args.seed + 1)
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    watchers = []
+    for player in users.objects.filter(username__in=names).order_by("pk"):
+        game_submit(player=player, deal=deal, log=rng.choice(logs))
+        session = store()
+        session[SESSION_KEY] = str(player.pk)
+        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[HASH_SESSION_KEY] = player.get_session_auth_hash()
+        session.create()
+        watchers.append((f"{settings.SESSION_COOKIE_NAME}={session.session_key}", player.pk))
+    return watchers
 
 
 async def run(args: argparse.Namespace, day: Day) -> int:
@@ -307,6 +369,8 @@ async def run(args: argparse.Namespace, day: Day) -> int:
 
         print(f"connecting {args.clients} clients to {args.servers} server(s)...", flush=True)
         clients = [Client(urls[n % len(urls)]) for n in range(args.clients)]
+        for client, (cookie, player_id) in zip(clients, day.watchers, strict=False):
+            client.cookie, client.player_id = cookie, player_id
         connecting = asyncio.Semaphore(100)
         started = time.monotonic()
 
@@ -369,6 +433,7 @@ async def run(args: argparse.Namespace, day: Day) -> int:
         waits_after = [run_queue_seconds(server.pid) for server in servers]
         own_cpu = time.process_time() - own_cpu_before
         fresh = await fresh_snapshot(urls[0], origins[0])
+        own = await asyncio.to_thread(own_entries, day)
         stop.set()
         await asyncio.gather(*tasks)
     finally:
@@ -402,12 +467,19 @@ async def run(args: argparse.Namespace, day: Day) -> int:
         if (i := bisect.bisect_left(c.totals, c.base_total + len(commits))) < len(c.totals)
     ]
     caught_up = max(final_seen) - commits[-1] if commits and final_seen else float("nan")
-    converged = sum(c.board == fresh for c in live_clients)
+    converged = sum(
+        {key: value for key, value in c.board.items() if key != "me"} == fresh
+        and (c.player_id is None or c.board.get("me") == own.get(c.player_id))
+        for c in live_clients
+    )
     base_totals = {c.base_total for c in live_clients}
     messages = [c.messages for c in live_clients]
 
     print()
-    print(f"servers {args.servers}, clients {len(live_clients)} connected of {args.clients}")
+    print(
+        f"servers {args.servers}, clients {len(live_clients)} connected of {args.clients} "
+        f"({sum(c.player_id is not None for c in live_clients)} signed in)"
+    )
     print(
         f"submissions {len(commits)} in {submit_seconds:.1f} s "
         f"({len(commits) / max(submit_seconds, 1e-9):.1f}/s; target {args.rate}/s; "
@@ -486,6 +558,12 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=600.0, help="bound of the whole run (s)")
     parser.add_argument(
         "--settle-timeout", type=float, default=60.0, help="longest wait for stragglers (s)"
+    )
+    parser.add_argument(
+        "--signed-in",
+        type=int,
+        default=0,
+        help="of the clients, how many sign in as players with a game on the board (0)",
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(

@@ -78,17 +78,21 @@ def solve_game(
         return solution
     decided = solution.decided_seconds if solution.decided_seconds is not None else 0.0
     deadline = min(start + seconds, start + decided + shorten_seconds)
-    polisher = Polisher(game)
-    # The shortest raw win does not always polish best: give the last few
-    # wins found a quick polish each, then polish the best of them fully.
-    # Each polish does a fixed amount of work (the deadline is only a cap), so
-    # that with time to spare a position always gets the same answer.
-    candidates = [*solution.others[-2:], solution.log]
-    polished = [
-        polisher.polish(log, deadline, thorough=False, tries=QUICK_TRIES) for log in candidates
-    ]
-    log = polisher.polish(min(polished, key=len), deadline, tries=THOROUGH_TRIES)
-    log, expanded = shorten_tail(game, log, deadline)
+    log, expanded = solution.log, 0
+    if shorten_seconds > 0:
+        polisher = Polisher(game)
+        # The shortest raw win does not always polish best: give the last few
+        # wins found a quick polish each, then polish the best of them fully.
+        # Each polish does a fixed amount of work (the deadline is only a cap,
+        # and its first step, the schedule, takes milliseconds and always
+        # runs), so that with time to spare a position always gets the same
+        # answer.
+        candidates = [*solution.others[-2:], solution.log]
+        polished = [
+            polisher.polish(log, deadline, thorough=False, tries=QUICK_TRIES) for log in candidates
+        ]
+        log = polisher.polish(min(polished, key=len), deadline, tries=THOROUGH_TRIES)
+        log, expanded = shorten_tail(game, log, deadline)
     check = game.copy()
     check.play_log(" ".join(log))
     if not check.is_won:

@@ -343,14 +343,14 @@ class Polisher:
     ) -> tuple[str, ...]:
         """A log at most as long as ``log`` that still wins.
 
-        The work is counted in orders tried (at most ``tries``), so that the
-        answer does not depend on the machine's speed; ``deadline`` only caps
-        it. Without ``thorough``, only the quick first stage runs.
+        First the moves are scheduled (`schedule`, always: it takes
+        milliseconds), then moved one by one. That work is counted in orders
+        tried (at most ``tries``), so that the answer does not depend on the
+        machine's speed; ``deadline`` only caps it. Without ``thorough``, only
+        the quick first stage runs.
         """
         self.tries = 0
         self.max_tries = tries
-        if time.monotonic() >= deadline:
-            return log
         plan = plan_of(self.game, log)
         scheduled = self.schedule(plan, touches(self.game, plan))
         tokens = self.write(scheduled)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # rest_framework.views imports this module through its settin
 
 logger = logging.getLogger(__name__)
 
-ViewFunction: TypeAlias = Callable[..., HttpResponse]
+ViewFunction: TypeAlias = Callable[..., HttpResponseBase]
 
 # Reads are public and cheap, so only writes are limited...
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -73,7 +73,7 @@ def rate_limited(scope: str) -> Callable[[ViewFunction], ViewFunction]:
 
     def decorate(view: ViewFunction) -> ViewFunction:
         @functools.wraps(view)
-        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             throttle = ScopedThrottle()
             # DRF's throttle reads only `method`, `META` and `user`, which a
             # Django request has too.

@@ -266,6 +266,7 @@ class GameCreateApi(APIView):
                 "invalid_idempotency_key",
                 f"An Idempotency-Key has 1 to {IDEMPOTENCY_KEY_MAX} characters.",
             )
+        assert request.user.is_authenticated  # permission_classes: IsAuthenticated
         game, created = services.game_submit(
             player=request.user, idempotency_key=key, **data.validated_data
         )

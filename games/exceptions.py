@@ -105,8 +105,9 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         extra["fields"] = detail if isinstance(detail, dict) else {"non_field_errors": detail}
     else:
         message = str(exc.detail)
-    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-        extra["wait"] = round(exc.wait)
+    wait = getattr(exc, "wait", None)  # Throttled's seconds to wait, when known
+    if isinstance(exc, exceptions.Throttled) and wait is not None:
+        extra["wait"] = round(wait)
     response.data = error_body(code, message, **extra)
     return response
 
@@ -121,7 +122,7 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
         return JsonResponse(
             error_body("not_found", "No such API path."), status=status.HTTP_404_NOT_FOUND
         )
-    return defaults.page_not_found(request, exception)  # type: ignore[arg-type]
+    return defaults.page_not_found(request, exception)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from rest_framework import status
 
@@ -84,7 +84,7 @@ def _frame(index: int, token: str | None, played: rules.Game) -> dict[str, Any]:
     }
 
 
-def player_get(*, username: str) -> AbstractBaseUser:
+def player_get(*, username: str) -> User:
     """The active player named `username`, or a 404 error."""
     player = get_user_model().objects.filter(username=username, is_active=True).first()
     if player is None:
@@ -94,7 +94,7 @@ def player_get(*, username: str) -> AbstractBaseUser:
     return player
 
 
-def player_games(*, player: AbstractBaseUser, limit: int = 20) -> QuerySet[Game]:
+def player_games(*, player: User, limit: int = 20) -> QuerySet[Game]:
     """The player's most recent games, newest first."""
     return Game.objects.filter(player=player).select_related("player", "daily")[:limit]
 

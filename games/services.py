@@ -17,7 +17,7 @@ from functools import partial
 
 from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -136,7 +136,7 @@ def _daily_deal_choose(date: datetime.date) -> tuple[int, int | None]:
 # --- Players -----------------------------------------------------------------------
 
 
-def player_register(*, username: str, password: str) -> tuple[AbstractBaseUser, str]:
+def player_register(*, username: str, password: str) -> tuple[User, str]:
     """Create a player and their API token; returns (player, token key).
 
     The username must be free (compared without case); the password must pass
@@ -161,7 +161,7 @@ def player_register(*, username: str, password: str) -> tuple[AbstractBaseUser, 
 
 
 @transaction.atomic
-def _player_store(*, player: AbstractBaseUser) -> tuple[AbstractBaseUser, str]:
+def _player_store(*, player: User) -> tuple[User, str]:
     username = player.get_username()
     taken = ServiceError(
         "username_taken",
@@ -180,7 +180,7 @@ def _player_store(*, player: AbstractBaseUser) -> tuple[AbstractBaseUser, str]:
     return player, token.key
 
 
-def player_authenticate(*, username: str, password: str) -> AbstractBaseUser:
+def player_authenticate(*, username: str, password: str) -> User:
     """The active player with these credentials, or an `invalid_credentials` error."""
     player = authenticate(username=username, password=password)
     if player is None:
@@ -197,7 +197,7 @@ def player_token_get_or_create(*, username: str, password: str) -> str:
     """The API token of the player with these credentials (created on first use)."""
     player = player_authenticate(username=username, password=password)
     token, _ = Token.objects.get_or_create(user=player)
-    return token.key
+    return str(token.key)
 
 
 # --- Games -------------------------------------------------------------------------
@@ -236,7 +236,7 @@ def _request_digest(deal_number: int, tokens: Sequence[str]) -> str:
     return hashlib.sha256(f"{deal_number}\n{' '.join(tokens)}".encode()).hexdigest()
 
 
-def _player_lock(player: AbstractBaseUser) -> None:
+def _player_lock(player: User) -> None:
     """Serialise one player's writes (their board rows and idempotency keys).
 
     Locks the player's row until the transaction ends; other players are not
@@ -253,7 +253,7 @@ def _announce(date: datetime.date, orders: Collection[str]) -> None:
 @transaction.atomic
 def game_submit(
     *,
-    player: AbstractBaseUser,
+    player: User,
     deal: str,
     log: str | Sequence[str],
     idempotency_key: str | None = None,

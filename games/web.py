@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from django.contrib.auth import login
 from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
@@ -264,7 +265,7 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
     daily = _daily_deal(day)
     page, me = _board(day, order, request.user)
     around = None
-    if me is not None:
+    if me is not None and request.user.is_authenticated:
         around = leaderboard_around(date=day, order=order, player=request.user, limit=AROUND_ME)
     previous_day = DailyDeal.objects.filter(date__lt=day).order_by("-date").first()
     next_day = DailyDeal.objects.filter(date__gt=day, date__lte=today).order_by("date").first()
@@ -328,7 +329,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     ):
         next_url = ""
     if request.method == "POST":
-        form = UserCreationForm(request.POST)
+        form: UserCreationForm[User] = UserCreationForm(request.POST)
         if form.is_valid():
             # The form checks what was typed; the service creates the player
             # exactly as the API's sign-up does (API token included).

@@ -74,13 +74,13 @@ class LeaderboardApi(APIView):
                 "around=me needs a signed-in player.",
                 status_code=status.HTTP_401_UNAUTHORIZED,
             )
-        page = leaderboard_around(
+        around = leaderboard_around(
             date=day.date, order=params["order"], player=request.user, limit=params["limit"]
         )
-        if page is None:
+        if around is None:
             raise ServiceError(
                 "not_on_board",
                 f"You have no entry on the {params['order']} board of {day.date.isoformat()}.",
                 status_code=status.HTTP_404_NOT_FOUND,
             )
-        return Response(page)
+        return Response(around)

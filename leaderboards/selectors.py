@@ -22,7 +22,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import connection
 
 from leaderboards.models import BoardTotal
@@ -53,7 +53,8 @@ def _select() -> str:
 def _rows(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.fetchall()
+        rows: list[tuple[Any, ...]] = cursor.fetchall()
+        return rows
 
 
 def _key(row: tuple[Any, ...]) -> list[Any]:
@@ -157,9 +158,7 @@ def _rank(date: datetime.date, order: str, row: tuple[Any, ...]) -> tuple[int, i
     raise AssertionError("unreachable: the last count has no cap")
 
 
-def _player_row(
-    date: datetime.date, order: str, player: AbstractBaseUser
-) -> tuple[Any, ...] | None:
+def _player_row(date: datetime.date, order: str, player: User) -> tuple[Any, ...] | None:
     rows = _rows(f"{_select()} AND e.player_id = %s", [date, order, player.pk])
     return rows[0] if rows else None
 
@@ -185,9 +184,7 @@ def leaderboard_page(
     }
 
 
-def leaderboard_entry(
-    *, date: datetime.date, order: str, player: AbstractBaseUser
-) -> dict[str, Any] | None:
+def leaderboard_entry(*, date: datetime.date, order: str, player: User) -> dict[str, Any] | None:
     """The player's own entry on the board with its rank, or None when not on it."""
     row = _player_row(date, order, player)
     if row is None:
@@ -261,7 +258,7 @@ def leaderboard_entries_of(
 
 
 def leaderboard_around(
-    *, date: datetime.date, order: str, player: AbstractBaseUser, limit: int = PAGE_LIMIT_MAX
+    *, date: datetime.date, order: str, player: User, limit: int = PAGE_LIMIT_MAX
 ) -> dict[str, Any] | None:
     """A page of up to `limit` entries centred on the player, or None when not on the board.
 
@@ -305,7 +302,7 @@ def leaderboard_around(
     }
 
 
-def player_board_results(*, player: AbstractBaseUser, limit: int = 30) -> list[dict[str, Any]]:
+def player_board_results(*, player: User, limit: int = 30) -> list[dict[str, Any]]:
     """The player's results of their last `limit` days: per day, their entry on each board."""
     rows = _rows(
         f"SELECT e.date, e.board, {_COLUMNS} {_from()} "

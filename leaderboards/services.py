@@ -10,9 +10,9 @@ key, so that concurrent submissions never wait on each other in a circle.
 from __future__ import annotations
 
 import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import F
 
 from leaderboards.models import Board, BoardBucket, BoardEntry, BoardTotal
@@ -41,7 +41,7 @@ def game_counts_on(*, board: str, game: Game) -> bool:
     return board == Board.SCORE or game.won
 
 
-def _entry_values(board: str, game: Game) -> dict[str, object]:
+def _entry_values(board: str, game: Game) -> dict[str, Any]:
     key1, key2 = board_sort_key(board=board, score=game.score, moves=game.moves)
     return {
         "game": game,
@@ -54,7 +54,10 @@ def _entry_values(board: str, game: Game) -> dict[str, object]:
     }
 
 
-def _counter_add(model: type[BoardTotal | BoardBucket], delta: int, **where: object) -> None:
+_Counter = TypeVar("_Counter", BoardTotal, BoardBucket)
+
+
+def _counter_add(model: type[_Counter], delta: int, **where: object) -> None:
     updated = model.objects.filter(**where).update(players=F("players") + delta)
     if not updated:
         # The first entry it counts: create the row (a concurrent first entry
@@ -109,7 +112,7 @@ def board_entries_offer(*, game: Game) -> list[str]:
     return moved
 
 
-def board_entries_recompute(*, player: AbstractBaseUser, date: datetime.date) -> list[str]:
+def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
     """Rebuild a player's entries of `date` from their games that still count.
 
     Used when a game is voided. Returns the boards that moved. The caller holds

@@ -15,6 +15,8 @@ $(STAMP): pyproject.toml
 ## Set up, migrate and serve on http://127.0.0.1:8000 (SQLite + in-memory channel layer by default).
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
+	@# Today's deal is chosen by the solver (a few seconds), once: here, not on the first visit.
+	$(BIN)/python manage.py prepare_daily_deals --days 1
 	$(BIN)/python manage.py compilemessages --ignore=.venv >/dev/null 2>&1 || true
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 

@@ -12,6 +12,7 @@ the log gets shorter and the rules engine still plays it to a win.
 from __future__ import annotations
 
 import heapq
+import itertools
 import time
 from dataclasses import dataclass
 
@@ -23,10 +24,34 @@ WINDOW = 40  # how far a play from the waste is moved at most, in moves
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One move of a plan; ``card`` is the card value it takes from the waste, if any."""
+    """One move of a plan.
+
+    ``card`` is the card value it takes from the waste, if any; ``touches``
+    what it changes: columns 0..8 and the suits' pairs of foundations 9..12.
+    Two plans that make the same moves on every column and every suit's
+    foundations in the same order see the same card under every move, so each
+    move stays legal whatever the order of the steps that share nothing.
+    """
 
     token: str
     card: int | None
+    touches: tuple[int, ...] = ()
+
+
+def _touches(play: Game, token: str, card: int | None) -> tuple[int, ...]:
+    """What ``token``, about to be played in ``play``, changes (see `Step`)."""
+    if token.startswith("W"):
+        target = token[1:]
+        if target.startswith("F"):
+            assert card is not None
+            return (9 + card // 13,)
+        return (int(target) - 1,)
+    if token.startswith("F"):  # F<n><column>: a card back from foundation n
+        return (9 + (int(token[1]) - 1) // 2, int(token[2:]) - 1)
+    source = int(token[0]) - 1
+    if token[1] == "F":
+        return (source, 9 + play.position().up[source][-1] % 52 // 13)
+    return (source, int(token[1:]) - 1)
 
 
 def plan_of(game: Game, log: tuple[str, ...]) -> list[Step]:
@@ -36,46 +61,9 @@ def plan_of(game: Game, log: tuple[str, ...]) -> list[Step]:
     for token in log:
         if token != "S":
             card = play.position().waste[-1] % 52 if token.startswith("W") else None
-            steps.append(Step(token, card))
+            steps.append(Step(token, card, _touches(play, token, card)))
         play.play(token)
     return steps
-
-
-def touches(game: Game, plan: list[Step]) -> list[tuple[int, ...]]:
-    """What each step of ``plan`` changes: columns 0..8 and the suits' foundations 9..12.
-
-    Two plans that make the same moves on every column and every suit's pair of
-    foundations in the same order see the same card under every move, so each
-    move stays legal whatever the order of the steps that share nothing.
-    """
-    play = game.copy()
-    touched: list[tuple[int, ...]] = []
-    log = Polisher(game).write(plan)
-    at = 0
-    for step in plan:
-        while log[at] != step.token:
-            play.play(log[at])
-            at += 1
-        token = step.token
-        if token.startswith("W"):
-            target = token[1:]
-            if target.startswith("F"):
-                assert step.card is not None
-                touched.append((9 + step.card // 13,))
-            else:
-                touched.append((int(target) - 1,))
-        elif token.startswith("F"):
-            touched.append((9 + (int(token[1]) - 1) // 2, int(token[2:]) - 1))
-        else:
-            source = int(token[0]) - 1
-            if token[1] == "F":
-                card = play.position().up[source][-1] % 52
-                touched.append((source, 9 + card // 13))
-            else:
-                touched.append((source, int(token[1:]) - 1))
-        play.play(token)
-        at += 1
-    return touched
 
 
 class Polisher:
@@ -137,7 +125,7 @@ class Polisher:
             tokens.append(step.token)
         return tokens
 
-    def schedule(self, plan: list[Step], touched: list[tuple[int, ...]]) -> list[Step]:
+    def schedule(self, plan: list[Step]) -> list[Step]:
         """An order of ``plan``'s steps with few stock taps in which every column and
         every suit's foundations still see their moves in the same order.
 
@@ -153,11 +141,11 @@ class Polisher:
         waiting = [0] * count
         after: list[list[int]] = [[] for _ in range(count)]
         last: dict[int, int] = {}
-        for index, resources in enumerate(touched):
-            for earlier in {last[r] for r in resources if r in last}:
+        for index, step in enumerate(plan):
+            for earlier in {last[r] for r in step.touches if r in last}:
                 after[earlier].append(index)
                 waiting[index] += 1
-            for resource in resources:
+            for resource in step.touches:
                 last[resource] = index
         free: list[int] = []  # ready steps that take no pool card, by their old place
         pool: list[int] = []  # ready steps that do
@@ -213,25 +201,19 @@ class Polisher:
         """
         block = plan[i : i + size]
         if j < i:
-            start, steps, resume = j, [*block, *plan[j:i]], i + size
+            start, moved, resume = j, [*block, *plan[j:i]], i + size
         else:
-            start, steps, resume = i, [*plan[i + size : j + 1], *block], j + 1
+            start, moved, resume = i, [*plan[i + size : j + 1], *block], j + 1
         mask, cursor, length = states[start]
-        for step in steps:
-            taken = self._before(mask, cursor, step)
-            if taken is None:
-                return None
-            taps, cursor, mask = taken
-            length += taps + 1
-            if length >= limit:
-                return None
-        for k in range(resume, len(plan) + 1):
-            if states[k][0] == mask and states[k][1] == cursor:
-                total = length + states[-1][2] - states[k][2]
-                return (total, steps, k) if total < limit else None
-            if k == len(plan):
-                break
-            step = plan[k]
+        steps: list[Step] = []
+        for n, step in enumerate(itertools.chain(moved, itertools.islice(plan, resume, None))):
+            if n >= len(moved):
+                # Past the moved stretch: where the pool is as the current plan
+                # has it before step k, the rest costs what it costs now.
+                k = resume + n - len(moved)
+                if states[k][0] == mask and states[k][1] == cursor:
+                    total = length + states[-1][2] - states[k][2]
+                    return (total, steps, k) if total < limit else None
             steps.append(step)
             taken = self._before(mask, cursor, step)
             if taken is None:
@@ -352,7 +334,7 @@ class Polisher:
         self.tries = 0
         self.max_tries = tries
         plan = plan_of(self.game, log)
-        scheduled = self.schedule(plan, touches(self.game, plan))
+        scheduled = self.schedule(plan)
         tokens = self.write(scheduled)
         if len(tokens) < len(log) and self.wins(tokens):
             plan = scheduled

@@ -13,7 +13,7 @@ import pytest
 from games.rules import Deal, Game, replay
 from games.solver import position_of_game, solve_game, solve_position
 from games.solver.bridge import shorten_tail
-from games.solver.polish import Polisher, Step, plan_of, touches
+from games.solver.polish import Polisher, Step, plan_of
 from games.solver.search import Searcher, Weights
 
 BUDGET = 60.0
@@ -29,13 +29,13 @@ def first_win(number: int) -> tuple[Game, tuple[str, ...]]:
     return game, answer.log
 
 
-def random_order(plan: list[Step], touched: list[tuple[int, ...]], random: Random) -> list[Step]:
+def random_order(plan: list[Step], random: Random) -> list[Step]:
     """A random order of ``plan`` in which the moves on each column and suit keep their turn."""
     last: dict[int, int] = {}
     needs: list[set[int]] = []
-    for index, resources in enumerate(touched):
-        needs.append({last[r] for r in resources if r in last})
-        for resource in resources:
+    for index, step in enumerate(plan):
+        needs.append({last[r] for r in step.touches if r in last})
+        for resource in step.touches:
             last[resource] = index
     done: set[int] = set()
     order: list[Step] = []
@@ -52,9 +52,8 @@ def test_any_order_that_keeps_each_column_and_suit_in_turn_still_wins(number: in
     game, log = first_win(number)
     polisher = Polisher(game)
     plan = plan_of(game, log)
-    touched = touches(game, plan)
     random = Random(number)
-    orders = [random_order(plan, touched, random) for _ in range(5)]
+    orders = [random_order(plan, random) for _ in range(5)]
     assert any(order != plan for order in orders)
     for order in orders:
         assert polisher.wins(polisher.write(order))
@@ -65,7 +64,7 @@ def test_touches_names_the_columns_and_the_suit_of_each_move() -> None:
     plan = plan_of(game, log)
     play = game.copy()
     tokens = iter(log)
-    for step, resources in zip(plan, touches(game, plan), strict=True):
+    for step in plan:
         token = next(tokens)
         while token == "S":
             play.play(token)
@@ -78,7 +77,7 @@ def test_touches_names_the_columns_and_the_suit_of_each_move() -> None:
         suits = {
             9 + f // 2 for f in range(8) if before["foundations"][f] != after["foundations"][f]
         }
-        assert set(resources) == columns | suits
+        assert set(step.touches) == columns | suits
 
 
 @pytest.mark.parametrize("number", [1, 3, 5])
@@ -86,7 +85,7 @@ def test_the_scheduled_order_wins_with_fewer_taps(number: int) -> None:
     game, log = first_win(number)
     polisher = Polisher(game)
     plan = plan_of(game, log)
-    scheduled = polisher.write(polisher.schedule(plan, touches(game, plan)))
+    scheduled = polisher.write(polisher.schedule(plan))
     assert polisher.wins(scheduled)
     assert len(scheduled) - scheduled.count("S") == len(plan)  # the same moves
     assert scheduled.count("S") < 0.75 * log.count("S")

@@ -154,19 +154,13 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
     async def board_update(self, update: live.BoardUpdate) -> None:
         """A fresh read of the board from the hub: pass on what changed for this socket.
 
-        Usually sent at once: the hub's shared text, or a text with this
-        player's own entry, which the hub read with the board. A socket that
-        started watching after that read began has no entry in it and must read
-        its own, so it hands the update to its own task (newest wins) and the
-        hub goes on to the next socket.
+        Sent at once: the hub's shared text, or a text with this player's own
+        entry, which the hub read with the board. Only while the snapshot is
+        still being sent does the update wait for it (newest wins).
         """
         if self.board is None:
             return
-        if (
-            self.ready
-            and self.sender is None
-            and (self.player_id is None or self.player_id in update.mine)
-        ):
+        if self.ready and self.sender is None:
             await self._send_update(update)
             return
         self.pending = update
@@ -187,12 +181,9 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
     async def _send_update(self, update: live.BoardUpdate) -> None:
         if self.board is None or update.version <= self.version:
             return
-        if self.player_id is not None and self.player_id not in update.mine:
-            # Watching since after that read began: read the board again with
-            # this player's entry, as one versioned read (a separate read of the
-            # entry could be newer than the next update's).
-            hub = live.BoardHub.current()
-            update = live.BoardUpdate.of(self.board, await hub.read(self.board, (self.player_id,)))
+        # A signed-in socket always finds its entry here: the hub asks for every
+        # socket watching when its read takes its version, and a socket that
+        # starts watching later reads its snapshot later, with a higher version.
         self.version = update.version
         entries_changed = update.entries_json != self.entries_json
         if entries_changed:

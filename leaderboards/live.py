@@ -126,16 +126,16 @@ class BoardView:
 
 def _board_read(
     board: BoardKey, player_ids: Collection[int] = ()
-) -> tuple[int, list[dict[str, Any]], str | None, dict[int, dict[str, Any]]]:
+) -> tuple[int, list[dict[str, Any]], str | None, dict[int, dict[str, Any] | None]]:
     from leaderboards.selectors import leaderboard_entries_of, leaderboard_page
 
     page = leaderboard_page(date=board.date, order=board.order, limit=WATCHED_ENTRIES, offset=0)
-    mine = (
+    found = (
         leaderboard_entries_of(date=board.date, order=board.order, player_ids=player_ids)
         if player_ids
         else {}
     )
-    return page["total"], page["entries"], page.get("deal"), mine
+    return page["total"], page["entries"], page.get("deal"), {p: found.get(p) for p in player_ids}
 
 
 @dataclass(frozen=True)
@@ -300,8 +300,7 @@ class BoardHub:
         # Reads run one at a time in Channels' database thread, in the order of
         # their versions: a higher version never holds older data.
         total, entries, deal, mine = await database_sync_to_async(_board_read)(board, player_ids)
-        own = {player_id: mine.get(player_id) for player_id in player_ids}
-        return BoardView(version, total, entries, encode_json(entries), deal, own)
+        return BoardView(version, total, entries, encode_json(entries), deal, mine)
 
     # Subscribing to changes
 

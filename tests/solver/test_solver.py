@@ -54,6 +54,11 @@ def pile(suit: str, height: int) -> str:
     return " ".join(rank + suit for rank in RANKS[:height])
 
 
+def piles(*heights: int) -> list[str]:
+    """The eight foundations (S S H H D D C C) built up to ``heights``."""
+    return [pile(suit, height) for suit, height in zip("SSHHDDCC", heights, strict=True)]
+
+
 def locked(stock: str = "9C TC JC") -> Game:
     """No way to reach the ten of hearts: the jack on it has nowhere to go.
 
@@ -64,16 +69,7 @@ def locked(stock: str = "9C TC JC") -> Game:
     return arrange(
         columns=[*KINGS_ON_QUEENS, "th JH"],
         stock=stock,
-        foundations=[
-            pile("S", 11),
-            pile("S", 11),
-            pile("H", 11),
-            pile("H", 9),
-            pile("D", 11),
-            pile("D", 11),
-            pile("C", 11),
-            pile("C", 8),
-        ],
+        foundations=piles(11, 11, 11, 9, 11, 11, 11, 8),
     )
 
 
@@ -82,32 +78,14 @@ def unlockable() -> Game:
     return arrange(
         columns=["KS", *KINGS_ON_QUEENS[1:], "th JH"],
         stock="9C QS TC JC",
-        foundations=[
-            pile("S", 11),
-            pile("S", 11),
-            pile("H", 11),
-            pile("H", 9),
-            pile("D", 11),
-            pile("D", 11),
-            pile("C", 11),
-            pile("C", 8),
-        ],
+        foundations=piles(11, 11, 11, 9, 11, 11, 11, 8),
     )
 
 
 def no_moves_at_all() -> Game:
     return arrange(
         columns=[*KINGS_ON_QUEENS, "th JH"],
-        foundations=[
-            pile("S", 11),
-            pile("S", 11),
-            pile("H", 11),
-            pile("H", 9),
-            pile("D", 11),
-            pile("D", 11),
-            pile("C", 11),
-            pile("C", 11),
-        ],
+        foundations=piles(11, 11, 11, 9, 11, 11, 11, 11),
     )
 
 
@@ -119,16 +97,7 @@ def needs_a_card_back() -> Game:
     """
     return arrange(
         columns=["9h TH", "QD", "KC"],
-        foundations=[
-            pile("S", 13),
-            pile("S", 11),
-            pile("H", 13),
-            pile("H", 8),
-            pile("D", 13),
-            pile("D", 11),
-            pile("C", 13),
-            pile("C", 12),
-        ],
+        foundations=piles(13, 11, 13, 8, 13, 11, 13, 12),
         stock="JH QH KH QS KS KD",
     )
 

@@ -286,11 +286,11 @@ def prepare(args: argparse.Namespace) -> Day:
     from django.utils import timezone
 
     from games.rules import Deal
-    from games.services import daily_deal_get_or_create
+    from games.services import daily_deal_store
 
     call_command("migrate", verbosity=0)
     today = timezone.now().date()
-    deal = Deal(daily_deal_get_or_create(date=today).number).code
+    deal = Deal(daily_deal_store(date=today).number).code
     run_id = f"{int(time.time()):x}"
     names = [f"fan{run_id}-{n}" for n in range(int(args.rate * args.duration))]
     users = get_user_model()

@@ -73,7 +73,7 @@ def prepare(players: int, logs: int, seed: int) -> tuple[str, list[str], list[st
     from rest_framework.authtoken.models import Token
 
     from games import rules
-    from games.services import daily_deal_get_or_create
+    from games.services import daily_deal_store
 
     call_command("migrate", verbosity=0)
     with connection.cursor() as cursor:
@@ -85,7 +85,7 @@ def prepare(players: int, logs: int, seed: int) -> tuple[str, list[str], list[st
         [get_user_model()(username=f"bench{i}", password="!") for i in range(players)]
     )
     tokens = [Token.objects.create(user=user).key for user in users]
-    day = daily_deal_get_or_create(date=timezone.now().date())
+    day = daily_deal_store(date=timezone.now().date())
     deal = rules.Deal(day.number)
     rng = random.Random(seed)
     made = [random_log(deal, rng.randint(400, 800), rng) for _ in range(logs)]

@@ -17,9 +17,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse, UnreadablePostError
+
+from easyharp_site.errors import error_body
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +33,7 @@ RETRY_AFTER_SECONDS = 5
 
 def error_response(*, status: int, code: str, message: str) -> HttpResponse:
     """A refusal in the service's documented shape: `{"error": {"code", "message"}}`."""
-    return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+    return JsonResponse(error_body(code, message), status=status)
 
 
 UNAVAILABLE = (
@@ -55,8 +58,6 @@ def service_unavailable_response(request: HttpRequest | None = None) -> HttpResp
 
 def request_too_large_response() -> HttpResponse:
     """The 413 sent for a body over `DATA_UPLOAD_MAX_MEMORY_SIZE`."""
-    from django.conf import settings
-
     return error_response(
         status=413,
         code="request_too_large",

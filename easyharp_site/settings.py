@@ -7,11 +7,14 @@ in-memory channel layer, so a fresh checkout needs no other server.
 
 from __future__ import annotations
 
+import datetime
 import os
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+
+from easyharp_site.dates import day_from_text
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -50,6 +53,16 @@ def env_float(name: str, default: float) -> float:
         return float(value)
     except ValueError:
         raise ImproperlyConfigured(f"{name} must be a number, not {value!r}") from None
+
+
+def env_date(name: str, default: str) -> datetime.date:
+    value = os.environ.get(name) or default
+    try:
+        return day_from_text(value)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"{name} must be a real date written YYYY-MM-DD, not {value!r}"
+        ) from None
 
 
 def env_list(name: str, default: str) -> list[str]:
@@ -99,7 +112,10 @@ DAILY_DEAL_REQUIRE_WIN = env_bool("DAILY_DEAL_REQUIRE_WIN", True)
 # Time the solver may spend on one candidate deal before it is passed over.
 DAILY_DEAL_SOLVER_SECONDS = env_float("DAILY_DEAL_SOLVER_SECONDS", 10.0)
 # The first day served; earlier dates are not served (and never stored).
-DAILY_DEAL_FIRST_DATE = env_str("DAILY_DEAL_FIRST_DATE", "2026-01-01")
+DAILY_DEAL_FIRST_DATE = env_date("DAILY_DEAL_FIRST_DATE", "2026-01-01")
+# Whether the server process itself keeps today's and tomorrow's deals prepared
+# (games.preparer): on for `make run`, off where a separate job does it.
+DAILY_DEAL_PREPARE_IN_PROCESS = env_bool("DAILY_DEAL_PREPARE_IN_PROCESS", False)
 # Longest move log a submission may carry.
 GAME_MAX_ACTIONS = env_int("GAME_MAX_ACTIONS", 20_000)
 # Time the solver may spend on one hint (POST /api/hint/).
@@ -245,7 +261,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "games.exceptions.api_exception_handler",
+    "EXCEPTION_HANDLER": "easyharp_site.errors.api_exception_handler",
     # Deeply nested JSON is a 400, not a RecursionError (easyharp_site/parsers.py).
     "DEFAULT_PARSER_CLASSES": [
         "easyharp_site.parsers.SafeJSONParser",

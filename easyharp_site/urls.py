@@ -4,8 +4,9 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from easyharp_site.accounts import urls as accounts_urls
+from easyharp_site.health import healthz
 from easyharp_site.throttling import rate_limited
-from games.api import healthz
 
 urlpatterns = [
     # Staff passwords get the same guessing limit as players' (before admin's own route).
@@ -13,12 +14,18 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/", include(accounts_urls.api_urlpatterns)),
     path("api/", include("games.api_urls")),
     path("api/", include("leaderboards.api_urls")),
-    path("healthz", healthz, name="healthz"),
+    path("healthz/", healthz, name="healthz"),
+    path("healthz", healthz),
+    path("", include(accounts_urls.urlpatterns)),
     path("", include("games.web_urls")),
+    path("", include("leaderboards.urls")),
+    # set_language: the language switch posts here.
+    path("i18n/", include("django.conf.urls.i18n")),
 ]
 
 # API paths answer errors in JSON (`{"error": {...}}`); pages keep Django's pages.
-handler404 = "games.exceptions.not_found"
-handler500 = "games.exceptions.server_error"
+handler404 = "easyharp_site.errors.not_found"
+handler500 = "easyharp_site.errors.server_error"

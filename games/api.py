@@ -2,51 +2,33 @@
 
 Each view has its own small Input/Output serializers; the work is done by
 `games.services` (writes) and `games.selectors` (reads), and every refusal is a
-`ServiceError` or a DRF error that `games.exceptions` turns into
+`ServiceError` or a DRF error that `easyharp_site.errors` turns into
 `{"error": {"code", "message", ...}}`.
 """
 
 from __future__ import annotations
 
-import datetime
 from typing import Any
 
-from django.contrib.auth import login, logout
-from django.contrib.auth.validators import UnicodeUsernameValidator
-from django.db import connection
-from django.http import HttpRequest, JsonResponse
 from django.urls import NoReverseMatch, reverse
-from django.utils import timezone
 from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
     extend_schema_field,
     extend_schema_serializer,
-    inline_serializer,
 )
 from rest_framework import serializers, status
-from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from easyharp_site.dates import parse_day, today
+from easyharp_site.errors import ServiceError
 from games import selectors, services
-from games.exceptions import ServiceError
-from games.models import DailyDeal, Game
-from leaderboards.selectors import player_board_results
+from games.models import Game
 
 IDEMPOTENCY_KEY_MAX = 255
-
-
-def parse_day(text: str) -> datetime.date:
-    """A `YYYY-MM-DD` date from a URL, or a 404 error."""
-    try:
-        return datetime.date.fromisoformat(text)
-    except ValueError:
-        raise ServiceError(
-            "not_found", f"{text!r} is not a date (YYYY-MM-DD).", status_code=404
-        ) from None
 
 
 def game_url(request: Request, game: Game) -> str:
@@ -58,93 +40,15 @@ def game_url(request: Request, game: Game) -> str:
     return request.build_absolute_uri(path)
 
 
-# --- Accounts ----------------------------------------------------------------------
-
-
-class CredentialsInput(serializers.Serializer):
-    username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()])
-    password = serializers.CharField(max_length=128, trim_whitespace=False)
-
-
-class RegisterApi(APIView):
-    """Sign up: create a player and return their API token."""
-
-    throttle_scope = "signup"
-
-    @extend_schema_serializer(component_name="Registered")
-    class OutputSerializer(serializers.Serializer):
-        username = serializers.CharField()
-        token = serializers.CharField()
-
-    @extend_schema(request=CredentialsInput, responses={201: OutputSerializer})
-    def post(self, request: Request) -> Response:
-        data = CredentialsInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        player, token = services.player_register(**data.validated_data)
-        output = self.OutputSerializer({"username": player.get_username(), "token": token})
-        return Response(output.data, status=status.HTTP_201_CREATED)
-
-
-class TokenApi(APIView):
-    """Exchange a username and password for the player's API token."""
-
-    throttle_scope = "auth"
-
-    @extend_schema_serializer(component_name="TokenOutput")
-    class OutputSerializer(serializers.Serializer):
-        token = serializers.CharField()
-
-    @extend_schema(request=CredentialsInput, responses={200: OutputSerializer})
-    def post(self, request: Request) -> Response:
-        data = CredentialsInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        token = services.player_token_get_or_create(**data.validated_data)
-        return Response(self.OutputSerializer({"token": token}).data)
-
-
-class LoginApi(APIView):
-    """Log in with a session cookie (for the browser); CSRF-protected like every session write."""
-
-    throttle_scope = "auth"
-    authentication_classes: list[type] = []
-
-    @extend_schema_serializer(component_name="LoggedIn")
-    class OutputSerializer(serializers.Serializer):
-        username = serializers.CharField()
-
-    @extend_schema(request=CredentialsInput, responses={200: OutputSerializer})
-    def post(self, request: Request) -> Response:
-        # Nobody is signed in yet, so DRF would skip the CSRF check; a forged
-        # login would sign a victim's browser into the attacker's account.
-        SessionAuthentication().enforce_csrf(request)
-        data = CredentialsInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        player = services.player_authenticate(**data.validated_data)
-        login(request._request, player)
-        return Response(self.OutputSerializer({"username": player.get_username()}).data)
-
-
-class LogoutApi(APIView):
-    """End the browser session."""
-
-    @extend_schema(request=None, responses={204: None})
-    def post(self, request: Request) -> Response:
-        logout(request._request)
-        return Response(status=status.HTTP_204_NO_CONTENT)
-
-
 # --- Deals -------------------------------------------------------------------------
 
 
 class DailyOutput(serializers.Serializer):
     date = serializers.DateField()
-    deal = serializers.SerializerMethodField()
+    deal = serializers.CharField(source="deal_code")
     number = serializers.IntegerField()
     par = serializers.IntegerField(allow_null=True)
     closes_at = serializers.DateTimeField()
-
-    def get_deal(self, day: DailyDeal) -> str:
-        return selectors.deal_code(day.number)
 
 
 class DailyTodayApi(APIView):
@@ -152,7 +56,7 @@ class DailyTodayApi(APIView):
 
     @extend_schema(operation_id="daily_today", responses={200: DailyOutput})
     def get(self, request: Request) -> Response:
-        day = services.daily_deal_get_or_create(date=timezone.now().date())
+        day = selectors.daily_deal_get(date=today())
         return Response(DailyOutput(day).data)
 
 
@@ -161,7 +65,7 @@ class DailyDetailApi(APIView):
 
     @extend_schema(responses={200: DailyOutput})
     def get(self, request: Request, date: str) -> Response:
-        day = services.daily_deal_get_or_create(date=parse_day(date))
+        day = selectors.daily_deal_get(date=parse_day(date))
         return Response(DailyOutput(day).data)
 
 
@@ -315,49 +219,27 @@ class GameReplayApi(APIView):
         return response
 
 
-# --- Players -----------------------------------------------------------------------
+# --- Hints -------------------------------------------------------------------------
 
 
-class PlayerApi(APIView):
-    """A player's daily results (last 30 days) and recent games (last 20)."""
+class HintApi(APIView):
+    """The next action of a win from a position, or that there is none, or that time ran out."""
 
-    @extend_schema(
-        responses={
-            200: inline_serializer(
-                "PlayerOutput",
-                {
-                    "username": serializers.CharField(),
-                    "joined": serializers.DateTimeField(),
-                    "daily": serializers.ListField(child=serializers.DictField()),
-                    "games": GameOutput(many=True),
-                },
-            )
-        }
-    )
-    def get(self, request: Request, username: str) -> Response:
-        player = selectors.player_get(username=username)
-        games = selectors.player_games(player=player, limit=20)
-        return Response(
-            {
-                "username": player.get_username(),
-                "joined": serializers.DateTimeField().to_representation(player.date_joined),
-                "daily": player_board_results(player=player, limit=30),
-                "games": GameOutput(games, many=True, context={"request": request}).data,
-            }
-        )
+    throttle_scope = "hint"  # each request may cost seconds of solver time
 
+    class InputSerializer(serializers.Serializer):
+        deal = serializers.CharField(max_length=64)
+        log = LogField(required=False, default="")
 
-# --- Health ------------------------------------------------------------------------
+    class OutputSerializer(serializers.Serializer):
+        result = serializers.ChoiceField(choices=["move", "lost", "unknown", "won"])
+        action = serializers.CharField(allow_null=True)
+        moves_to_win = serializers.IntegerField(allow_null=True)
+        seconds = serializers.FloatField()
 
-
-def healthz(request: HttpRequest) -> JsonResponse:
-    """200 `{"status": "ok"}` when the database answers, else 503."""
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-    except Exception:  # any database failure means "not healthy", whatever its class
-        return JsonResponse(
-            {"error": {"code": "database_unavailable", "message": "The database does not answer."}},
-            status=503,
-        )
-    return JsonResponse({"status": "ok"})
+    @extend_schema(request=InputSerializer, responses={200: OutputSerializer})
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        answer = selectors.game_hint(**data.validated_data)
+        return Response(self.OutputSerializer(answer).data)

@@ -2,19 +2,14 @@
 
 from django.urls import path
 
-from games import api, hint_api
+from games import api
 
 urlpatterns = [
-    path("auth/register/", api.RegisterApi.as_view(), name="api-register"),
-    path("auth/token/", api.TokenApi.as_view(), name="api-token"),
-    path("auth/login/", api.LoginApi.as_view(), name="api-login"),
-    path("auth/logout/", api.LogoutApi.as_view(), name="api-logout"),
     path("daily/", api.DailyTodayApi.as_view(), name="api-daily-today"),
     path("daily/<str:date>/", api.DailyDetailApi.as_view(), name="api-daily"),
     path("deals/<str:code>/", api.DealApi.as_view(), name="api-deal"),
     path("games/", api.GameCreateApi.as_view(), name="api-game-create"),
     path("games/<int:game_id>/", api.GameDetailApi.as_view(), name="api-game-detail"),
     path("games/<int:game_id>/replay/", api.GameReplayApi.as_view(), name="api-game-replay"),
-    path("players/<str:username>/", api.PlayerApi.as_view(), name="api-player"),
-    path("hint/", hint_api.HintApi.as_view(), name="api-hint"),
+    path("hint/", api.HintApi.as_view(), name="api-hint"),
 ]

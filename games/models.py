@@ -8,12 +8,14 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from games.rules import Deal
+
 
 class DailyDeal(models.Model):
     """The deal everyone plays on one UTC date.
 
-    Stored the first time the day is asked for, so that a later change of the
-    method that picks deals never changes a past day.
+    Stored ahead of time (`services.daily_deals_prepare`), so that a later
+    change of the method that picks deals never changes a past day.
     """
 
     date = models.DateField(unique=True)
@@ -28,6 +30,11 @@ class DailyDeal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.date.isoformat()} (deal {self.number})"
+
+    @property
+    def deal_code(self) -> str:
+        """The day's deal code, e.g. `EH1-N-AAAAAAF`."""
+        return Deal(self.number).code
 
     @property
     def closes_at(self) -> datetime.datetime:
@@ -98,6 +105,4 @@ class Game(models.Model):
     @property
     def deal_code(self) -> str:
         """The deal's code, e.g. `EH1-N-AAAAAAF`."""
-        from games.rules import Deal
-
         return Deal(self.deal_number).code

@@ -1,7 +1,9 @@
-"""Reads of deals, games and players."""
+"""Reads of deals, games and players. Reads never write: no selector stores
+anything or chooses a day (days are prepared ahead by `services.daily_deals_prepare`)."""
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,16 +13,52 @@ from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from rest_framework import status
 
+from easyharp_site.dates import today
+from easyharp_site.errors import ServiceError
 from games import rules
-from games.exceptions import ServiceError, illegal_action
-from games.models import Game
-from games.services import deal_parse, log_tokens
+from games.models import DailyDeal, Game
+from games.parsing import deal_parse, illegal_action, log_tokens
 from games.solver import Hint, hint
 
 
-def deal_code(number: int) -> str:
-    """The code of deal `number`, e.g. 5 -> `EH1-N-AAAAAAF`."""
-    return rules.Deal(number).code
+def daily_deal_first_date() -> datetime.date:
+    """The first day the service serves (setting DAILY_DEAL_FIRST_DATE)."""
+    first: datetime.date = settings.DAILY_DEAL_FIRST_DATE
+    return first
+
+
+def daily_deal_get(*, date: datetime.date) -> DailyDeal:
+    """The stored deal of `date`, or a 404 error saying why there is none.
+
+    Future days are never served (`day_not_open`), nor days before
+    DAILY_DEAL_FIRST_DATE (`day_not_served`); a served day whose deal is not
+    prepared yet is `day_not_prepared` (the preparing job is behind).
+    """
+    if date > today():
+        raise ServiceError(
+            "day_not_open",
+            f"The deal of {date.isoformat()} is not served before that day.",
+            status_code=status.HTTP_404_NOT_FOUND,
+        )
+    if date < daily_deal_first_date():
+        raise ServiceError(
+            "day_not_served",
+            f"There is no deal of the day before {daily_deal_first_date().isoformat()}.",
+            status_code=status.HTTP_404_NOT_FOUND,
+        )
+    day = DailyDeal.objects.filter(date=date).first()
+    if day is None:
+        raise ServiceError(
+            "day_not_prepared",
+            f"The deal of {date.isoformat()} is not prepared yet; try again in a minute.",
+            status_code=status.HTTP_404_NOT_FOUND,
+        )
+    return day
+
+
+def daily_deals_served(*, until: datetime.date) -> QuerySet[DailyDeal]:
+    """The stored days up to `until`, newest first."""
+    return DailyDeal.objects.filter(date__lte=until).order_by("-date")
 
 
 def deal_start(*, code: str) -> dict[str, Any]:
@@ -112,3 +150,12 @@ def game_hint(*, deal: str, log: str | Sequence[str]) -> Hint:
         return hint(parsed_deal, tokens, seconds=settings.HINT_SOLVER_SECONDS)
     except rules.ActionError as error:
         raise illegal_action(error) from None
+
+
+def daily_deal_neighbours(
+    *, date: datetime.date, until: datetime.date
+) -> tuple[datetime.date | None, datetime.date | None]:
+    """The stored days just before and just after `date` (the latter no later than `until`)."""
+    before = DailyDeal.objects.filter(date__lt=date).order_by("-date").first()
+    after = DailyDeal.objects.filter(date__gt=date, date__lte=until).order_by("date").first()
+    return (before.date if before else None, after.date if after else None)

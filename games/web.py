@@ -1,4 +1,6 @@
-"""HTML pages: home, play, leaderboard, replay, player, rules, sign up.
+"""HTML pages of games: play, replay, rules; and what every page shares (`page_config`).
+
+The pages that show a board (home, leaderboard, player) are the leaderboards'.
 
 The views only gather what a page shows first and hand the rest to the
 browser: the play page plays with the JavaScript engine
@@ -14,35 +16,20 @@ import datetime
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from django.contrib.auth import login
-from django.contrib.auth.forms import UserCreationForm
-from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.urls import reverse
-from django.utils import timezone
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
-from games.exceptions import ServiceError
+from easyharp_site.dates import today
+from easyharp_site.errors import ServiceError
 from games.models import DailyDeal
 from games.rules import Deal
-from games.selectors import game_get, player_games, player_get
-from games.services import daily_deal_get_or_create, player_register
-from leaderboards.selectors import (
-    leaderboard_around,
-    leaderboard_entry,
-    leaderboard_page,
-    player_board_results,
-)
+from games.selectors import daily_deal_get, game_get
 
 T = TypeVar("T")
-
-BOARD_ORDERS = ("score", "moves")
-RECENT_DAYS = 14
-AROUND_ME = 11
 
 # The engine's reason codes (games/rules/errors.py, REASONS in engine.js) in
 # words a player reads, so a refusal shows in the player's language. The
@@ -152,7 +139,7 @@ def client_strings() -> dict[str, Any]:
     }
 
 
-def _page_config(request: HttpRequest, **extra: Any) -> dict[str, Any]:
+def page_config(request: HttpRequest, **extra: Any) -> dict[str, Any]:
     """The JSON every page script reads: who is signed in, where the API is, strings."""
     user = request.user
     return {
@@ -165,11 +152,7 @@ def _page_config(request: HttpRequest, **extra: Any) -> dict[str, Any]:
     }
 
 
-def _today() -> datetime.date:
-    return timezone.now().date()
-
-
-def _found(read: Callable[..., T], /, **kwargs: Any) -> T:
+def found(read: Callable[..., T], /, **kwargs: Any) -> T:
     """What a service or selector returns, or a 404 page with its message when it refuses."""
     try:
         return read(**kwargs)
@@ -177,48 +160,16 @@ def _found(read: Callable[..., T], /, **kwargs: Any) -> T:
         raise Http404(error.message) from None
 
 
-def _daily_deal(date: datetime.date) -> DailyDeal:
-    """The stored deal of `date` (chosen the first time the day is asked for), else 404."""
-    return _found(daily_deal_get_or_create, date=date)
-
-
-def _deal_code(number: int) -> str:
-    return Deal(number).code
-
-
-def _board(date: datetime.date, order: str, player: Any) -> tuple[dict[str, Any], Any]:
-    """The first page of a day's board and the signed-in player's own entry."""
-    page = leaderboard_page(date=date, order=order, limit=100)
-    me = None
-    if player.is_authenticated:
-        me = leaderboard_entry(date=date, order=order, player=player)
-    return page, me
-
-
-def home(request: HttpRequest) -> HttpResponse:
-    """Today's deal, the player's own result and rank, the top 10 live."""
-    today = _today()
-    daily = _daily_deal(today)
-    page, me = _board(today, "score", request.user)
-    recent = DailyDeal.objects.filter(date__lte=today).order_by("-date")[1 : RECENT_DAYS + 1]
-    context = {
-        "today": today,
-        "deal_code": _deal_code(daily.number),
-        "par": daily.par,
-        "top": page["entries"][:10],
-        "total": page["total"],
-        "me": me,
-        "recent_days": [day.date for day in recent],
-        "config": _page_config(request, date=today.isoformat(), order="score", limit=10),
-    }
-    return render(request, "games/home.html", context)
+def daily_deal_or_404(date: datetime.date) -> DailyDeal:
+    """The stored deal of `date`, else a 404 page saying why (not open, not prepared)."""
+    return found(daily_deal_get, date=date)
 
 
 def play(request: HttpRequest) -> HttpResponse:
     """The game: today's deal, or any deal given as `?deal=CODE`."""
-    today = _today()
-    daily = _daily_deal(today)
-    daily_code = _deal_code(daily.number)
+    day = today()
+    daily = daily_deal_or_404(day)
+    daily_code = daily.deal_code
     requested = request.GET.get("deal", "").strip()
     deal_error = None
     deal = daily_code
@@ -233,82 +184,27 @@ def play(request: HttpRequest) -> HttpResponse:
         "is_daily": deal == daily_code,
         # The par is the day's: another deal has none to beat.
         "par": daily.par if deal == daily_code else None,
-        "config": _page_config(
+        "config": page_config(
             request,
             deal=deal,
             daily_deal=daily_code,
-            date=today.isoformat(),
+            date=day.isoformat(),
             games_url="/api/games/",
-            leaderboard_url=f"/api/daily/{today.isoformat()}/leaderboard/",
+            leaderboard_url=f"/api/daily/{day.isoformat()}/leaderboard/",
             hint_url=reverse("api-hint"),
         ),
     }
     return render(request, "games/play.html", context, status=400 if deal_error else 200)
 
 
-def _parse_date(text: str) -> datetime.date:
-    try:
-        return datetime.date.fromisoformat(text)
-    except ValueError:
-        raise Http404(_("There is no such day.")) from None
-
-
-def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
-    """A day's board by score or by moves, kept live by the page script."""
-    today = _today()
-    day = _parse_date(date) if date else today
-    if day > today:
-        raise Http404(_("That day has not come yet."))
-    order = request.GET.get("order", "score")
-    if order not in BOARD_ORDERS:
-        order = "score"
-    daily = _daily_deal(day)
-    page, me = _board(day, order, request.user)
-    around = None
-    if me is not None and request.user.is_authenticated:
-        around = leaderboard_around(date=day, order=order, player=request.user, limit=AROUND_ME)
-    previous_day = DailyDeal.objects.filter(date__lt=day).order_by("-date").first()
-    next_day = DailyDeal.objects.filter(date__gt=day, date__lte=today).order_by("date").first()
-    context = {
-        "day": day,
-        "is_today": day == today,
-        "order": order,
-        "deal_code": _deal_code(daily.number),
-        "par": daily.par,
-        "page": page,
-        "me": me,
-        "around": around["entries"] if around else [],
-        "previous_day": previous_day.date if previous_day else None,
-        "next_day": next_day.date if next_day else None,
-        "recent_days": [
-            d.date
-            for d in DailyDeal.objects.filter(date__lte=today).order_by("-date")[:RECENT_DAYS]
-        ],
-        "config": _page_config(request, date=day.isoformat(), order=order, limit=100),
-    }
-    return render(request, "games/leaderboard.html", context)
-
-
 def replay(request: HttpRequest, game_id: int) -> HttpResponse:
     """A stored game, step by step from the API's replay frames."""
-    game = _found(game_get, game_id=game_id)
+    game = found(game_get, game_id=game_id)
     context = {
         "game": game,
-        "config": _page_config(request, game=game.pk, replay_url=f"/api/games/{game.pk}/replay/"),
+        "config": page_config(request, game=game.pk, replay_url=f"/api/games/{game.pk}/replay/"),
     }
     return render(request, "games/replay.html", context)
-
-
-def player(request: HttpRequest, username: str) -> HttpResponse:
-    """A player's daily results and recent games."""
-    user = _found(player_get, username=username)
-    context = {
-        "player": user,
-        "days": player_board_results(player=user, limit=30),
-        "games": player_games(player=user, limit=50),
-        "config": _page_config(request),
-    }
-    return render(request, "games/player.html", context)
 
 
 RULES_TEMPLATES = {"es": "games/rules/es.html", "nl": "games/rules/nl.html"}
@@ -318,32 +214,4 @@ def rules_page(request: HttpRequest) -> HttpResponse:
     """The short rules of Easy Harp, written for this site in the page's language."""
     language = (get_language() or "en").split("-")[0]
     template = RULES_TEMPLATES.get(language, "games/rules/en.html")
-    return render(request, template, {"config": _page_config(request)})
-
-
-def signup(request: HttpRequest) -> HttpResponse:
-    """Create an account and sign in at once; back to `next` (e.g. the game in progress)."""
-    next_url = request.POST.get("next") or request.GET.get("next") or ""
-    if not url_has_allowed_host_and_scheme(
-        next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        next_url = ""
-    if request.method == "POST":
-        form: UserCreationForm[User] = UserCreationForm(request.POST)
-        if form.is_valid():
-            # The form checks what was typed; the service creates the player
-            # exactly as the API's sign-up does (API token included).
-            try:
-                user, _token = player_register(
-                    username=form.cleaned_data["username"],
-                    password=form.cleaned_data["password1"],
-                )
-            except ServiceError as error:
-                form.add_error(None, error.message)
-            else:
-                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-                return redirect(next_url or "home")
-    else:
-        form = UserCreationForm()
-    context = {"form": form, "next": next_url, "config": _page_config(request)}
-    return render(request, "registration/signup.html", context)
+    return render(request, template, {"config": page_config(request)})

@@ -1,18 +1,33 @@
-"""The REST API of the leaderboards: thin views over `leaderboards.selectors`."""
+"""The REST API of the leaderboards: thin views over `leaderboards.selectors`.
+
+The boards of a day, and a player's page (their results on the boards, with
+their games as `games.api` shows them).
+"""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_serializer,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.api import parse_day
-from games.exceptions import ServiceError
-from games.services import daily_deal_get_or_create
+from easyharp_site.dates import parse_day
+from easyharp_site.errors import ServiceError
+from games import selectors as games_selectors
+from games.api import GameOutput
 from leaderboards.models import Board
-from leaderboards.selectors import PAGE_LIMIT_MAX, leaderboard_around, leaderboard_page
+from leaderboards.selectors import (
+    PAGE_LIMIT_MAX,
+    leaderboard_around,
+    leaderboard_page,
+    player_board_results,
+)
 
 
 class EntrySerializer(serializers.Serializer):
@@ -62,7 +77,7 @@ class LeaderboardApi(APIView):
         query = self.InputSerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         params = query.validated_data
-        day = daily_deal_get_or_create(date=parse_day(date))
+        day = games_selectors.daily_deal_get(date=parse_day(date))
         if "around" not in params:
             page = leaderboard_page(
                 date=day.date, order=params["order"], limit=params["limit"], offset=params["offset"]
@@ -84,3 +99,32 @@ class LeaderboardApi(APIView):
                 status_code=status.HTTP_404_NOT_FOUND,
             )
         return Response(around)
+
+
+class PlayerApi(APIView):
+    """A player's daily results (last 30 days) and recent games (last 20)."""
+
+    @extend_schema(
+        responses={
+            200: inline_serializer(
+                "PlayerOutput",
+                {
+                    "username": serializers.CharField(),
+                    "joined": serializers.DateTimeField(),
+                    "daily": serializers.ListField(child=serializers.DictField()),
+                    "games": GameOutput(many=True),
+                },
+            )
+        }
+    )
+    def get(self, request: Request, username: str) -> Response:
+        player = games_selectors.player_get(username=username)
+        games = games_selectors.player_games(player=player, limit=20)
+        return Response(
+            {
+                "username": player.get_username(),
+                "joined": serializers.DateTimeField().to_representation(player.date_joined),
+                "daily": player_board_results(player=player, limit=30),
+                "games": GameOutput(games, many=True, context={"request": request}).data,
+            }
+        )

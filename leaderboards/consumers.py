@@ -18,8 +18,8 @@ Protocol (server to client, JSON text frames):
 Close codes (after the handshake, so that browsers see them):
 
 - 4400: the `order` query parameter is neither `score` nor `moves`.
-- 4404: the date has no board: not a date, a future day, or a day the service
-  does not serve.
+- 4404: the date has no board: not a date, a future day, a day the service
+  does not serve, or a day not prepared yet.
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from games.exceptions import ServiceError
+from easyharp_site.dates import day_from_text
+from easyharp_site.errors import ServiceError
+from games.selectors import daily_deal_get
 from leaderboards import live
 from leaderboards.models import Board
 
@@ -44,11 +46,9 @@ CLOSE_NO_BOARD = 4404
 
 
 def _board_open(date: datetime.date) -> str | None:
-    """None when `date` has a board (opening the day if needed), else why not."""
-    from games.services import daily_deal_get_or_create
-
+    """None when `date` has a board (its day is prepared and served), else why not."""
     try:
-        daily_deal_get_or_create(date=date)
+        daily_deal_get(date=date)
     except ServiceError as error:
         return error.message
     return None
@@ -102,7 +102,7 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
             return
         text = self.scope["url_route"]["kwargs"]["date"]
         try:
-            date = datetime.date.fromisoformat(text)
+            date = day_from_text(text)
         except ValueError:
             await self._refuse(CLOSE_NO_BOARD, "no_board", f"{text!r} is not a date (YYYY-MM-DD).")
             return

@@ -44,6 +44,7 @@ from django.conf import settings
 from rest_framework.utils.encoders import JSONEncoder
 
 from leaderboards.models import Board
+from leaderboards.selectors import leaderboard_entries_of, leaderboard_page
 
 logger = logging.getLogger(__name__)
 
@@ -127,8 +128,6 @@ class BoardView:
 def _board_read(
     board: BoardKey, player_ids: Collection[int] = ()
 ) -> tuple[int, list[dict[str, Any]], str | None, dict[int, dict[str, Any] | None]]:
-    from leaderboards.selectors import leaderboard_entries_of, leaderboard_page
-
     page = leaderboard_page(date=board.date, order=board.order, limit=WATCHED_ENTRIES, offset=0)
     found = (
         leaderboard_entries_of(date=board.date, order=board.order, player_ids=player_ids)

@@ -25,6 +25,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import connection
 
+from games.rules import Deal
 from leaderboards.models import BoardTotal
 
 PAGE_LIMIT_MAX = 100
@@ -94,8 +95,6 @@ def _deal_code(number: int | None) -> str | None:
     # Building a Deal shuffles its cards: cache the few codes a server shows.
     if number is None:
         return None
-    from games.rules import Deal
-
     return Deal(number).code
 
 

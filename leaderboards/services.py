@@ -1,7 +1,8 @@
 """Writes to the leaderboards: keep each player's best entry per day and board.
 
-Called by the game services inside their transaction, with the player's row
-locked, so one player's entries are never written by two transactions at once.
+Called by `leaderboards.receivers` when the game services announce a stored or
+voided game, inside their transaction, with the player's row locked, so one
+player's entries are never written by two transactions at once.
 The shared counters (`BoardTotal`, `BoardBucket`) are always changed in one
 order, board by board, the total before the buckets and buckets by ascending
 key, so that concurrent submissions never wait on each other in a circle.
@@ -10,15 +11,13 @@ key, so that concurrent submissions never wait on each other in a circle.
 from __future__ import annotations
 
 import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
 from django.db.models import F
 
+from games.models import Game
 from leaderboards.models import Board, BoardBucket, BoardEntry, BoardTotal
-
-if TYPE_CHECKING:
-    from games.models import Game
 
 BOARDS: tuple[str, ...] = (Board.SCORE, Board.MOVES)
 
@@ -118,8 +117,6 @@ def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
     Used when a game is voided. Returns the boards that moved. The caller holds
     the player's lock.
     """
-    from games.models import Game
-
     games = Game.objects.filter(player=player, daily__date=date, voided_at__isnull=True)
     entries = {entry.board: entry for entry in BoardEntry.objects.filter(date=date, player=player)}
     moved: list[str] = []

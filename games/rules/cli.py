@@ -1,10 +1,10 @@
-"""The command line: ``python -m games.rules deal CODE``, ``... replay CODE [FILE|-]``
-and ``... solve CODE [--seconds N]``.
+"""The command line: ``python -m games.rules deal CODE`` and ``... replay CODE [FILE|-]``.
 
 Exit codes: 0 done, 1 the log was refused, 2 a bad deal code, an unreadable
 file or bad usage (with a one-line message on stderr). Each subcommand is one
 `_add_<name>` function that registers its arguments and its handler, so a new
-subcommand is one more such function and one line in `build_parser`.
+subcommand is one more such function and one line in `build_parser`. The
+solver's command line (`python -m games.solver`) is built from the same pieces.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .deal import Deal
 from .errors import ActionError
 from .game import Game, replay
 
-__all__ = ["main", "build_parser", "format_table"]
+__all__ = ["main", "build_parser", "format_table", "run", "deal_from", "Parser", "UsageError"]
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -32,13 +32,13 @@ class UsageError(Exception):
     """Bad input on the command line: reported in one line, exit code 2."""
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # One line, not argparse's usage block: scripts read the first line.
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def _deal_from(text: str) -> Deal:
+def deal_from(text: str) -> Deal:
     try:
         return Deal.from_code(text)
     except ValueError as error:
@@ -64,7 +64,7 @@ def format_table(table: dict[str, Any]) -> str:
 
 
 def _deal(args: argparse.Namespace, out: IO[str], _err: IO[str]) -> int:
-    table = Game(_deal_from(args.code)).table()
+    table = Game(deal_from(args.code)).table()
     out.write((json.dumps(table) if args.json else format_table(table)) + "\n")
     return EXIT_OK
 
@@ -87,7 +87,7 @@ def _read_log(source: str) -> str:
 
 
 def _replay(args: argparse.Namespace, out: IO[str], _err: IO[str]) -> int:
-    deal = _deal_from(args.code)
+    deal = deal_from(args.code)
     log = _read_log(args.log)
     try:
         game = replay(deal, log)
@@ -114,53 +114,35 @@ def _add_replay(commands: Any) -> None:
     parser.set_defaults(handler=_replay)
 
 
-def _solve(args: argparse.Namespace, out: IO[str], _err: IO[str]) -> int:
-    from games.solver import solve  # the solver builds on the engine, not the reverse
-
-    deal = _deal_from(args.code)
-    if not 0 < args.seconds <= 3600:
-        raise UsageError(f"--seconds is more than 0 and at most 3600, not {args.seconds:g}")
-    answer = solve(deal, seconds=args.seconds)
-    result = {
-        "result": answer.result,
-        "moves": answer.moves,
-        "log": " ".join(answer.log),
-        "nodes": answer.nodes,
-        "seconds": round(answer.seconds, 3),
-    }
-    out.write(json.dumps(result) + "\n")
-    return EXIT_OK
-
-
-def _add_solve(commands: Any) -> None:
-    parser = commands.add_parser("solve", help="search a deal for a win and print it as JSON")
-    parser.add_argument("code", help="a deal code such as EH1-N-AAAAAAB")
-    parser.add_argument(
-        "--seconds", type=float, default=10.0, help="the time budget (default 10 seconds)"
-    )
-    parser.set_defaults(handler=_solve)
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    parser = _Parser(prog="python -m games.rules", description="Easy Harp rules engine (EH1).")
+    parser = Parser(prog="python -m games.rules", description="Easy Harp rules engine (EH1).")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_deal(commands)
     _add_replay(commands)
-    _add_solve(commands)
     return parser
+
+
+def run(
+    parser: argparse.ArgumentParser,
+    argv: Sequence[str] | None = None,
+    out: IO[str] | None = None,
+    err: IO[str] | None = None,
+) -> int:
+    """Parse `argv` (default: sys.argv[1:]) with `parser`, run its handler, return the exit code."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    args = parser.parse_args(argv)
+    handler: Handler = args.handler
+    try:
+        return handler(args, out, err)
+    except UsageError as error:
+        err.write(f"{parser.prog}: error: {error}\n")
+        return EXIT_USAGE
 
 
 def main(
     argv: Sequence[str] | None = None, out: IO[str] | None = None, err: IO[str] | None = None
 ) -> int:
-    """Run the command line with `argv` (default: sys.argv[1:]); return the exit code."""
-    out = out or sys.stdout
-    err = err or sys.stderr
-    args = build_parser().parse_args(argv)
-    handler: Handler = args.handler
-    try:
-        return handler(args, out, err)
-    except UsageError as error:
-        err.write(f"python -m games.rules: error: {error}\n")
-        return EXIT_USAGE
+    """Run the engine's command line with `argv` (default: sys.argv[1:]); return the exit code."""
+    return run(build_parser(), argv, out, err)

@@ -3,6 +3,11 @@
 Every refusal has a stable snake_case code. `REASONS` maps each code to its
 English text template; clients that show reasons in another language translate
 by code and fill in the same named fields (`.params` on the error).
+
+The fields are machine-readable, as the log writes them: `source` is a column
+number (`"5"`), `"W"` for the waste or `"F3"` for a foundation; `card` and
+`target` are cards (`"TH"`); `foundation` is a foundation number (`"3"`);
+`suit` is a suit's English name. Only the English sentence spells places out.
 """
 
 from __future__ import annotations
@@ -41,6 +46,19 @@ REASONS: Final[dict[str, str]] = {
 }
 
 
+def place_in_words(place: str) -> str:
+    """A place as the log writes it (`"5"`, `"W"`, `"F3"`) as the English reason says it."""
+    if place.isdigit():
+        return f"column {place}"
+    return "the waste" if place == "W" else place
+
+
+def _in_words(params: dict[str, str]) -> dict[str, str]:
+    if "source" not in params:
+        return params
+    return {**params, "source": place_in_words(params["source"])}
+
+
 class ActionError(ValueError):
     """Common base: an action of a log that was not accepted.
 
@@ -61,7 +79,7 @@ class ActionError(ValueError):
         self.token = token
         self.index = index
         self.params: dict[str, str] = dict(params or {})
-        self.reason = REASONS[code].format(**self.params)
+        self.reason = REASONS[code].format(**_in_words(self.params))
         super().__init__(self.message)
 
     @property

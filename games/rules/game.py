@@ -544,9 +544,9 @@ class Game:
             return ("same_column", {})
 
         if kind in (COL_COL, COL_FND):
-            source, place = self._up[a], f"column {a + 1}"
+            source, place = self._up[a], str(a + 1)
         elif kind in (WASTE_COL, WASTE_FND):
-            source, place = self._waste, "the waste"
+            source, place = self._waste, "W"
         else:
             source, place = self._foundations[a], f"F{a + 1}"
         if not source:

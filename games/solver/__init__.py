@@ -12,14 +12,14 @@ and "unknown" when the budget ran out first. Pure Python, no Django.
 
 from __future__ import annotations
 
-from games.solver.bridge import Hint, hint, position_of_game, solve, solve_game
-from games.solver.position import Position
-from games.solver.solver import Result, Solution, solve_position
+from games.solver.deals import Hint, hint, position_of_game, solve, solve_game
+from games.solver.decide import Result, Solution, solve_position
+from games.solver.layout import Layout
 
 __all__ = [
     "Hint",
     "hint",
-    "Position",
+    "Layout",
     "Result",
     "Solution",
     "position_of_game",

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from random import Random
 
-from games.solver.position import CARDS, COLUMNS, Position
+from games.solver.layout import CARDS, COLUMNS, Layout
 
 HIDDEN = 64
 KINGS = (12, 25, 38, 51)
@@ -138,7 +138,7 @@ class Searcher:
     positions: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
     @classmethod
-    def from_position(cls, position: Position, moves: int = 0) -> Searcher:
+    def from_position(cls, position: Layout, moves: int = 0) -> Searcher:
         """Prepare a search from ``position`` (``moves``: the move count so far)."""
         cols = tuple(
             tuple(card + HIDDEN if i < down else card for i, card in enumerate(column))

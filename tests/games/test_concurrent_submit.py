@@ -52,7 +52,7 @@ def at_once(*calls: Callable[[], Any]) -> list[Any]:
 
 
 def test_two_games_of_one_player_at_once_leave_one_correct_entry(alice, daily, monkeypatch):
-    monkeypatch.setattr("games.services.rules.replay", slow_replay)
+    monkeypatch.setattr("games.parsing.rules.replay", slow_replay)
 
     results = at_once(
         lambda: game_submit(player=alice, deal=DEAL, log=WIN_LOG[:60]),
@@ -70,7 +70,7 @@ def test_two_games_of_one_player_at_once_leave_one_correct_entry(alice, daily, m
 
 
 def test_the_same_retry_at_once_stores_one_game(alice, daily, monkeypatch):
-    monkeypatch.setattr("games.services.rules.replay", slow_replay)
+    monkeypatch.setattr("games.parsing.rules.replay", slow_replay)
 
     def send() -> tuple[Game, bool]:
         return game_submit(player=alice, deal=DEAL, log=WIN_LOG, idempotency_key="k1")
@@ -84,7 +84,7 @@ def test_the_same_retry_at_once_stores_one_game(alice, daily, monkeypatch):
 
 
 def test_first_players_of_the_day_at_once_are_all_counted(daily, make_player, monkeypatch):
-    monkeypatch.setattr("games.services.rules.replay", slow_replay)
+    monkeypatch.setattr("games.parsing.rules.replay", slow_replay)
     players = [make_player(f"p{i}") for i in range(4)]
 
     results = at_once(

@@ -3,33 +3,62 @@
 from __future__ import annotations
 
 import datetime
+import io
 import itertools
+import threading
+import time
 
 import pytest
+from django.core.management import call_command
 from django.test import override_settings
 
+import games.solver
+from games import preparer
 from games.models import DailyDeal
-from games.services import daily_deal_candidates, daily_deal_get_or_create
+from games.rules import Deal, replay
+from games.services import daily_deal_candidates, daily_deal_is_acceptable, daily_deals_prepare
+from games.solver import Solution
 from tests.games.conftest import client_for
 
 pytestmark = pytest.mark.django_db
 
 
-def test_today_is_stored_on_first_request_and_the_same_for_everyone(anon, alice, today):
+def prepare(date: datetime.date) -> DailyDeal:
+    ((day, _new),) = daily_deals_prepare(first=date, days=1)
+    return day
+
+
+def test_today_once_prepared_is_the_same_for_everyone(anon, alice, today):
+    day = prepare(today)
+
     first = anon.get("/api/daily/")
     second = client_for(alice).get("/api/daily/")
 
     assert first.status_code == 200
     assert first.json() == second.json()
     body = first.json()
-    day = DailyDeal.objects.get(date=today)
     assert body["date"] == today.isoformat()
     assert body["number"] == day.number
-    assert body["deal"].startswith("EH1-N-") and len(body["deal"]) == 13
+    assert body["deal"] == Deal(day.number).code
     assert DailyDeal.objects.count() == 1
 
 
+def test_reads_never_create_a_day(anon, today, monkeypatch):
+    monkeypatch.setattr("games.services.daily_deal_store", mock_never_called)
+    monkeypatch.setattr("games.solver.solve", mock_never_called)
+    past = today - datetime.timedelta(days=3)
+
+    for path in ["/api/daily/", f"/api/daily/{past.isoformat()}/"]:
+        response = anon.get(path)
+        assert response.status_code == 404
+        assert response.json()["error"]["code"] == "day_not_prepared"
+    board = anon.get(f"/api/daily/{past.isoformat()}/leaderboard/")
+    assert board.status_code == 404
+    assert not DailyDeal.objects.exists()
+
+
 def test_closes_at_is_the_next_utc_midnight(anon, today):
+    prepare(today)
     body = anon.get("/api/daily/").json()
 
     closes = datetime.datetime.fromisoformat(body["closes_at"].replace("Z", "+00:00"))
@@ -38,8 +67,9 @@ def test_closes_at_is_the_next_utc_midnight(anon, today):
     )
 
 
-def test_a_past_day_is_served(anon, today):
+def test_a_prepared_past_day_is_served(anon, today):
     past = today - datetime.timedelta(days=3)
+    prepare(past)
 
     response = anon.get(f"/api/daily/{past.isoformat()}/")
 
@@ -58,7 +88,7 @@ def test_a_future_day_is_not_served(anon, today):
     assert not DailyDeal.objects.exists()
 
 
-@override_settings(DAILY_DEAL_FIRST_DATE="2026-01-01")
+@override_settings(DAILY_DEAL_FIRST_DATE=datetime.date(2026, 1, 1))
 def test_a_day_before_the_first_is_not_served(anon):
     response = anon.get("/api/daily/2025-12-31/")
 
@@ -66,7 +96,9 @@ def test_a_day_before_the_first_is_not_served(anon):
     assert response.json()["error"]["code"] == "day_not_served"
 
 
-@pytest.mark.parametrize("text", ["yesterday", "2026-02-30", "2026-1-1x"])
+@pytest.mark.parametrize(
+    "text", ["yesterday", "2026-02-30", "2026-1-1x", "20261201", "2026-W49-2", "2026-12-01T00"]
+)
 def test_a_date_that_is_not_a_date_is_404(anon, text):
     response = anon.get(f"/api/daily/{text}/")
 
@@ -75,10 +107,10 @@ def test_a_date_that_is_not_a_date_is_404(anon, text):
 
 
 def test_a_stored_day_never_changes_when_the_salt_does(today):
-    day = daily_deal_get_or_create(date=today)
+    day = prepare(today)
 
     with override_settings(DAILY_DEAL_SALT="another-secret"):
-        again = daily_deal_get_or_create(date=today)
+        again = prepare(today)
 
     assert (again.pk, again.number) == (day.pk, day.number)
 
@@ -102,7 +134,7 @@ def test_the_first_acceptable_candidate_is_chosen_with_its_par(today, monkeypatc
         "games.services.daily_deal_is_acceptable", lambda number: verdicts.get(number, (True, None))
     )
 
-    day = daily_deal_get_or_create(date=today)
+    day = prepare(today)
 
     assert (day.number, day.par) == (candidates[1], 87)
 
@@ -110,9 +142,6 @@ def test_the_first_acceptable_candidate_is_chosen_with_its_par(today, monkeypatc
 def test_with_the_solver_a_deal_is_acceptable_when_it_is_won_and_its_par_is_that_win(
     settings, monkeypatch
 ):
-    import games.solver
-    from games.rules import Deal, replay
-    from games.services import daily_deal_is_acceptable
 
     settings.DAILY_DEAL_REQUIRE_WIN = True
     settings.DAILY_DEAL_SOLVER_SECONDS = 30
@@ -135,9 +164,6 @@ def test_with_the_solver_a_deal_is_acceptable_when_it_is_won_and_its_par_is_that
 
 @pytest.mark.parametrize("result", ["unknown", "lost"])
 def test_with_the_solver_a_deal_it_does_not_win_is_passed_over(settings, monkeypatch, result):
-    from games.services import daily_deal_is_acceptable
-    from games.solver import Solution
-
     settings.DAILY_DEAL_REQUIRE_WIN = True
     monkeypatch.setattr(
         "games.solver.solve", lambda deal, seconds: Solution(result, (), 10, seconds)
@@ -147,8 +173,6 @@ def test_with_the_solver_a_deal_it_does_not_win_is_passed_over(settings, monkeyp
 
 
 def test_without_require_win_every_deal_is_acceptable(settings, monkeypatch):
-    from games.services import daily_deal_is_acceptable
-
     settings.DAILY_DEAL_REQUIRE_WIN = False
     monkeypatch.setattr("games.solver.solve", mock_never_called)
 
@@ -160,10 +184,6 @@ def mock_never_called(*args, **kwargs):
 
 
 def test_days_prepared_ahead_are_served_only_on_their_day(anon, today):
-    import io
-
-    from django.core.management import call_command
-
     out = io.StringIO()
     call_command("prepare_daily_deals", "--days", "2", stdout=out)
 
@@ -173,3 +193,29 @@ def test_days_prepared_ahead_are_served_only_on_their_day(anon, today):
     stored = DailyDeal.objects.get(date=today).number
     assert anon.get("/api/daily/").json()["number"] == stored
     assert f"{today.isoformat()}: deal {stored}" in out.getvalue()
+
+
+def test_the_preparer_sleeps_until_just_after_midnight_at_most_an_interval():
+    late = datetime.datetime(2026, 12, 1, 23, 59, 0, tzinfo=datetime.UTC)
+    early = datetime.datetime(2026, 12, 1, 1, 0, 0, tzinfo=datetime.UTC)
+
+    assert preparer.seconds_to_next_round(late) == 60 + preparer.AFTER_MIDNIGHT_SECONDS
+    assert preparer.seconds_to_next_round(early, interval=600) == 600
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_preparer_thread_prepares_today_and_tomorrow_then_waits(today):
+    stop = threading.Event()
+    thread = preparer.start(stop)
+    try:
+        deadline = time.monotonic() + 30
+        while DailyDeal.objects.count() < preparer.DAYS_AHEAD and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+
+    assert not thread.is_alive()
+    tomorrow = today + datetime.timedelta(days=1)
+    assert set(DailyDeal.objects.values_list("date", flat=True)) == {today, tomorrow}
+    assert preparer.prepare_once() == 0  # nothing left to prepare

@@ -30,7 +30,7 @@ def test_a_wrong_method_is_a_json_405(anon):
 
 @override_settings(
     REST_FRAMEWORK={
-        "EXCEPTION_HANDLER": "games.exceptions.api_exception_handler",
+        "EXCEPTION_HANDLER": "easyharp_site.errors.api_exception_handler",
         "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.ScopedRateThrottle"],
         "DEFAULT_THROTTLE_RATES": {"auth": "1/min", "signup": "1/min", "submit": "1/min"},
     }
@@ -90,7 +90,7 @@ def test_healthz_answers_when_the_database_does():
 
 
 def test_healthz_is_503_when_the_database_does_not():
-    with mock.patch("games.api.connection.cursor", side_effect=OperationalError("down")):
+    with mock.patch("easyharp_site.health.connection.cursor", side_effect=OperationalError("down")):
         response = Client().get("/healthz")
 
     assert response.status_code == 503

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from unittest import mock
 
 import pytest
@@ -9,6 +10,7 @@ from django.test import override_settings
 
 from games import rules
 from games.models import Game
+from games.rules.errors import place_in_words
 from leaderboards.models import BoardEntry
 from tests.games.conftest import DEAL, VECTOR_GAMES, WIN, WIN_LOG, client_for, submit
 
@@ -119,8 +121,14 @@ def test_a_refusal_carries_the_fields_of_its_reason_so_clients_can_translate_it(
 
     error = response.json()["error"]
     template = rules.REASONS[error["reason_code"]]
-    assert error["params"]
-    assert template.format(**error["params"]) == error["reason"]
+    # Machine-readable: the place as the log writes it, not English words.
+    assert error["params"] == {"source": "W"}
+    in_words = {"source": place_in_words(error["params"]["source"])}
+    assert (
+        template.format(**in_words)
+        == error["reason"]
+        == ("there is no card to move: the waste is empty")
+    )
 
 
 @pytest.mark.parametrize(
@@ -137,7 +145,7 @@ def test_a_bad_deal_code_is_refused(alice, daily, deal):
 
 @override_settings(GAME_MAX_ACTIONS=20_000)
 def test_a_log_over_20000_actions_is_refused_before_replay(alice, daily):
-    with mock.patch("games.services.rules.replay") as replay:
+    with mock.patch("games.parsing.rules.replay") as replay:
         response = submit(client_for(alice), "S " * 20_001)
 
     assert response.status_code == 400
@@ -212,7 +220,7 @@ def test_get_is_not_allowed_on_the_collection(alice):
 
 
 def test_before_the_first_day_games_are_stored_for_no_day(alice, settings):
-    settings.DAILY_DEAL_FIRST_DATE = "2999-01-01"
+    settings.DAILY_DEAL_FIRST_DATE = datetime.date(2999, 1, 1)
 
     response = submit(client_for(alice), WIN_LOG)
 

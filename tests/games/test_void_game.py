@@ -58,7 +58,7 @@ def test_voiding_a_game_that_is_not_a_best_moves_nothing(
     worse = submit(client_for(alice), WIN_LOG[:30]).json()["id"]
 
     with (
-        mock.patch("games.services.live.board_changed") as changed,
+        mock.patch("leaderboards.receivers.live.board_changed") as changed,
         django_capture_on_commit_callbacks(execute=True),
     ):
         game_void(game=Game.objects.get(pk=worse))
@@ -73,7 +73,7 @@ def test_voiding_announces_the_boards_that_moved_after_commit(
     game = submit(client_for(alice), WIN_LOG).json()["id"]
 
     with (
-        mock.patch("games.services.live.board_changed") as changed,
+        mock.patch("leaderboards.receivers.live.board_changed") as changed,
         django_capture_on_commit_callbacks(execute=True),
     ):
         game_void(game=Game.objects.get(pk=game))

@@ -32,7 +32,7 @@ from easyharp_site.asgi import application
 from games.models import DailyDeal, Game
 from games.rules import Game as Play
 from games.services import game_submit, game_void
-from leaderboards import live, selectors
+from leaderboards import live
 from leaderboards.consumers import CLOSE_BAD_ORDER, CLOSE_NO_BOARD, LeaderboardConsumer
 from leaderboards.selectors import leaderboard_entry, leaderboard_page
 
@@ -488,13 +488,13 @@ async def test_signed_in_watchers_get_their_new_ranks_from_one_read_for_all(
     watchers = await database_sync_to_async(play)()
     opened = [await connect(daily.date, player=player) for player in watchers]
     calls: list[set[int]] = []
-    read_entries = selectors.leaderboard_entries_of
+    read_entries = live.leaderboard_entries_of
 
     def counted(**kwargs: Any) -> dict[int, dict[str, Any]]:
         calls.append(set(kwargs["player_ids"]))
         return read_entries(**kwargs)
 
-    monkeypatch.setattr(selectors, "leaderboard_entries_of", counted)
+    monkeypatch.setattr(live, "leaderboard_entries_of", counted)
     try:
         newcomer = await database_sync_to_async(make_player)("newcomer")
         await database_sync_to_async(submit)(newcomer, WIN_LOG)

@@ -99,7 +99,9 @@ def test_the_live_hook_hears_only_boards_that_moved(
 ):
     client = client_for(alice)
     calls = []
-    with mock.patch("games.services.live.board_changed", side_effect=lambda **kw: calls.append(kw)):
+    with mock.patch(
+        "leaderboards.receivers.live.board_changed", side_effect=lambda **kw: calls.append(kw)
+    ):
         for log in (WIN_LOG[:40], WIN_LOG[:20], WIN_LOG):
             with django_capture_on_commit_callbacks(execute=True):
                 submit(client, log)
@@ -115,7 +117,7 @@ def test_a_game_of_another_deal_tells_the_live_hook_nothing(
     alice, daily, django_capture_on_commit_callbacks
 ):
     with (
-        mock.patch("games.services.live.board_changed") as changed,
+        mock.patch("leaderboards.receivers.live.board_changed") as changed,
         django_capture_on_commit_callbacks(execute=True),
     ):
         response = submit(client_for(alice), "S", deal="EH1-N-AAAAAAB")

@@ -118,7 +118,8 @@ def test_the_top_card_alone_does_not_go_to_an_empty_column() -> None:
 def test_a_move_from_an_empty_column_is_refused() -> None:
     error = refusal(arrange(columns=["8S", ""]), "21")
     assert error.code == "empty_source"
-    assert error.params == {"source": "column 2"}
+    assert error.params == {"source": "2"}
+    assert error.reason == "there is no card to move: column 2 is empty"
 
 
 def test_a_move_to_the_same_column_is_refused() -> None:
@@ -158,7 +159,8 @@ def test_waste_to_a_column_that_refuses() -> None:
 
 def test_an_empty_waste_is_not_a_source() -> None:
     error = refusal(arrange(columns=["8S"], stock="7H"), "W1")
-    assert (error.code, error.params) == ("empty_source", {"source": "the waste"})
+    assert (error.code, error.params) == ("empty_source", {"source": "W"})
+    assert "the waste is empty" in error.reason
 
 
 @pytest.mark.parametrize("token", ["1W", "WW", "F1W"])

@@ -41,6 +41,10 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+# The day the sockets watch: prepared by the fixture (reads never create a day).
+DAY = "2026-01-01"
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     database = tmp_path_factory.mktemp("daphne") / "db.sqlite3"
@@ -56,14 +60,18 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "SECURE_COOKIES": "false",
         "REQUEST_MAX_BODY_BYTES": "100000",
     }
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-        timeout=180,
-    )
+    for command in (
+        ["migrate", "--noinput"],
+        ["prepare_daily_deals", "--start", DAY, "--days", "1"],
+    ):
+        subprocess.run(
+            [sys.executable, "manage.py", *command],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=180,
+        )
     port = free_port()
     process = subprocess.Popen(
         [
@@ -90,7 +98,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def ws_url(server: str) -> str:
-    return f"ws://{server}/ws/daily/2026-01-01/leaderboard/?order=score"
+    return f"ws://{server}/ws/daily/{DAY}/leaderboard/?order=score"
 
 
 async def open_socket(server: str) -> websockets.ClientConnection:

@@ -7,10 +7,10 @@ import doctest
 import pytest
 
 import games.solver
-import games.solver.position
+import games.solver.layout
 
 
-@pytest.mark.parametrize("module", [games.solver, games.solver.position])
+@pytest.mark.parametrize("module", [games.solver, games.solver.layout])
 def test_doctests(module: object) -> None:
     failures, tried = doctest.testmod(module)  # type: ignore[arg-type]
     assert tried > 0

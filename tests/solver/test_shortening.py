@@ -12,7 +12,7 @@ import pytest
 
 from games.rules import Deal, Game, replay
 from games.solver import position_of_game, solve_game, solve_position
-from games.solver.bridge import shorten_tail
+from games.solver.deals import shorten_tail
 from games.solver.polish import Polisher, Step, plan_of
 from games.solver.search import Searcher, Weights
 

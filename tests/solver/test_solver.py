@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from games.rules import Deal, Game, IllegalActionError, replay
-from games.solver import Position, hint, position_of_game, solve, solve_game, solve_position
+from games.solver import Layout, hint, position_of_game, solve, solve_game, solve_position
 from tests.rules.positions import arrange
 
 VECTORS = Path(__file__).resolve().parent.parent / "vectors" / "games.jsonl"
@@ -183,9 +183,9 @@ def test_the_position_keeps_the_pool_order_and_the_waste() -> None:
 def test_a_bad_position_is_refused() -> None:
     start = position_of_game(Game(1))
     with pytest.raises(ValueError, match="exactly twice"):
-        Position(start.columns, start.down, start.pool[1:], 0, start.foundations)
+        Layout(start.columns, start.down, start.pool[1:], 0, start.foundations)
     with pytest.raises(ValueError, match="top card"):
-        Position(start.columns, (1,) * 9, start.pool, 0, start.foundations)
+        Layout(start.columns, (1,) * 9, start.pool, 0, start.foundations)
     with pytest.raises(ValueError, match="budget"):
         solve_position(start, seconds=0)
 

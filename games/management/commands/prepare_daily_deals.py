@@ -8,10 +8,10 @@ from argparse import ArgumentTypeError
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
-from django.utils import timezone
 
+from easyharp_site.dates import day_from_text, today
 from games.models import DailyDeal
-from games.services import daily_deal_store
+from games.services import daily_deals_prepare
 
 
 def _days(text: str) -> int:
@@ -26,7 +26,7 @@ def _days(text: str) -> int:
 
 def _date(text: str) -> datetime.date:
     try:
-        return datetime.date.fromisoformat(text)
+        return day_from_text(text)
     except ValueError:
         raise ArgumentTypeError(f"a date is written YYYY-MM-DD, not {text!r}") from None
 
@@ -51,27 +51,17 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, days: int, start: datetime.date | None, **options: Any) -> None:
-        first = start or timezone.now().date()
+        first = start or today()
         prepared = 0
-        for date in self.dates(first, days):
-            prepared += self.prepare(date)
+        for offset in range(days):
+            started = time.monotonic()
+            ((day, new),) = daily_deals_prepare(
+                first=first + datetime.timedelta(days=offset), days=1
+            )
+            how = f"chosen in {time.monotonic() - started:.1f} s" if new else "already stored"
+            self.report(day, how)
+            prepared += new
         self.stdout.write(f"{prepared} new day(s) stored, {days - prepared} already stored.")
-
-    @staticmethod
-    def dates(first: datetime.date, days: int) -> list[datetime.date]:
-        """`days` consecutive dates from `first`."""
-        return [first + datetime.timedelta(days=offset) for offset in range(days)]
-
-    def prepare(self, date: datetime.date) -> int:
-        """Store the deal of `date` unless it is stored already; 1 when it was new."""
-        stored = DailyDeal.objects.filter(date=date).first()
-        if stored is not None:
-            self.report(stored, "already stored")
-            return 0
-        started = time.monotonic()
-        day = daily_deal_store(date=date)
-        self.report(day, f"chosen in {time.monotonic() - started:.1f} s")
-        return 1
 
     def report(self, day: DailyDeal, how: str) -> None:
         """One line per day: the date, the deal, its par and how it was obtained."""

@@ -8,10 +8,10 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from games.rules import Deal, Game, replay
+from games.solver.decide import Solution, solve_position
+from games.solver.layout import Layout
 from games.solver.polish import Polisher
-from games.solver.position import Position
 from games.solver.search import Searcher, Weights
-from games.solver.solver import Solution, solve_position
 
 # Orders tried when shortening a win (see `Polisher.polish`): a quick polish of
 # each of the last wins found, then a thorough one of the best. One to two
@@ -29,7 +29,7 @@ TAIL_NODES = 20_000
 TAIL_TRIES = 3_000
 
 
-def position_of_game(game: Game) -> Position:
+def position_of_game(game: Game) -> Layout:
     """The solver's view of a game's table, face-down cards included."""
     table = game.position()
     # The engine keeps the stock top-last; the pool starts with the waste
@@ -37,7 +37,7 @@ def position_of_game(game: Game) -> Position:
     pool = tuple(card % 52 for card in table.waste) + tuple(
         card % 52 for card in reversed(table.stock)
     )
-    return Position(
+    return Layout(
         columns=tuple(
             tuple(card % 52 for card in (*down, *up))
             for down, up in zip(table.down, table.up, strict=True)
@@ -59,7 +59,7 @@ def solve_game(
     """Search for a win from the game's current table.
 
     After a win, a fixed amount of work goes to shortening it: beam searches
-    from the start (`games.solver.solver`), reordering the best wins so that
+    from the start (`games.solver.decide`), reordering the best wins so that
     they tap the stock less (`games.solver.polish`), then searching the end of
     the best one again (`shorten_tail`). It is cut short only after
     ``shorten_seconds`` (by default the whole budget, never past it). A won

@@ -37,7 +37,7 @@ def card_text(value: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Position:
+class Layout:
     """A complete table, face-down cards included.
 
     - ``columns``: 9 columns, bottom to top, each a tuple of card values;
@@ -83,7 +83,7 @@ class Position:
         cls,
         columns: Sequence[Sequence[str]],
         stock: Iterable[str],
-    ) -> Position:
+    ) -> Layout:
         """The starting position of a deal from its dealt columns and stock.
 
         ``columns`` are bottom to top with every card face down except the

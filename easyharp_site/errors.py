@@ -1,4 +1,4 @@
-"""The one domain error type, and the handler that turns every API error into one shape.
+"""The one domain error type, and the handlers that turn every error into one shape.
 
 Every error the API returns reads `{"error": {"code": ..., "message": ..., ...}}`:
 domain errors raised by services, DRF's own errors (validation, parse errors,
@@ -15,8 +15,6 @@ from django.views import defaults
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
-
-from games.rules import ActionError
 
 
 class ServiceError(Exception):
@@ -39,24 +37,6 @@ class ServiceError(Exception):
         self.message = message
         self.status_code = status_code
         self.extra = extra
-
-
-def illegal_action(error: ActionError) -> ServiceError:
-    """The 400 `illegal_action` for a log the rules engine refused or could not read.
-
-    Carries the engine's 1-based `index`, `token`, English `reason`, stable
-    `reason_code` and the `params` its reason template uses, so that a client can
-    word the reason in the player's language.
-    """
-    return ServiceError(
-        "illegal_action",
-        str(error),
-        index=error.index,
-        token=error.token,
-        reason=error.reason,
-        reason_code=error.code,
-        params=error.params,
-    )
 
 
 def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -89,7 +69,8 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
             status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
         )
     if isinstance(exc, Http404):
-        exc = exceptions.NotFound()
+        # Keep a message that says what was not found ("'x' is not a date ...").
+        exc = exceptions.NotFound(str(exc) or None)
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
 

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from games.solver.position import Position
+from games.solver.layout import Layout
 from games.solver.search import Node, Searcher, Weights
 
 Result = Literal["won", "lost", "unknown"]
@@ -58,7 +58,7 @@ class Solution:
 
 
 def solve_position(
-    position: Position,
+    position: Layout,
     *,
     seconds: float = 10.0,
     nodes: int = 10_000_000,

@@ -1,0 +1,70 @@
+"""Deals and move logs as clients send them: read, bounded, and refused in one shape.
+
+The one place that turns the engine's refusals (`rules.ActionError`) into API
+errors, used by submissions, saved games and hints alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.conf import settings
+
+from easyharp_site.errors import ServiceError
+from games import rules
+
+
+def deal_parse(code: str) -> rules.Deal:
+    """The deal of `code`; a code that cannot be read is a 400 `invalid_deal`."""
+    try:
+        return rules.Deal.from_code(code)
+    except ValueError as error:
+        raise ServiceError("invalid_deal", str(error)) from None
+
+
+def log_tokens(log: str | Sequence[str]) -> list[str]:
+    """The tokens of a log given as text or as a list, upper-cased, blanks dropped.
+
+    Only ASCII tokens are upper-cased: Python's upper() turns some other letters
+    into ASCII ones ("ſ" into "S"), and the engine must see and refuse them as
+    written. A log longer than GAME_MAX_ACTIONS is a 400 `log_too_long`.
+    """
+    # A list entry with blanks inside ("3 7") is two tokens, as it would be in text.
+    words = log.split() if isinstance(log, str) else [w for item in log for w in item.split()]
+    tokens = [word.upper() if word.isascii() else word for word in words]
+    max_actions: int = settings.GAME_MAX_ACTIONS
+    if len(tokens) > max_actions:
+        raise ServiceError(
+            "log_too_long",
+            f"A log may hold at most {max_actions} actions; this one has {len(tokens)}.",
+            max_actions=max_actions,
+            actions=len(tokens),
+        )
+    return tokens
+
+
+def illegal_action(error: rules.ActionError) -> ServiceError:
+    """The 400 `illegal_action` for a log the rules engine refused or could not read.
+
+    Carries the engine's 1-based `index`, `token`, English `reason`, stable
+    `reason_code` and the `params` of its reason (machine-readable: column
+    numbers, `W`, foundation numbers, cards), so that a client can word the
+    reason in the player's language without parsing English.
+    """
+    return ServiceError(
+        "illegal_action",
+        str(error),
+        index=error.index,
+        token=error.token,
+        reason=error.reason,
+        reason_code=error.code,
+        params=error.params,
+    )
+
+
+def log_replay(deal: rules.Deal, tokens: Sequence[str]) -> rules.Game:
+    """The engine's replay of `tokens` from `deal`; a refused log is a 400 `illegal_action`."""
+    try:
+        return rules.replay(deal, tokens)
+    except rules.ActionError as error:
+        raise illegal_action(error) from None

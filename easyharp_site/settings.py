@@ -172,7 +172,8 @@ TEMPLATES = [
 
 DATABASES = {
     "default": dj_database_url.parse(
-        env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
+        # An empty DATABASE_URL (as .env.example has it) means the default.
+        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
         conn_health_checks=True,
     )
@@ -299,4 +300,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    # Django's own console handler on "django" would print every line a second
+    # time (the request lines of `make run` among them): the root's is enough.
+    "loggers": {"django": {"handlers": [], "level": env_str("LOG_LEVEL", "INFO")}},
 }

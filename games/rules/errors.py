@@ -92,8 +92,14 @@ class ActionError(ValueError):
         return self.message
 
     def as_dict(self) -> dict[str, object]:
-        """The JSON-ready form used by the command line and the API."""
-        return {"index": self.index, "token": self.token, "reason": self.reason, "code": self.code}
+        """The JSON-ready form used by the command line."""
+        return {
+            "index": self.index,
+            "token": self.token,
+            "reason": self.reason,
+            "code": self.code,
+            "params": self.params,
+        }
 
 
 class IllegalActionError(ActionError):

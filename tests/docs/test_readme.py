@@ -1,0 +1,238 @@
+"""The README's examples, run: every fenced block is executed or checked, so it cannot drift.
+
+Each block's info string names how it is checked:
+
+- `sh api`: run in one bash session against a live server (daphne on the
+  embedded default); a `# → STATUS JSON` line after a command is its expected
+  HTTP status and body. In the JSON, `…` stands for any value and objects may
+  have more keys than shown.
+- `sh cli`: run in the project folder; `# → JSON` is the expected output,
+  `# → exit N` the expected exit code.
+- `pycon`: run as a doctest.
+- `sh quickstart`: `make run` is started on a free port and must serve;
+  `make test` is the command that runs this test (`.ci/run` calls it).
+- `sh deploy`: docker compose needs a Docker engine, which the test machines
+  lack; the block's files and services are checked against the repository.
+"""
+
+from __future__ import annotations
+
+import doctest
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.servers import ROOT, daphne, free_port, server_env
+
+README = ROOT / "README.md"
+FENCE = re.compile(r"^```(\w+)(?: (\w+))?\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+KINDS = {("sh", "api"), ("sh", "cli"), ("pycon", None), ("sh", "quickstart"), ("sh", "deploy")}
+ANY = "…"
+
+
+def blocks(kind: str, tag: str | None = None) -> list[str]:
+    text = README.read_text()
+    found = [m.group(3) for m in FENCE.finditer(text) if m.groups()[:2] == (kind, tag)]
+    assert found, f"the README has no ```{kind} {tag or ''} block"
+    return found
+
+
+def test_every_block_says_how_it_is_checked() -> None:
+    for match in FENCE.finditer(README.read_text()):
+        assert match.groups()[:2] in KINDS, f"unchecked README block: {match.group(0)[:80]!r}"
+
+
+# --- Commands and their expectations ------------------------------------------------
+
+
+def commands(block: str) -> list[tuple[str, str | None]]:
+    """(command, expectation) pairs: continued lines joined, `# →` lines attached."""
+    result: list[tuple[str, str | None]] = []
+    pending = ""
+    for line in block.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("# →"):
+            command, _ = result[-1]
+            result[-1] = (command, stripped.removeprefix("# →").strip())
+            continue
+        if not pending and (not stripped or stripped.startswith("#")):
+            continue
+        pending += line + "\n"
+        if not line.endswith("\\"):
+            result.append((pending.strip(), None))
+            pending = ""
+    return result
+
+
+def parse_expected(text: str) -> Any:
+    # A bare … (outside quotes) is any value.
+    return json.loads(re.sub(r'(?<!")…(?!")', '"…"', text))
+
+
+def matches(expected: Any, actual: Any) -> bool:
+    if expected == ANY:
+        return True
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(
+            key in actual and matches(value, actual[key]) for key, value in expected.items()
+        )
+    if isinstance(expected, list):
+        return (
+            isinstance(actual, list)
+            and len(expected) == len(actual)
+            and all(matches(e, a) for e, a in zip(expected, actual, strict=True))
+        )
+    return bool(expected == actual)
+
+
+def run_session(pairs: list[tuple[str, str | None]], env: dict[str, str]) -> list[tuple[str, str]]:
+    """Run the commands in one bash session; each one's (stdout, stderr)."""
+    marker = "__README_COMMAND_DONE__"
+    script = ["set -u"]
+    for command, _ in pairs:
+        script += [command, f"echo {marker}", f"echo {marker} >&2"]
+    result = subprocess.run(
+        ["bash", "-c", "\n".join(script)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    outs = result.stdout.split(marker + "\n")
+    errs = result.stderr.split(marker + "\n")
+    assert len(outs) == len(pairs) + 1, f"the session stopped early:\n{result.stderr}"
+    return list(zip(outs, errs, strict=False))[: len(pairs)]
+
+
+# --- sh api -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    env = server_env(tmp_path_factory.mktemp("readme") / "db.sqlite3")
+    with daphne(env, days=[today]) as server:
+        yield server, env
+
+
+def test_the_api_examples_answer_as_shown(site: Any) -> None:
+    server, env = site
+    (block,) = blocks("sh", "api")
+    pairs = commands(block)
+    # The README's host is the quick start's; the status goes to stderr, so
+    # that a command that pipes the body somewhere still sees only the body.
+    block_env = {**env, "README_HOST": server}
+    wrapped = [
+        (
+            'curl() { command curl -sS -w "%{stderr}__STATUS__ %{http_code}\\n" '
+            '"${@//127.0.0.1:8000/$README_HOST}"; }',
+            None,
+        ),
+        *pairs,
+    ]
+    outputs = run_session(wrapped, block_env)[1:]
+    checked = 0
+    for (command, expected), (out, err) in zip(pairs, outputs, strict=True):
+        statuses = re.findall(r"__STATUS__ (\d+)", err)
+        assert "curl: (" not in err, f"{command}\n{err}"
+        if expected is None:
+            continue
+        status, _, body = expected.partition(" ")
+        assert statuses and statuses[-1] == status, f"{command}\nstatus {statuses}, shown {status}"
+        if body:
+            actual = json.loads(out) if out.strip() else None
+            assert matches(parse_expected(body), actual), f"{command}\n{out}\nshown: {body}"
+        checked += 1
+    assert checked >= 10
+
+
+# --- sh cli -----------------------------------------------------------------------
+
+
+def test_the_command_line_examples_print_what_is_shown() -> None:
+    for block in blocks("sh", "cli"):
+        pairs = commands(block)
+        for command, expected in pairs:
+            result = subprocess.run(
+                ["bash", "-c", command], cwd=ROOT, capture_output=True, text=True, timeout=300
+            )
+            if expected is None:
+                assert result.returncode == 0, f"{command}\n{result.stderr}"
+            elif expected.startswith("exit "):
+                assert result.returncode == int(expected.split()[1]), f"{command}\n{result.stderr}"
+            else:
+                last = result.stdout.strip().splitlines()[-1]
+                assert matches(parse_expected(expected), json.loads(last)), f"{command}\n{last}"
+
+
+# --- pycon ------------------------------------------------------------------------
+
+
+def test_the_python_examples_run_as_shown() -> None:
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for number, block in enumerate(blocks("pycon")):
+        test = parser.get_doctest(block, {}, f"README block {number}", str(README), 0)
+        runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
+
+
+# --- sh quickstart ----------------------------------------------------------------
+
+
+def test_make_run_serves_the_site(tmp_path: Path) -> None:
+    (block,) = blocks("sh", "quickstart")
+    assert [command for command, _ in commands(block)] == ["make run", "make test"]
+    assert "make test" in (ROOT / ".ci" / "run").read_text()
+    port = free_port()
+    env = server_env(tmp_path / "db.sqlite3")
+    del env["DAILY_DEAL_REQUIRE_WIN"]  # as a new user has it: deals the solver wins
+    process = subprocess.Popen(
+        ["make", "run", f"PORT={port}"], cwd=ROOT, env=env, start_new_session=True,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            assert process.poll() is None, process.communicate()[0]
+            try:
+                home = httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
+                daily = httpx.get(f"http://127.0.0.1:{port}/api/daily/", timeout=5)
+                break
+            except httpx.TransportError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("make run did not serve within 240 s")
+        assert home.status_code == 200
+        assert daily.status_code == 200 and daily.json()["par"] is not None
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+
+
+def test_make_run_refuses_a_taken_port() -> None:
+    port = free_port()
+    with socket.create_server(("127.0.0.1", port)):
+        result = subprocess.run(
+            ["make", "run", f"PORT={port}"], cwd=ROOT, capture_output=True, text=True, timeout=120
+        )
+    assert result.returncode != 0
+    assert f"port {port} is in use" in result.stderr
+
+
+# --- sh deploy --------------------------------------------------------------------
+
+
+def test_the_deploy_block_names_files_and_services_that_exist() -> None:
+    (block,) = blocks("sh", "deploy")
+    assert "cp .env.example .env" in block
+    assert (ROOT / ".env.example").is_file()
+    compose = (ROOT / "docker-compose.yml").read_text()
+    for service in re.findall(r"--scale (\w+)=", block):
+        assert re.search(rf"^  {service}:$", compose, re.MULTILINE), service

@@ -1,4 +1,4 @@
-"""Container health check: GET /healthz on the local server, as one of ALLOWED_HOSTS.
+"""Container health check: GET /healthz/ on the local server, as one of ALLOWED_HOSTS.
 
 Exit 0 when it answers 200 (the database answers too), 1 otherwise. The Host
 header is taken from ALLOWED_HOSTS so the check passes Django's host
@@ -19,7 +19,7 @@ def host() -> str:
 
 
 def main() -> int:
-    request = urllib.request.Request("http://127.0.0.1:8000/healthz", headers={"Host": host()})
+    request = urllib.request.Request("http://127.0.0.1:8000/healthz/", headers={"Host": host()})
     try:
         with urllib.request.urlopen(request, timeout=4) as response:
             return 0 if response.status == 200 else 1

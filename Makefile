@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint format check-js clean
+.PHONY: run test lint format check-js catalogue clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ lint: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 	$(BIN)/mypy
+
+## Regenerate the browser's reason catalogue from the Python engine's REASONS.
+catalogue: $(STAMP)
+	$(BIN)/python -c "from games.rules.catalogue import reasons_module; print(reasons_module(), end='')" > games/static/games/reasons.js
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,17 +1,26 @@
 /**
  * Easy Harp rules engine (EH1), the browser's copy of games.rules.
  *
- * A plain ES module with no dependencies, loaded as-is by the browser and by
- * Node's test runner. It follows ../shared/RULES.md to the letter and is
- * checked against the same conformance vectors as the Python engine, so the
- * two cannot drift apart: the browser answers every move at once, the server
- * still replays every submitted log.
+ * A plain ES module, loaded as-is by the browser and by Node's test runner;
+ * its only import is the reason catalogue generated from the Python engine.
+ * It follows ../shared/RULES.md to the letter and is checked against the same
+ * conformance vectors as the Python engine, so the two cannot drift apart:
+ * the browser answers every move at once, the server still replays every
+ * submitted log.
  *
  *   import { Game } from "./engine.js";
  *   const game = Game.fromCode("EH1-N-AAAAAAB");
  *   game.play("S");          // throws IllegalActionError / InvalidActionError
  *   game.table();            // the same dict as the Python Game.table()
  */
+
+import { REASONS } from "./reasons.js";
+
+/**
+ * English template of every refusal by reason code, generated from
+ * games/rules/errors.py (`make catalogue`); the pages translate by code.
+ */
+export { REASONS };
 
 export const RULES_VERSION = "EH1";
 export const RANKS = "A23456789TJQK";
@@ -22,30 +31,6 @@ export const MAX_DEAL = 999999;
 export const UNDO_LIMIT = 100;
 const COLUMN_COUNT = 9;
 const CODE_PREFIX = "EH1-N-";
-
-const RUN_RULE = "a run moves as a block only when it starts with a king and goes to an empty column";
-
-/**
- * English template of every refusal, keyed by the engine's stable reason code:
- * the same as REASONS in games/rules/errors.py, filled from the same named
- * fields (`params` on the error). The pages translate by code.
- */
-export const REASONS = {
-  empty_stock_and_waste: "the stock and the waste are both empty",
-  empty_source: "there is no card to move: {source} is empty",
-  one_card_at_a_time: `only the top card moves between columns; ${RUN_RULE}`,
-  king_only: "an empty column accepts only a king, or a run that starts with a king",
-  run_only_to_empty: "{card} heads a run, and a king-headed run moves only to an empty column",
-  column_refuses: "{card} does not go on {target}: a card goes on the next higher rank of the other colour",
-  foundation_refuses: "F{foundation} does not accept {card}: it takes the {suit} from the ace up, one at a time",
-  no_foundation_accepts: "no foundation accepts {card}",
-  foundation_to_foundation: "no card moves from one foundation to another",
-  waste_is_not_a_destination: "nothing can be put on the waste",
-  same_column: "a card cannot move to the column it is already in",
-  nothing_to_undo: "there is nothing left to undo (undo takes back at most the last 100 actions)",
-  game_over: "the game is won; no action is accepted after that",
-  unreadable_action: "this is not an action: write S, U or a move such as 37, W3, WF, 3F2 or F27",
-};
 
 /** Fill a reason template's `{name}` fields. */
 export function formatReason(template, params = {}) {

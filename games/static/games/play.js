@@ -1,25 +1,25 @@
 /**
- * The play page: gestures and keys become log actions for the JavaScript
- * engine, the game is kept in localStorage so it survives a reload (and a
- * sign-in), and a won game is submitted at once with an Idempotency-Key,
- * retried until the server answers. The hint button asks the solver
- * (POST /api/hint/) for the next action of a win and points at it.
+ * The play page, its DOM side: pointer and key events become the log actions
+ * gestures.js names, played by the JavaScript engine; the game is kept in
+ * localStorage so it survives a reload (and a sign-in), and a won game is
+ * submitted at once with an Idempotency-Key, retried until the server
+ * answers. The hint button asks the solver (POST /api/hint/) for the next
+ * action of a win and points at it.
  */
 import {
   Game,
   IllegalActionError,
   cardText,
   dealCode,
-  fitsOnColumn,
   formatLog,
   kingRunStart,
   MAX_DEAL,
   parseAction,
+  splitLog,
 } from "./engine.js";
+import { doubleTapGesture, dropGesture, isDrag, keyGesture, tapGesture, tapSorter } from "./gestures.js";
 import { cardLabel, config, reasonText, renderTable, say, t } from "./ui.js";
 
-const DOUBLE_TAP_MS = 300;
-const DRAG_THRESHOLD_PX = 6;
 const RETRY_MAX_DELAY_MS = 30000;
 const STORAGE_PREFIX = "easyharp.game.";
 const RULES_SWITCH_KEY = "easyharp.interactive-rules";
@@ -114,116 +114,31 @@ function hideReminder() {
 }
 document.getElementById("reminder-close").addEventListener("click", hideReminder);
 
-/** Log name of a data-place: "c3" → "4", "w" → "W", "f2" → "F3". */
-function placeToken(place) {
-  if (place === "w") return "W";
-  if (place[0] === "c") return String(Number(place.slice(1)) + 1);
-  if (place[0] === "f") return `F${Number(place.slice(1)) + 1}`;
-  return null;
-}
-
-function columnOf(place) {
-  return game.columns[Number(place.slice(1))];
-}
-
-/**
- * A drop of the card at (`place`, `index`) on `target`. A run that may not
- * move is refused here, before the engine, because the engine's "37" always
- * means the top card: the player meant the run, and is reminded of the rule.
- */
-function dropAction(place, index, target) {
-  if (target === place) return;
-  const source = placeToken(place);
-  if (target[0] === "f") {
-    // Anywhere on the foundations finds the first one that takes the card.
-    act(`${source}F`);
-    return;
-  }
-  if (target[0] !== "c") return;
-  const destination = placeToken(target);
-  if (place[0] === "c") {
-    const column = columnOf(place);
-    const runLength = column.up.length - index;
-    const targetColumn = columnOf(target);
-    const targetEmpty = targetColumn.up.length === 0;
-    const kingStart = kingRunStart(column.up);
-    if (targetEmpty) {
-      if (index !== kingStart) {
-        if (runLength > 1) refuseRun("one_card_at_a_time");
-        else say(reasonText("king_only"), "refused");
-        return;
-      }
-    } else if (runLength > 1) {
-      if (index === kingStart) refuseRun("run_only_to_empty", { card: cardText(column.up[kingStart]) });
-      else refuseRun("one_card_at_a_time");
-      return;
-    }
-  }
-  act(source + destination);
-}
-
-function refuseRun(code, params = {}) {
-  say(reasonText(code, params), "refused");
-  showReminder();
-}
-
-/** A tap on a top card: to the first foundation that takes it. */
-function tapAction(place, index) {
-  if (place === "s") {
-    act("S");
-    return;
-  }
-  if (place[0] === "f") return;
-  if (place[0] === "c" && index !== columnOf(place).up.length - 1) return;
-  act(`${placeToken(place)}F`);
-}
-
-/**
- * A double tap: a place on the board. The longest column that takes the card
- * first, then an empty column for a king (or the run a king heads).
- */
-function doubleTapAction(place, index) {
-  if (place === "s") return;
-  let card;
-  let isKingRun = false;
-  if (place[0] === "c") {
-    const column = columnOf(place);
-    isKingRun = index === kingRunStart(column.up);
-    if (index !== column.up.length - 1 && !isKingRun) return;
-    card = column.up[column.up.length - 1];
-  } else if (place === "w") {
-    card = game.waste[game.waste.length - 1];
+/** Carry out what a gesture means (see gestures.js): play it, or say why not. */
+function perform(gesture) {
+  if (gesture === null) return;
+  if (gesture.action) {
+    act(gesture.action);
+  } else if (gesture.refused) {
+    say(reasonText(gesture.refused, gesture.params), "refused");
+    if (gesture.remind) showReminder();
   } else {
-    const pile = game.foundations[Number(place.slice(1))];
-    card = pile[pile.length - 1];
+    say(t(gesture.message), "refused");
   }
-  if (card === undefined) return;
-  const source = placeToken(place);
-  const sourceColumn = place[0] === "c" ? Number(place.slice(1)) : -1;
-  const singleCard = !(isKingRun && index !== columnOf(place).up.length - 1);
-  if (singleCard) {
-    const candidates = game.columns
-      .map((column, i) => ({ i, size: column.down.length + column.up.length, column }))
-      .filter(({ i, column }) => i !== sourceColumn && column.up.length > 0 && fitsOnColumn(card, column.up[column.up.length - 1]))
-      .sort((a, b) => b.size - a.size || a.i - b.i);
-    if (candidates.length) {
-      act(source + String(candidates[0].i + 1));
-      return;
-    }
-  }
-  const empty = game.columns.findIndex((column, i) => i !== sourceColumn && column.up.length === 0 && column.down.length === 0);
-  const movesAKing = place[0] === "c" ? isKingRun : card % 13 === 12;
-  if (empty !== -1 && movesAKing) {
-    act(source + String(empty + 1));
-    return;
-  }
-  say(t("no_place"), "refused");
 }
 
 // ---------------------------------------------------------------- pointer gestures
 
 let press = null; // the pointer press in progress
-let lastTap = { place: null, index: null, time: 0, timer: null };
+
+/** One tap waits a moment for a second one: a double tap means "to the board". */
+const onTap = tapSorter({
+  onTap: (place, index) => perform(tapGesture(game, place, index)),
+  onDoubleTap: (place, index) => perform(doubleTapGesture(game, place, index)),
+  now: () => performance.now(),
+  setTimer: (callback, ms) => setTimeout(callback, ms),
+  clearTimer: (timer) => clearTimeout(timer),
+});
 
 function pressTarget(target) {
   const card = target.closest(".card.up[data-place]");
@@ -246,7 +161,7 @@ window.addEventListener("pointermove", (event) => {
   const dx = event.clientX - press.x;
   const dy = event.clientY - press.y;
   if (!press.ghost) {
-    if (Math.hypot(dx, dy) < DRAG_THRESHOLD_PX) return;
+    if (!isDrag(dx, dy)) return;
     startDrag(press);
   }
   const rect = press.origin;
@@ -261,7 +176,7 @@ window.addEventListener("pointerup", (event) => {
   if (current.ghost) {
     const target = dropTargetAt(event.clientX, event.clientY);
     endDrag(current);
-    if (target) dropAction(current.place, current.index, target);
+    if (target) perform(dropGesture(game, current.place, current.index, target));
     return;
   }
   onTap(current.place, current.index);
@@ -316,67 +231,30 @@ function markDropTarget(x, y) {
   if (target && target !== "s") tableElement.querySelector(`[data-drop="${target}"]`)?.classList.add("drop-target");
 }
 
-/** One tap waits a moment for a second one: a double tap means "to the board". */
-function onTap(place, index) {
-  if (place === "s") {
-    tapAction(place, index);
-    return;
-  }
-  const now = performance.now();
-  if (lastTap.timer && lastTap.place === place && lastTap.index === index && now - lastTap.time < DOUBLE_TAP_MS) {
-    clearTimeout(lastTap.timer);
-    lastTap = { place: null, index: null, time: 0, timer: null };
-    doubleTapAction(place, index);
-    return;
-  }
-  if (lastTap.timer) clearTimeout(lastTap.timer);
-  const timer = setTimeout(() => {
-    lastTap.timer = null;
-    tapAction(place, index);
-  }, DOUBLE_TAP_MS);
-  lastTap = { place, index, time: now, timer };
-}
-
 // ---------------------------------------------------------------- keyboard
 
 let keySource = null;
 
 document.addEventListener("keydown", (event) => {
-  if (event.target.closest("input, select, textarea") || event.altKey || event.metaKey) return;
-  const key = event.key.toUpperCase();
-  if (event.ctrlKey) {
-    if (key === "Z") {
-      event.preventDefault();
-      act("U");
-    }
-    return;
-  }
-  if (key === "ESCAPE") {
+  if (event.target.closest("input, select, textarea")) return;
+  const key = keyGesture(keySource, event.key, { ctrl: event.ctrlKey, alt: event.altKey, meta: event.metaKey });
+  if (key.preventDefault) event.preventDefault();
+  if (key.does === "cancel") {
     keySource = null;
     markKeySource();
     say("");
-    return;
-  }
-  if (keySource === null) {
-    if (key === "H") {
-      askHint();
-    } else if (key === "S" || key === " ") {
-      event.preventDefault();
-      act("S");
-    } else if (key === "U") {
-      act("U");
-    } else if (/^[1-9W]$/.test(key)) {
-      keySource = key;
-      say(`${keySource} →`);
+  } else if (key.does === "hint") {
+    askHint();
+  } else if (key.does === "pick") {
+    keySource = key.source;
+    say(`${keySource} →`);
+    markKeySource();
+  } else if (key.does === "play") {
+    if (key.source !== keySource) {
+      keySource = key.source;
       markKeySource();
     }
-    return;
-  }
-  if (/^[1-9F]$/.test(key)) {
-    const token = keySource + key;
-    keySource = null;
-    markKeySource();
-    act(token);
+    act(key.action);
   }
 });
 
@@ -392,8 +270,7 @@ function markKeySource() {
 document.getElementById("keyboard-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const input = document.getElementById("action-input");
-  const tokens = input.value.trim().split(/\s+/).filter(Boolean);
-  for (const token of tokens) {
+  for (const token of splitLog(input.value)) {
     if (act(token) !== null) break;
   }
   input.value = "";

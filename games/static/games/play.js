@@ -2,9 +2,9 @@
  * The play page, its DOM side: pointer and key events become the log actions
  * gestures.js names, played by the JavaScript engine; the game is kept in
  * localStorage so it survives a reload (and a sign-in), and a won game is
- * submitted at once with an Idempotency-Key, retried until the server
- * answers. The hint button asks the solver (POST /api/hint/) for the next
- * action of a win and points at it.
+ * submitted at once through submit.js (an Idempotency-Key, retried until the
+ * server answers). The hint button asks the solver (POST /api/hint/) for the
+ * next action of a win and points at it.
  */
 import {
   Game,
@@ -18,9 +18,9 @@ import {
   splitLog,
 } from "./engine.js";
 import { doubleTapGesture, dropGesture, isDrag, keyGesture, tapGesture, tapSorter } from "./gestures.js";
+import { pendingFor, submitPending } from "./submit.js";
 import { cardLabel, config, reasonText, renderTable, say, t } from "./ui.js";
 
-const RETRY_MAX_DELAY_MS = 30000;
 const STORAGE_PREFIX = "easyharp.game.";
 const RULES_SWITCH_KEY = "easyharp.interactive-rules";
 
@@ -297,12 +297,6 @@ document.getElementById("restart").addEventListener("click", () => {
 
 // ---------------------------------------------------------------- submitting
 
-function newIdempotencyKey() {
-  // crypto.randomUUID needs a secure context; getRandomValues works everywhere.
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 function showResult(html) {
   const result = document.getElementById("result");
   result.replaceChildren(...html);
@@ -333,9 +327,9 @@ function onWon() {
 
 /** Freeze the current log as the pending submission (one key per log) and send it. */
 function submitGame() {
-  const log = formatLog(game.log);
-  if (!saved.pending || saved.pending.log !== log) {
-    saved.pending = { key: newIdempotencyKey(), log };
+  const pending = pendingFor(saved.pending, formatLog(game.log));
+  if (pending !== saved.pending) {
+    saved.pending = pending;
     persist();
   }
   refresh();
@@ -343,58 +337,43 @@ function submitGame() {
     askToSignIn();
     return;
   }
-  sendPending(0);
+  sendPending();
 }
 
-async function sendPending(attempt) {
-  const pending = saved.pending;
-  if (!pending) return;
-  showResult([paragraph(attempt === 0 ? t("submitting") : t("retrying"))]);
-  let response;
-  try {
-    response = await fetch(config.games_url, {
-      method: "POST",
-      credentials: "same-origin",
-      headers: {
-        "Content-Type": "application/json",
-        Accept: "application/json",
-        "X-CSRFToken": config.csrf,
-        "Idempotency-Key": pending.key,
-      },
-      body: JSON.stringify({ deal: config.deal, log: pending.log }),
-    });
-  } catch {
-    retryLater(attempt);
-    return;
-  }
-  if (response.status >= 500 || response.status === 429) {
-    retryLater(attempt);
-    return;
-  }
-  const body = await response.json().catch(() => ({}));
-  if (response.status === 401 || response.status === 403) {
+/** Send the pending submission until the server answers, and show the answer. */
+async function sendPending() {
+  const answer = await submitPending({
+    current: () => saved.pending,
+    url: config.games_url,
+    csrf: config.csrf,
+    deal: config.deal,
+    fetch: (...request) => fetch(...request),
+    wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    onSend: (attempt) => showResult([paragraph(attempt === 0 ? t("submitting") : t("retrying"))]),
+    onRetry: () => showResult([paragraph(t("retrying"))]),
+  });
+  if (answer.outcome === "dropped") return;
+  if (answer.outcome === "sign_in") {
     askToSignIn();
     return;
   }
   saved.pending = null;
-  if (!response.ok) {
+  if (answer.outcome === "refused") {
     persist();
     refresh();
-    const error = body.error ?? {};
-    const why = error.reason_code ? reasonText(error.reason_code, error.params ?? {}) : error.message ?? response.statusText;
-    showResult([paragraph(`${t("submit_failed")} ${why}`, "error")]);
+    showResult([paragraph(`${t("submit_failed")} ${errorText(answer.body, answer.statusText)}`, "error")]);
     return;
   }
-  saved.submitted = { ...body, log: pending.log };
+  saved.submitted = { ...answer.body, log: answer.pending.log };
   persist();
   refresh();
-  showSubmitted(body);
+  showSubmitted(answer.body);
 }
 
-function retryLater(attempt) {
-  const delay = Math.min(RETRY_MAX_DELAY_MS, 1000 * 2 ** attempt);
-  showResult([paragraph(t("retrying"))]);
-  setTimeout(() => sendPending(attempt + 1), delay);
+/** The player's-language reason of an API error body (`{"error": {...}}`). */
+function errorText(body, statusText) {
+  const error = body.error ?? {};
+  return error.reason_code ? reasonText(error.reason_code, error.params ?? {}) : (error.message ?? statusText);
 }
 
 async function showSubmitted(game) {
@@ -546,9 +525,7 @@ async function fetchHint(log) {
   if (response.status === 429) return { text: t("hint_throttled"), action: null, kind: "error" };
   if (response.status >= 500) return failed;
   if (!response.ok) {
-    const error = body.error ?? {};
-    const why = error.reason_code ? reasonText(error.reason_code, error.params ?? {}) : error.message ?? response.statusText;
-    return { text: `${t("hint_refused")} ${why}`, action: null, kind: "error" };
+    return { text: `${t("hint_refused")} ${errorText(body, response.statusText)}`, action: null, kind: "error" };
   }
   if (body.result === "move") {
     // Offer to play it only when this page's engine agrees it is legal here.
@@ -588,7 +565,7 @@ hintPlay.addEventListener("click", () => {
 // ---------------------------------------------------------------- start
 
 refresh();
-if (saved.pending && config.user) sendPending(0);
+if (saved.pending && config.user) sendPending();
 else if (saved.pending) askToSignIn();
 else if (saved.submitted && formatLog(game.log) === saved.submitted.log) showSubmitted(saved.submitted);
 else if (game.won) submitGame();

@@ -3,6 +3,10 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+NODE_STAMP := node_modules/.installed
+NODE_BIN   := node_modules/.bin
+# The browser modules and their Node tests (reasons.js is generated: see .prettierignore).
+JS_FILES := 'games/static/games/*.js' 'tests/js/*.mjs' eslint.config.js
 
 .PHONY: run test lint format check-js catalogue clean
 
@@ -12,29 +16,44 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The JavaScript linter and formatter, at the versions package-lock.json pins.
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $(NODE_STAMP)
+
 ## Set up, migrate and serve on http://127.0.0.1:8000 (SQLite + in-memory channel layer by default).
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	@# Today's deal is chosen by the solver (a few seconds), once: here, not on the first visit.
 	$(BIN)/python manage.py prepare_daily_deals --days 1
-	$(BIN)/python manage.py compilemessages --ignore=.venv >/dev/null 2>&1 || true
+	$(BIN)/python manage.py compilemessages --ignore=.venv --ignore=node_modules >/dev/null 2>&1 || true
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
 ## Set up and run the whole test suite (Python, then the JavaScript engine under Node).
 test: $(STAMP)
-	$(BIN)/python manage.py compilemessages --ignore=.venv >/dev/null 2>&1 || true
+	$(BIN)/python manage.py compilemessages --ignore=.venv --ignore=node_modules >/dev/null 2>&1 || true
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 	@if [ -d tests/js ]; then node --test tests/js/; fi
 
-## Format and lint in one go.
-lint: $(STAMP)
-	$(BIN)/ruff format .
-	$(BIN)/ruff check --fix .
+## Lint and type-check everything (ruff, mypy, eslint, prettier); rewrites nothing: `make format` does.
+lint: $(STAMP) $(NODE_STAMP) check-js
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
 	$(BIN)/mypy
+
+## Rewrite the code in the house style: ruff format for the Python, prettier for the JavaScript.
+format: $(STAMP) $(NODE_STAMP)
+	$(BIN)/ruff format .
+	$(NODE_BIN)/prettier --write $(JS_FILES)
+
+## Check the JavaScript: eslint, and prettier's formatting.
+check-js: $(NODE_STAMP)
+	$(NODE_BIN)/eslint $(JS_FILES)
+	$(NODE_BIN)/prettier --check $(JS_FILES)
 
 ## Regenerate the browser's reason catalogue from the Python engine's REASONS.
 catalogue: $(STAMP)
 	$(BIN)/python -c "from games.rules.catalogue import reasons_module; print(reasons_module(), end='')" > games/static/games/reasons.js
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) node_modules .pytest_cache .mypy_cache .ruff_cache

@@ -178,7 +178,9 @@ describe("a double tap", () => {
   });
 
   test("says there is no place for a king's run when no column is empty", () => {
-    const game = position({ columns: ["2 | KS QH", "1 | 9D", "3 | 4C", "JS", "TD", "5H", "8H", "2C", "3S"] });
+    const game = position({
+      columns: ["2 | KS QH", "1 | 9D", "3 | 4C", "JS", "TD", "5H", "8H", "2C", "3S"],
+    });
     assert.deepEqual(doubleTapGesture(game, "c0", 0), { message: "no_place" });
   });
 
@@ -247,7 +249,11 @@ describe("a drop", () => {
 
   test("of a run on a column is refused with the one-card reminder", () => {
     const game = position({ columns: ["2 | 9S 8H 7C", "1 | 9D"] });
-    assert.deepEqual(dropGesture(game, "c0", 1, "c1"), { refused: "one_card_at_a_time", params: {}, remind: true });
+    assert.deepEqual(dropGesture(game, "c0", 1, "c1"), {
+      refused: "one_card_at_a_time",
+      params: {},
+      remind: true,
+    });
   });
 
   test("of a king-headed run on a column says it goes only to an empty column", () => {
@@ -268,12 +274,20 @@ describe("a drop", () => {
 
   test("of a run no king heads on an empty column is refused with the reminder", () => {
     const game = position({ columns: ["2 | QS JH TC", ""] });
-    assert.deepEqual(dropGesture(game, "c0", 1, "c1"), { refused: "one_card_at_a_time", params: {}, remind: true });
+    assert.deepEqual(dropGesture(game, "c0", 1, "c1"), {
+      refused: "one_card_at_a_time",
+      params: {},
+      remind: true,
+    });
   });
 
   test("of a single card that is no king on an empty column says only a king goes there", () => {
     const game = position({ columns: ["2 | 5D QS", ""] });
-    assert.deepEqual(dropGesture(game, "c0", 1, "c1"), { refused: "king_only", params: {}, remind: false });
+    assert.deepEqual(dropGesture(game, "c0", 1, "c1"), {
+      refused: "king_only",
+      params: {},
+      remind: false,
+    });
   });
 
   test("of a king alone on an empty column moves it", () => {
@@ -323,9 +337,24 @@ describe("keys", () => {
   });
 
   test("S and space turn the stock, U undoes, H asks for a hint", () => {
-    assert.deepEqual(keyGesture(null, "s"), { does: "play", action: "S", source: null, preventDefault: true });
-    assert.deepEqual(keyGesture(null, " "), { does: "play", action: "S", source: null, preventDefault: true });
-    assert.deepEqual(keyGesture(null, "u"), { does: "play", action: "U", source: null, preventDefault: false });
+    assert.deepEqual(keyGesture(null, "s"), {
+      does: "play",
+      action: "S",
+      source: null,
+      preventDefault: true,
+    });
+    assert.deepEqual(keyGesture(null, " "), {
+      does: "play",
+      action: "S",
+      source: null,
+      preventDefault: true,
+    });
+    assert.deepEqual(keyGesture(null, "u"), {
+      does: "play",
+      action: "U",
+      source: null,
+      preventDefault: false,
+    });
     assert.deepEqual(keyGesture(null, "h"), { does: "hint", source: null });
   });
 
@@ -336,14 +365,22 @@ describe("keys", () => {
       source: null,
       preventDefault: true,
     });
-    assert.deepEqual(keyGesture("3", "Z", { ctrl: true }), { does: "play", action: "U", source: "3", preventDefault: true });
+    assert.deepEqual(keyGesture("3", "Z", { ctrl: true }), {
+      does: "play",
+      action: "U",
+      source: "3",
+      preventDefault: true,
+    });
     assert.deepEqual(keyGesture(null, "s", { ctrl: true }), { does: "nothing", source: null });
   });
 
   test("Alt and Meta chords are left to the browser", () => {
     assert.deepEqual(keyGesture(null, "s", { alt: true }), { does: "nothing", source: null });
     assert.deepEqual(keyGesture("3", "7", { meta: true }), { does: "nothing", source: "3" });
-    assert.deepEqual(keyGesture(null, "z", { ctrl: true, meta: true }), { does: "nothing", source: null });
+    assert.deepEqual(keyGesture(null, "z", { ctrl: true, meta: true }), {
+      does: "nothing",
+      source: null,
+    });
   });
 
   test("letters and digits that are no place mean nothing", () => {

@@ -27,7 +27,8 @@ function answer(status, body = {}, statusText = "") {
     statusText,
     ok: status >= 200 && status < 300,
     json: async () => {
-      if (body === NOT_JSON) throw new SyntaxError("Unexpected token '<', \"<html>\" is not valid JSON");
+      if (body === NOT_JSON)
+        throw new SyntaxError("Unexpected token '<', \"<html>\" is not valid JSON");
       return body;
     },
   };
@@ -113,7 +114,10 @@ describe("answers", () => {
 
   test("a server error or a throttle is tried again, a lost session asks to sign in, other answers are final", () => {
     const outcomes = Object.fromEntries(
-      [200, 201, 400, 404, 409, 413, 401, 403, 429, 500, 502, 503, 504].map((status) => [status, statusOutcome(status)]),
+      [200, 201, 400, 404, 409, 413, 401, 403, 429, 500, 502, 503, 504].map((status) => [
+        status,
+        statusOutcome(status),
+      ]),
     );
     assert.deepEqual(outcomes, {
       200: "stored",
@@ -133,7 +137,12 @@ describe("answers", () => {
   });
 
   test("the request posts the deal and log as JSON with the key, the CSRF token and the session", () => {
-    const [url, init] = submissionRequest({ url: URL, csrf: "csrf-token", deal: DEAL, pending: PENDING });
+    const [url, init] = submissionRequest({
+      url: URL,
+      csrf: "csrf-token",
+      deal: DEAL,
+      pending: PENDING,
+    });
     assert.equal(url, URL);
     assert.deepEqual(init, {
       method: "POST",
@@ -153,7 +162,11 @@ describe("sending", () => {
   test("a game the server stores at once is sent once", async () => {
     const network = fakeNetwork([answer(201, { id: 7, score: 25, moves: 3 })]);
     const { result, sends, retries } = submit(network, PENDING);
-    assert.deepEqual(await result, { outcome: "stored", pending: PENDING, body: { id: 7, score: 25, moves: 3 } });
+    assert.deepEqual(await result, {
+      outcome: "stored",
+      pending: PENDING,
+      body: { id: 7, score: 25, moves: 3 },
+    });
     assert.equal(network.requests.length, 1);
     assert.deepEqual(network.requests[0].body, { deal: DEAL, log: "S 37 WF" });
     assert.deepEqual(sends, [0]);
@@ -162,7 +175,14 @@ describe("sending", () => {
   });
 
   test("network failures, server errors and throttles are retried with backoff and the same key", async () => {
-    const network = fakeNetwork([LOST, LOST, answer(503), answer(429), answer(500), answer(200, { id: 7 })]);
+    const network = fakeNetwork([
+      LOST,
+      LOST,
+      answer(503),
+      answer(429),
+      answer(500),
+      answer(200, { id: 7 }),
+    ]);
     const { result, sends, retries } = submit(network, PENDING);
     assert.deepEqual(await result, { outcome: "stored", pending: PENDING, body: { id: 7 } });
     assert.equal(network.requests.length, 6);
@@ -187,7 +207,10 @@ describe("sending", () => {
     const { result } = submit(network, PENDING);
     assert.equal((await result).outcome, "stored");
     assert.deepEqual(network.waits, [1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000, 30000]);
-    assert.equal(new Set(network.requests.map((request) => request.headers["Idempotency-Key"])).size, 1);
+    assert.equal(
+      new Set(network.requests.map((request) => request.headers["Idempotency-Key"])).size,
+      1,
+    );
   });
 
   test("a game whose answer was lost is stored once: the retry gets the stored game back", async () => {
@@ -203,7 +226,11 @@ describe("sending", () => {
     };
     const waits = [];
     const { result } = submit({ fetch: server, wait: async (ms) => waits.push(ms) }, PENDING);
-    assert.deepEqual(await result, { outcome: "stored", pending: PENDING, body: { id: 1, log: "S 37 WF" } });
+    assert.deepEqual(await result, {
+      outcome: "stored",
+      pending: PENDING,
+      body: { id: 1, log: "S 37 WF" },
+    });
     assert.equal(stored.size, 1);
     assert.deepEqual(waits, [1000]);
   });
@@ -226,7 +253,13 @@ describe("sending", () => {
   test("a refusal without a JSON body comes back with an empty body", async () => {
     const network = fakeNetwork([answer(409, NOT_JSON, "Conflict")]);
     const { result } = submit(network, PENDING);
-    assert.deepEqual(await result, { outcome: "refused", pending: PENDING, body: {}, status: 409, statusText: "Conflict" });
+    assert.deepEqual(await result, {
+      outcome: "refused",
+      pending: PENDING,
+      body: {},
+      status: 409,
+      statusText: "Conflict",
+    });
   });
 
   test("a lost session stops the sending and keeps the submission for after signing in", async () => {

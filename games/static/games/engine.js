@@ -34,7 +34,9 @@ const CODE_PREFIX = "EH1-N-";
 
 /** Fill a reason template's `{name}` fields. */
 export function formatReason(template, params = {}) {
-  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+  return template.replace(/\{(\w+)\}/g, (whole, name) =>
+    name in params ? String(params[name]) : whole,
+  );
 }
 
 const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
@@ -115,7 +117,9 @@ export function parseDealCode(code) {
   }
   const letters = text.slice(CODE_PREFIX.length);
   if (letters.length !== 7) {
-    throw new DealCodeError(`a deal code has 7 letters after ${CODE_PREFIX}, not ${letters.length}`);
+    throw new DealCodeError(
+      `a deal code has 7 letters after ${CODE_PREFIX}, not ${letters.length}`,
+    );
   }
   if (!/^[A-Z]{7}$/.test(letters)) {
     throw new DealCodeError(`a deal code uses only the letters A to Z: ${JSON.stringify(code)}`);
@@ -172,14 +176,17 @@ export function parseAction(token) {
 
 function parsePlace(text) {
   if (text === "W") return { type: "waste" };
-  if (text[0] === "F") return { type: "foundation", index: text.length > 1 ? Number(text[1]) - 1 : null };
+  if (text[0] === "F")
+    return { type: "foundation", index: text.length > 1 ? Number(text[1]) - 1 : null };
   return { type: "column", index: Number(text) - 1 };
 }
 
 /** Split a log (text or array of tokens) into tokens; any run of blanks separates. */
 export function splitLog(log) {
   if (Array.isArray(log)) return log.map((token) => String(token));
-  return String(log).split(/\s+/).filter((token) => token !== "");
+  return String(log)
+    .split(/\s+/)
+    .filter((token) => token !== "");
 }
 
 /** The canonical text of a list of tokens. */
@@ -347,7 +354,8 @@ export class Game {
     };
     if (to.type === "waste") refuse("waste_is_not_a_destination");
     if (from.type === "foundation" && to.type === "foundation") refuse("foundation_to_foundation");
-    if (from.type === "column" && to.type === "column" && from.index === to.index) refuse("same_column");
+    if (from.type === "column" && to.type === "column" && from.index === to.index)
+      refuse("same_column");
 
     const source = this.sourcePile(from);
     if (source.length === 0) refuse("empty_source", { source: placeName(from) });
@@ -380,7 +388,12 @@ export class Game {
     const targetTop = target.up.length ? target.up[target.up.length - 1] : null;
     if (targetTop === null) {
       // A move from a column to an empty column is the king-headed run's block move.
-      const start = from.type === "column" ? kingRunStart(source) : rankOf(card) === 13 ? source.length - 1 : -1;
+      const start =
+        from.type === "column"
+          ? kingRunStart(source)
+          : rankOf(card) === 13
+            ? source.length - 1
+            : -1;
       if (start === -1) refuse("king_only");
       target.up.push(...source.splice(start));
       if (from.type === "waste") this.score += 5;
@@ -391,7 +404,8 @@ export class Game {
       if (from.type === "column") {
         if (this.runWouldFit(source, targetTop)) refuse("one_card_at_a_time");
         const start = kingRunStart(source);
-        if (start !== -1 && start < source.length - 1) refuse("run_only_to_empty", { card: cardText(source[start]) });
+        if (start !== -1 && start < source.length - 1)
+          refuse("run_only_to_empty", { card: cardText(source[start]) });
       }
       refuse("column_refuses", { card: cardText(card), target: cardText(targetTop) });
     }

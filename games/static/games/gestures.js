@@ -79,7 +79,9 @@ export function doubleTapGesture(game, place, index) {
       .map((column, i) => ({ i, size: column.down.length + column.up.length, column }))
       .filter(
         ({ i, column }) =>
-          i !== sourceColumn && column.up.length > 0 && fitsOnColumn(card, column.up[column.up.length - 1]),
+          i !== sourceColumn &&
+          column.up.length > 0 &&
+          fitsOnColumn(card, column.up[column.up.length - 1]),
       )
       .sort((a, b) => b.size - a.size || a.i - b.i);
     if (candidates.length) return { action: source + String(candidates[0].i + 1) };
@@ -116,7 +118,11 @@ export function dropGesture(game, place, index, target) {
       }
     } else if (runLength > 1) {
       if (index === kingStart) {
-        return { refused: "run_only_to_empty", params: { card: cardText(column.up[kingStart]) }, remind: true };
+        return {
+          refused: "run_only_to_empty",
+          params: { card: cardText(column.up[kingStart]) },
+          remind: true,
+        };
       }
       return { refused: "one_card_at_a_time", params: {}, remind: true };
     }
@@ -141,16 +147,19 @@ export function keyGesture(source, key, { ctrl = false, alt = false, meta = fals
   const nothing = { does: "nothing", source };
   if (alt || meta) return nothing;
   const name = key.toUpperCase();
-  if (ctrl) return name === "Z" ? { does: "play", action: "U", source, preventDefault: true } : nothing;
+  if (ctrl)
+    return name === "Z" ? { does: "play", action: "U", source, preventDefault: true } : nothing;
   if (name === "ESCAPE") return { does: "cancel", source: null };
   if (source === null) {
     if (name === "H") return { does: "hint", source };
-    if (name === "S" || name === " ") return { does: "play", action: "S", source, preventDefault: true };
+    if (name === "S" || name === " ")
+      return { does: "play", action: "S", source, preventDefault: true };
     if (name === "U") return { does: "play", action: "U", source, preventDefault: false };
     if (MOVE_SOURCE.test(name)) return { does: "pick", source: name };
     return nothing;
   }
-  if (MOVE_TARGET.test(name)) return { does: "play", action: source + name, source: null, preventDefault: false };
+  if (MOVE_TARGET.test(name))
+    return { does: "play", action: source + name, source: null, preventDefault: false };
   return nothing;
 }
 
@@ -164,7 +173,14 @@ export function keyGesture(source, key, { ctrl = false, alt = false, meta = fals
  * Returns `tap(place, index)`, which calls `onTap` or `onDoubleTap` with the
  * place and index in time.
  */
-export function tapSorter({ onTap, onDoubleTap, now, setTimer, clearTimer, delayMs = DOUBLE_TAP_MS }) {
+export function tapSorter({
+  onTap,
+  onDoubleTap,
+  now,
+  setTimer,
+  clearTimer,
+  delayMs = DOUBLE_TAP_MS,
+}) {
   let last = { place: null, index: null, time: 0, timer: null };
   return function tap(place, index) {
     if (place === "s") {

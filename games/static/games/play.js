@@ -17,7 +17,14 @@ import {
   parseAction,
   splitLog,
 } from "./engine.js";
-import { doubleTapGesture, dropGesture, isDrag, keyGesture, tapGesture, tapSorter } from "./gestures.js";
+import {
+  doubleTapGesture,
+  dropGesture,
+  isDrag,
+  keyGesture,
+  tapGesture,
+  tapSorter,
+} from "./gestures.js";
 import { pendingFor, submitPending } from "./submit.js";
 import { cardLabel, config, reasonText, renderTable, say, t } from "./ui.js";
 
@@ -142,7 +149,8 @@ const onTap = tapSorter({
 
 function pressTarget(target) {
   const card = target.closest(".card.up[data-place]");
-  if (card) return { node: card, place: card.dataset.place, index: Number(card.dataset.index ?? 0) };
+  if (card)
+    return { node: card, place: card.dataset.place, index: Number(card.dataset.index ?? 0) };
   const stock = target.closest('[data-place="s"]');
   if (stock) return { node: stock, place: "s", index: 0 };
   return null;
@@ -190,7 +198,9 @@ window.addEventListener("pointercancel", () => {
 function draggedNodes(current) {
   if (current.place[0] !== "c") return [current.node];
   const column = tableElement.querySelector(`.column[data-place="${current.place}"]`);
-  return [...column.querySelectorAll(".card.up")].filter((node) => Number(node.dataset.index) >= current.index);
+  return [...column.querySelectorAll(".card.up")].filter(
+    (node) => Number(node.dataset.index) >= current.index,
+  );
 }
 
 function startDrag(current) {
@@ -213,7 +223,9 @@ function startDrag(current) {
 function endDrag(current) {
   current.ghost.remove();
   current.nodes.forEach((node) => node.classList.remove("dragging"));
-  tableElement.querySelectorAll(".drop-target").forEach((node) => node.classList.remove("drop-target"));
+  tableElement
+    .querySelectorAll(".drop-target")
+    .forEach((node) => node.classList.remove("drop-target"));
 }
 
 function dropTargetAt(x, y) {
@@ -228,7 +240,8 @@ function markDropTarget(x, y) {
   tableElement.querySelectorAll(".drop-target").forEach((node) => {
     if (node.dataset.drop !== target) node.classList.remove("drop-target");
   });
-  if (target && target !== "s") tableElement.querySelector(`[data-drop="${target}"]`)?.classList.add("drop-target");
+  if (target && target !== "s")
+    tableElement.querySelector(`[data-drop="${target}"]`)?.classList.add("drop-target");
 }
 
 // ---------------------------------------------------------------- keyboard
@@ -237,7 +250,11 @@ let keySource = null;
 
 document.addEventListener("keydown", (event) => {
   if (event.target.closest("input, select, textarea")) return;
-  const key = keyGesture(keySource, event.key, { ctrl: event.ctrlKey, alt: event.altKey, meta: event.metaKey });
+  const key = keyGesture(keySource, event.key, {
+    ctrl: event.ctrlKey,
+    alt: event.altKey,
+    meta: event.metaKey,
+  });
   if (key.preventDefault) event.preventDefault();
   if (key.does === "cancel") {
     keySource = null;
@@ -260,7 +277,9 @@ document.addEventListener("keydown", (event) => {
 
 /** Show which card the keys have picked up (the source of the next action). */
 function markKeySource() {
-  tableElement.querySelectorAll(".card.selected").forEach((node) => node.classList.remove("selected"));
+  tableElement
+    .querySelectorAll(".card.selected")
+    .forEach((node) => node.classList.remove("selected"));
   if (keySource === null) return;
   const place = keySource === "W" ? "w" : `c${Number(keySource) - 1}`;
   const cards = tableElement.querySelectorAll(`.card.up[data-place="${place}"]`);
@@ -361,7 +380,9 @@ async function sendPending() {
   if (answer.outcome === "refused") {
     persist();
     refresh();
-    showResult([paragraph(`${t("submit_failed")} ${errorText(answer.body, answer.statusText)}`, "error")]);
+    showResult([
+      paragraph(`${t("submit_failed")} ${errorText(answer.body, answer.statusText)}`, "error"),
+    ]);
     return;
   }
   saved.submitted = { ...answer.body, log: answer.pending.log };
@@ -373,11 +394,16 @@ async function sendPending() {
 /** The player's-language reason of an API error body (`{"error": {...}}`). */
 function errorText(body, statusText) {
   const error = body.error ?? {};
-  return error.reason_code ? reasonText(error.reason_code, error.params ?? {}) : (error.message ?? statusText);
+  return error.reason_code
+    ? reasonText(error.reason_code, error.params ?? {})
+    : (error.message ?? statusText);
 }
 
 async function showSubmitted(game) {
-  const parts = [paragraph(t("submitted")), paragraph(t("result", { score: game.score, moves: game.moves }), "result-line")];
+  const parts = [
+    paragraph(t("submitted")),
+    paragraph(t("result", { score: game.score, moves: game.moves }), "result-line"),
+  ];
   const replay = document.createElement("a");
   replay.href = `/replays/${game.id}/`;
   replay.textContent = t("replay");
@@ -457,7 +483,11 @@ function moveDetails(action) {
   const pile = game.sourcePile(action.from);
   let index = pile.length - 1;
   const to = { ...action.to };
-  if (action.from.type === "column" && to.type === "column" && game.columns[to.index].up.length === 0) {
+  if (
+    action.from.type === "column" &&
+    to.type === "column" &&
+    game.columns[to.index].up.length === 0
+  ) {
     const start = kingRunStart(pile);
     if (start !== -1) index = start;
   }
@@ -497,7 +527,9 @@ function markHint() {
   if (!details) return;
   let source;
   if (action.from.type === "column") {
-    source = tableElement.querySelector(`.column[data-place="c${action.from.index}"] .card.up[data-index="${details.index}"]`);
+    source = tableElement.querySelector(
+      `.column[data-place="c${action.from.index}"] .card.up[data-index="${details.index}"]`,
+    );
   } else {
     const place = action.from.type === "waste" ? "w" : `f${action.from.index}`;
     source = tableElement.querySelector(`.card.up[data-place="${place}"]`);
@@ -515,7 +547,11 @@ async function fetchHint(log) {
     response = await fetch(config.hint_url, {
       method: "POST",
       credentials: "same-origin",
-      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": config.csrf },
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json",
+        "X-CSRFToken": config.csrf,
+      },
       body: JSON.stringify({ deal: config.deal, log }),
     });
   } catch {
@@ -525,7 +561,11 @@ async function fetchHint(log) {
   if (response.status === 429) return { text: t("hint_throttled"), action: null, kind: "error" };
   if (response.status >= 500) return failed;
   if (!response.ok) {
-    return { text: `${t("hint_refused")} ${errorText(body, response.statusText)}`, action: null, kind: "error" };
+    return {
+      text: `${t("hint_refused")} ${errorText(body, response.statusText)}`,
+      action: null,
+      kind: "error",
+    };
   }
   if (body.result === "move") {
     // Offer to play it only when this page's engine agrees it is legal here.
@@ -567,8 +607,14 @@ hintPlay.addEventListener("click", () => {
 refresh();
 if (saved.pending && config.user) sendPending();
 else if (saved.pending) askToSignIn();
-else if (saved.submitted && formatLog(game.log) === saved.submitted.log) showSubmitted(saved.submitted);
+else if (saved.submitted && formatLog(game.log) === saved.submitted.log)
+  showSubmitted(saved.submitted);
 else if (game.won) submitGame();
 
 // For tests and the curious: the engine state of the page.
-window.easyHarp = { get game() { return game; }, act };
+window.easyHarp = {
+  get game() {
+    return game;
+  },
+  act,
+};

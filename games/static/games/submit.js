@@ -74,7 +74,16 @@ export function submissionRequest({ url, csrf, deal, pending }) {
  *   { outcome: "sign_in", pending }     the submission is still pending
  *   { outcome: "dropped" }              nothing was pending any more
  */
-export async function submitPending({ current, url, csrf, deal, fetch, wait, onSend = () => {}, onRetry = () => {} }) {
+export async function submitPending({
+  current,
+  url,
+  csrf,
+  deal,
+  fetch,
+  wait,
+  onSend = () => {},
+  onRetry = () => {},
+}) {
   for (let attempt = 0; ; attempt++) {
     const pending = current();
     if (!pending) return { outcome: "dropped" };
@@ -94,7 +103,8 @@ export async function submitPending({ current, url, csrf, deal, fetch, wait, onS
     }
     if (outcome === "sign_in") return { outcome, pending };
     const body = await response.json().catch(() => ({}));
-    if (outcome === "refused") return { outcome, pending, body, status: response.status, statusText: response.statusText };
+    if (outcome === "refused")
+      return { outcome, pending, body, status: response.status, statusText: response.statusText };
     return { outcome, pending, body };
   }
 }

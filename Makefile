@@ -3,16 +3,25 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+NODE_STAMP := node_modules/.installed
+NODE_BIN   := node_modules/.bin
+# The browser modules and their Node tests (reasons.js is generated: see .prettierignore).
+JS_FILES := 'games/static/games/*.js' 'tests/js/*.mjs' eslint.config.js
 
 PORT   ?= 8000
 
-.PHONY: run test lint format check-js clean messages
+.PHONY: run test lint format check-js catalogue clean messages
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+# The JavaScript linter and formatter, at the versions package-lock.json pins.
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $(NODE_STAMP)
 
 ## Set up, migrate and serve on http://127.0.0.1:$(PORT) (SQLite + in-memory channel layer by default).
 run: $(STAMP) messages
@@ -35,11 +44,26 @@ test: $(STAMP) messages
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 	node --test tests/js/
 
-## Format and lint in one go.
-lint: $(STAMP)
-	$(BIN)/ruff format .
-	$(BIN)/ruff check --fix .
+## Lint and type-check everything (ruff, mypy, import-linter, eslint, prettier); rewrites nothing.
+lint: $(STAMP) $(NODE_STAMP) check-js
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+## Rewrite the code in the house style: ruff format for the Python, prettier for the JavaScript.
+format: $(STAMP) $(NODE_STAMP)
+	$(BIN)/ruff format .
+	$(NODE_BIN)/prettier --write $(JS_FILES)
+
+## Check the JavaScript: eslint, and prettier's formatting.
+check-js: $(NODE_STAMP)
+	$(NODE_BIN)/eslint $(JS_FILES)
+	$(NODE_BIN)/prettier --check $(JS_FILES)
+
+## Regenerate the browser's reason catalogue from the Python engine's REASONS.
+catalogue: $(STAMP)
+	$(BIN)/python -c "from games.rules.catalogue import reasons_module; print(reasons_module(), end='')" > games/static/games/reasons.js
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) node_modules .pytest_cache .mypy_cache .ruff_cache

@@ -75,7 +75,10 @@ describe("deals", () => {
       "EH1-N-ZZZZZZZ": /outside/,
     };
     for (const [code, message] of Object.entries(bad)) {
-      assert.throws(() => parseDealCode(code), (error) => error instanceof DealCodeError && message.test(error.message));
+      assert.throws(
+        () => parseDealCode(code),
+        (error) => error instanceof DealCodeError && message.test(error.message),
+      );
     }
     assert.throws(() => dealCode(0), DealCodeError);
     assert.throws(() => dealCode(1000000), DealCodeError);
@@ -121,9 +124,18 @@ describe("logs", () => {
     const win = games.find((vector) => vector.won && vector.deal === dealCode(4));
     const game = Game.replay(win.deal, win.log);
     assert.equal(game.score, 1340);
-    assert.equal(game.table().foundations.every((f) => f.count === 13), true);
-    assert.throws(() => game.play("U"), (error) => error.code === "game_over");
-    assert.throws(() => game.play("S"), (error) => error.code === "game_over");
+    assert.equal(
+      game.table().foundations.every((f) => f.count === 13),
+      true,
+    );
+    assert.throws(
+      () => game.play("U"),
+      (error) => error.code === "game_over",
+    );
+    assert.throws(
+      () => game.play("S"),
+      (error) => error.code === "game_over",
+    );
   });
 });
 
@@ -131,13 +143,31 @@ describe("moves", () => {
   test("the table of a fresh deal is the documented dict", () => {
     const table = new Game(1).table();
     assert.deepEqual(Object.keys(table), [
-      "deal", "columns", "stock", "waste", "waste_top", "foundations", "score", "moves", "won", "undo_left",
+      "deal",
+      "columns",
+      "stock",
+      "waste",
+      "waste_top",
+      "foundations",
+      "score",
+      "moves",
+      "won",
+      "undo_left",
     ]);
     assert.equal(table.deal, "EH1-N-AAAAAAB");
-    assert.deepEqual(table.columns.map((c) => c.up[0]), "6D 9S 4H 5C 8H 7H 6H 3D JC".split(" "));
-    assert.deepEqual(table.columns.map((c) => c.down), [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.deepEqual(
+      table.columns.map((c) => c.up[0]),
+      "6D 9S 4H 5C 8H 7H 6H 3D JC".split(" "),
+    );
+    assert.deepEqual(
+      table.columns.map((c) => c.down),
+      [0, 1, 2, 3, 4, 5, 6, 7, 8],
+    );
     assert.equal(table.stock, 59);
-    assert.deepEqual(table.foundations.map((f) => f.suit), ["S", "S", "H", "H", "D", "D", "C", "C"]);
+    assert.deepEqual(
+      table.foundations.map((f) => f.suit),
+      ["S", "S", "H", "H", "D", "D", "C", "C"],
+    );
     assert.deepEqual(table.foundations[0], { suit: "S", count: 0, top: null });
     assert.equal(table.undo_left, 0);
   });
@@ -152,15 +182,25 @@ describe("moves", () => {
     assert.equal(game.table().undo_left, 100);
     for (let i = 0; i < 100; i++) game.play("U");
     assert.deepEqual(game.table(), { ...tables[20], moves: 120, undo_left: 0 });
-    assert.throws(() => game.play("u"), (error) => error.code === "nothing_to_undo");
+    assert.throws(
+      () => game.play("u"),
+      (error) => error.code === "nothing_to_undo",
+    );
   });
 
   test("unreadable text is an InvalidActionError with the unreadable_action code", () => {
     const game = new Game(1);
     for (const token of ["X", "0F", "F9", "FF", "F3", "S1", "12 3", ""]) {
-      assert.throws(() => game.play(token), (error) => error instanceof InvalidActionError && error.code === "unreadable_action", token);
+      assert.throws(
+        () => game.play(token),
+        (error) => error instanceof InvalidActionError && error.code === "unreadable_action",
+        token,
+      );
     }
-    assert.throws(() => game.playLog("S S X"), (error) => error.index === 3 && error.token === "X");
+    assert.throws(
+      () => game.playLog("S S X"),
+      (error) => error.index === 3 && error.token === "X",
+    );
   });
 
   test("refusals carry the codes the pages translate", () => {
@@ -197,9 +237,15 @@ describe("moves", () => {
     };
     assert.equal(refusal("1F").message, '"1F": no foundation accepts 6D');
     assert.deepEqual(refusal("1F3").params, { foundation: "3", card: "6D", suit: "hearts" });
-    assert.equal(refusal("12").reason, "6D does not go on 9S: a card goes on the next higher rank of the other colour");
+    assert.equal(
+      refusal("12").reason,
+      "6D does not go on 9S: a card goes on the next higher rank of the other colour",
+    );
     assert.equal(refusal("WF").reason, "there is no card to move: the waste is empty");
     assert.equal(refusal("F23").reason, "there is no card to move: F2 is empty");
-    assert.throws(() => game.playLog("S 1F"), (error) => error.message === 'action 2 "1F": no foundation accepts 6D');
+    assert.throws(
+      () => game.playLog("S 1F"),
+      (error) => error.message === 'action 2 "1F": no foundation accepts 6D',
+    );
   });
 });

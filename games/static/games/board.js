@@ -48,7 +48,9 @@ function row(entry, flash) {
 }
 
 function renderRows(tbody, entries, previous) {
-  const before = new Map(previous.map((entry) => [entry.player, `${entry.rank}/${entry.score}/${entry.moves}`]));
+  const before = new Map(
+    previous.map((entry) => [entry.player, `${entry.rank}/${entry.score}/${entry.moves}`]),
+  );
   if (entries.length === 0) {
     const tr = document.createElement("tr");
     tr.className = "empty";
@@ -59,7 +61,13 @@ function renderRows(tbody, entries, previous) {
     return;
   }
   tbody.replaceChildren(
-    ...entries.map((entry) => row(entry, previous.length > 0 && before.get(entry.player) !== `${entry.rank}/${entry.score}/${entry.moves}`)),
+    ...entries.map((entry) =>
+      row(
+        entry,
+        previous.length > 0 &&
+          before.get(entry.player) !== `${entry.rank}/${entry.score}/${entry.moves}`,
+      ),
+    ),
   );
 }
 
@@ -99,10 +107,13 @@ function refreshAroundMe() {
   clearTimeout(aroundTimer);
   aroundTimer = setTimeout(async () => {
     try {
-      const response = await fetch(`/api/daily/${config.date}/leaderboard/?order=${config.order}&around=me&limit=11`, {
-        credentials: "same-origin",
-        headers: { Accept: "application/json" },
-      });
+      const response = await fetch(
+        `/api/daily/${config.date}/leaderboard/?order=${config.order}&around=me&limit=11`,
+        {
+          credentials: "same-origin",
+          headers: { Accept: "application/json" },
+        },
+      );
       if (!response.ok) return;
       const page = await response.json();
       renderRows(around.querySelector("tbody"), page.entries ?? [], []);
@@ -122,7 +133,9 @@ function setState(state) {
 let retryDelay = 1000;
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(`${scheme}://${location.host}/ws/daily/${config.date}/leaderboard/?order=${config.order}`);
+  const socket = new WebSocket(
+    `${scheme}://${location.host}/ws/daily/${config.date}/leaderboard/?order=${config.order}`,
+  );
   socket.addEventListener("open", () => {
     retryDelay = 1000;
   });
@@ -136,7 +149,9 @@ function connect() {
     if (applyMessage(board, message)) {
       setState("live");
       render();
-      document.body.dataset.boardMessages = String(Number(document.body.dataset.boardMessages ?? 0) + 1);
+      document.body.dataset.boardMessages = String(
+        Number(document.body.dataset.boardMessages ?? 0) + 1,
+      );
     }
   });
   socket.addEventListener("close", (event) => {

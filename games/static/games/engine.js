@@ -1,17 +1,26 @@
 /**
  * Easy Harp rules engine (EH1), the browser's copy of games.rules.
  *
- * A plain ES module with no dependencies, loaded as-is by the browser and by
- * Node's test runner. It follows ../shared/RULES.md to the letter and is
- * checked against the same conformance vectors as the Python engine, so the
- * two cannot drift apart: the browser answers every move at once, the server
- * still replays every submitted log.
+ * A plain ES module, loaded as-is by the browser and by Node's test runner;
+ * its only import is the reason catalogue generated from the Python engine.
+ * It follows ../shared/RULES.md to the letter and is checked against the same
+ * conformance vectors as the Python engine, so the two cannot drift apart:
+ * the browser answers every move at once, the server still replays every
+ * submitted log.
  *
  *   import { Game } from "./engine.js";
  *   const game = Game.fromCode("EH1-N-AAAAAAB");
  *   game.play("S");          // throws IllegalActionError / InvalidActionError
  *   game.table();            // the same dict as the Python Game.table()
  */
+
+import { REASONS } from "./reasons.js";
+
+/**
+ * English template of every refusal by reason code, generated from
+ * games/rules/errors.py (`make catalogue`); the pages translate by code.
+ */
+export { REASONS };
 
 export const RULES_VERSION = "EH1";
 export const RANKS = "A23456789TJQK";
@@ -23,33 +32,11 @@ export const UNDO_LIMIT = 100;
 const COLUMN_COUNT = 9;
 const CODE_PREFIX = "EH1-N-";
 
-const RUN_RULE = "a run moves as a block only when it starts with a king and goes to an empty column";
-
-/**
- * English template of every refusal, keyed by the engine's stable reason code:
- * the same as REASONS in games/rules/errors.py, filled from the same named
- * fields (`params` on the error). The pages translate by code.
- */
-export const REASONS = {
-  empty_stock_and_waste: "the stock and the waste are both empty",
-  empty_source: "there is no card to move: {source} is empty",
-  one_card_at_a_time: `only the top card moves between columns; ${RUN_RULE}`,
-  king_only: "an empty column accepts only a king, or a run that starts with a king",
-  run_only_to_empty: "{card} heads a run, and a king-headed run moves only to an empty column",
-  column_refuses: "{card} does not go on {target}: a card goes on the next higher rank of the other colour",
-  foundation_refuses: "F{foundation} does not accept {card}: it takes the {suit} from the ace up, one at a time",
-  no_foundation_accepts: "no foundation accepts {card}",
-  foundation_to_foundation: "no card moves from one foundation to another",
-  waste_is_not_a_destination: "nothing can be put on the waste",
-  same_column: "a card cannot move to the column it is already in",
-  nothing_to_undo: "there is nothing left to undo (undo takes back at most the last 100 actions)",
-  game_over: "the game is won; no action is accepted after that",
-  unreadable_action: "this is not an action: write S, U or a move such as 37, W3, WF, 3F2 or F27",
-};
-
 /** Fill a reason template's `{name}` fields. */
 export function formatReason(template, params = {}) {
-  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+  return template.replace(/\{(\w+)\}/g, (whole, name) =>
+    name in params ? String(params[name]) : whole,
+  );
 }
 
 const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
@@ -130,7 +117,9 @@ export function parseDealCode(code) {
   }
   const letters = text.slice(CODE_PREFIX.length);
   if (letters.length !== 7) {
-    throw new DealCodeError(`a deal code has 7 letters after ${CODE_PREFIX}, not ${letters.length}`);
+    throw new DealCodeError(
+      `a deal code has 7 letters after ${CODE_PREFIX}, not ${letters.length}`,
+    );
   }
   if (!/^[A-Z]{7}$/.test(letters)) {
     throw new DealCodeError(`a deal code uses only the letters A to Z: ${JSON.stringify(code)}`);
@@ -187,14 +176,17 @@ export function parseAction(token) {
 
 function parsePlace(text) {
   if (text === "W") return { type: "waste" };
-  if (text[0] === "F") return { type: "foundation", index: text.length > 1 ? Number(text[1]) - 1 : null };
+  if (text[0] === "F")
+    return { type: "foundation", index: text.length > 1 ? Number(text[1]) - 1 : null };
   return { type: "column", index: Number(text) - 1 };
 }
 
 /** Split a log (text or array of tokens) into tokens; any run of blanks separates. */
 export function splitLog(log) {
   if (Array.isArray(log)) return log.map((token) => String(token));
-  return String(log).split(/\s+/).filter((token) => token !== "");
+  return String(log)
+    .split(/\s+/)
+    .filter((token) => token !== "");
 }
 
 /** The canonical text of a list of tokens. */
@@ -362,7 +354,8 @@ export class Game {
     };
     if (to.type === "waste") refuse("waste_is_not_a_destination");
     if (from.type === "foundation" && to.type === "foundation") refuse("foundation_to_foundation");
-    if (from.type === "column" && to.type === "column" && from.index === to.index) refuse("same_column");
+    if (from.type === "column" && to.type === "column" && from.index === to.index)
+      refuse("same_column");
 
     const source = this.sourcePile(from);
     if (source.length === 0) refuse("empty_source", { source: placeName(from) });
@@ -395,7 +388,12 @@ export class Game {
     const targetTop = target.up.length ? target.up[target.up.length - 1] : null;
     if (targetTop === null) {
       // A move from a column to an empty column is the king-headed run's block move.
-      const start = from.type === "column" ? kingRunStart(source) : rankOf(card) === 13 ? source.length - 1 : -1;
+      const start =
+        from.type === "column"
+          ? kingRunStart(source)
+          : rankOf(card) === 13
+            ? source.length - 1
+            : -1;
       if (start === -1) refuse("king_only");
       target.up.push(...source.splice(start));
       if (from.type === "waste") this.score += 5;
@@ -406,7 +404,8 @@ export class Game {
       if (from.type === "column") {
         if (this.runWouldFit(source, targetTop)) refuse("one_card_at_a_time");
         const start = kingRunStart(source);
-        if (start !== -1 && start < source.length - 1) refuse("run_only_to_empty", { card: cardText(source[start]) });
+        if (start !== -1 && start < source.length - 1)
+          refuse("run_only_to_empty", { card: cardText(source[start]) });
       }
       refuse("column_refuses", { card: cardText(card), target: cardText(targetTop) });
     }

@@ -1,26 +1,33 @@
 /**
- * The play page: gestures and keys become log actions for the JavaScript
- * engine, the game is kept in localStorage so it survives a reload (and a
- * sign-in), and a won game is submitted at once with an Idempotency-Key,
- * retried until the server answers. The hint button asks the solver
- * (POST /api/hint/) for the next action of a win and points at it.
+ * The play page, its DOM side: pointer and key events become the log actions
+ * gestures.js names, played by the JavaScript engine; the game is kept in
+ * localStorage so it survives a reload (and a sign-in), and a won game is
+ * submitted at once through submit.js (an Idempotency-Key, retried until the
+ * server answers). The hint button asks the solver (POST /api/hint/) for the
+ * next action of a win and points at it.
  */
 import {
   Game,
   IllegalActionError,
   cardText,
   dealCode,
-  fitsOnColumn,
   formatLog,
   kingRunStart,
   MAX_DEAL,
   parseAction,
+  splitLog,
 } from "./engine.js";
+import {
+  doubleTapGesture,
+  dropGesture,
+  isDrag,
+  keyGesture,
+  tapGesture,
+  tapSorter,
+} from "./gestures.js";
+import { pendingFor, submitPending } from "./submit.js";
 import { cardLabel, config, reasonText, renderTable, say, t } from "./ui.js";
 
-const DOUBLE_TAP_MS = 300;
-const DRAG_THRESHOLD_PX = 6;
-const RETRY_MAX_DELAY_MS = 30000;
 const STORAGE_PREFIX = "easyharp.game.";
 const RULES_SWITCH_KEY = "easyharp.interactive-rules";
 
@@ -114,120 +121,36 @@ function hideReminder() {
 }
 document.getElementById("reminder-close").addEventListener("click", hideReminder);
 
-/** Log name of a data-place: "c3" → "4", "w" → "W", "f2" → "F3". */
-function placeToken(place) {
-  if (place === "w") return "W";
-  if (place[0] === "c") return String(Number(place.slice(1)) + 1);
-  if (place[0] === "f") return `F${Number(place.slice(1)) + 1}`;
-  return null;
-}
-
-function columnOf(place) {
-  return game.columns[Number(place.slice(1))];
-}
-
-/**
- * A drop of the card at (`place`, `index`) on `target`. A run that may not
- * move is refused here, before the engine, because the engine's "37" always
- * means the top card: the player meant the run, and is reminded of the rule.
- */
-function dropAction(place, index, target) {
-  if (target === place) return;
-  const source = placeToken(place);
-  if (target[0] === "f") {
-    // Anywhere on the foundations finds the first one that takes the card.
-    act(`${source}F`);
-    return;
-  }
-  if (target[0] !== "c") return;
-  const destination = placeToken(target);
-  if (place[0] === "c") {
-    const column = columnOf(place);
-    const runLength = column.up.length - index;
-    const targetColumn = columnOf(target);
-    const targetEmpty = targetColumn.up.length === 0;
-    const kingStart = kingRunStart(column.up);
-    if (targetEmpty) {
-      if (index !== kingStart) {
-        if (runLength > 1) refuseRun("one_card_at_a_time");
-        else say(reasonText("king_only"), "refused");
-        return;
-      }
-    } else if (runLength > 1) {
-      if (index === kingStart) refuseRun("run_only_to_empty", { card: cardText(column.up[kingStart]) });
-      else refuseRun("one_card_at_a_time");
-      return;
-    }
-  }
-  act(source + destination);
-}
-
-function refuseRun(code, params = {}) {
-  say(reasonText(code, params), "refused");
-  showReminder();
-}
-
-/** A tap on a top card: to the first foundation that takes it. */
-function tapAction(place, index) {
-  if (place === "s") {
-    act("S");
-    return;
-  }
-  if (place[0] === "f") return;
-  if (place[0] === "c" && index !== columnOf(place).up.length - 1) return;
-  act(`${placeToken(place)}F`);
-}
-
-/**
- * A double tap: a place on the board. The longest column that takes the card
- * first, then an empty column for a king (or the run a king heads).
- */
-function doubleTapAction(place, index) {
-  if (place === "s") return;
-  let card;
-  let isKingRun = false;
-  if (place[0] === "c") {
-    const column = columnOf(place);
-    isKingRun = index === kingRunStart(column.up);
-    if (index !== column.up.length - 1 && !isKingRun) return;
-    card = column.up[column.up.length - 1];
-  } else if (place === "w") {
-    card = game.waste[game.waste.length - 1];
+/** Carry out what a gesture means (see gestures.js): play it, or say why not. */
+function perform(gesture) {
+  if (gesture === null) return;
+  if (gesture.action) {
+    act(gesture.action);
+  } else if (gesture.refused) {
+    say(reasonText(gesture.refused, gesture.params), "refused");
+    if (gesture.remind) showReminder();
   } else {
-    const pile = game.foundations[Number(place.slice(1))];
-    card = pile[pile.length - 1];
+    say(t(gesture.message), "refused");
   }
-  if (card === undefined) return;
-  const source = placeToken(place);
-  const sourceColumn = place[0] === "c" ? Number(place.slice(1)) : -1;
-  const singleCard = !(isKingRun && index !== columnOf(place).up.length - 1);
-  if (singleCard) {
-    const candidates = game.columns
-      .map((column, i) => ({ i, size: column.down.length + column.up.length, column }))
-      .filter(({ i, column }) => i !== sourceColumn && column.up.length > 0 && fitsOnColumn(card, column.up[column.up.length - 1]))
-      .sort((a, b) => b.size - a.size || a.i - b.i);
-    if (candidates.length) {
-      act(source + String(candidates[0].i + 1));
-      return;
-    }
-  }
-  const empty = game.columns.findIndex((column, i) => i !== sourceColumn && column.up.length === 0 && column.down.length === 0);
-  const movesAKing = place[0] === "c" ? isKingRun : card % 13 === 12;
-  if (empty !== -1 && movesAKing) {
-    act(source + String(empty + 1));
-    return;
-  }
-  say(t("no_place"), "refused");
 }
 
 // ---------------------------------------------------------------- pointer gestures
 
 let press = null; // the pointer press in progress
-let lastTap = { place: null, index: null, time: 0, timer: null };
+
+/** One tap waits a moment for a second one: a double tap means "to the board". */
+const onTap = tapSorter({
+  onTap: (place, index) => perform(tapGesture(game, place, index)),
+  onDoubleTap: (place, index) => perform(doubleTapGesture(game, place, index)),
+  now: () => performance.now(),
+  setTimer: (callback, ms) => setTimeout(callback, ms),
+  clearTimer: (timer) => clearTimeout(timer),
+});
 
 function pressTarget(target) {
   const card = target.closest(".card.up[data-place]");
-  if (card) return { node: card, place: card.dataset.place, index: Number(card.dataset.index ?? 0) };
+  if (card)
+    return { node: card, place: card.dataset.place, index: Number(card.dataset.index ?? 0) };
   const stock = target.closest('[data-place="s"]');
   if (stock) return { node: stock, place: "s", index: 0 };
   return null;
@@ -246,7 +169,7 @@ window.addEventListener("pointermove", (event) => {
   const dx = event.clientX - press.x;
   const dy = event.clientY - press.y;
   if (!press.ghost) {
-    if (Math.hypot(dx, dy) < DRAG_THRESHOLD_PX) return;
+    if (!isDrag(dx, dy)) return;
     startDrag(press);
   }
   const rect = press.origin;
@@ -261,7 +184,7 @@ window.addEventListener("pointerup", (event) => {
   if (current.ghost) {
     const target = dropTargetAt(event.clientX, event.clientY);
     endDrag(current);
-    if (target) dropAction(current.place, current.index, target);
+    if (target) perform(dropGesture(game, current.place, current.index, target));
     return;
   }
   onTap(current.place, current.index);
@@ -275,7 +198,9 @@ window.addEventListener("pointercancel", () => {
 function draggedNodes(current) {
   if (current.place[0] !== "c") return [current.node];
   const column = tableElement.querySelector(`.column[data-place="${current.place}"]`);
-  return [...column.querySelectorAll(".card.up")].filter((node) => Number(node.dataset.index) >= current.index);
+  return [...column.querySelectorAll(".card.up")].filter(
+    (node) => Number(node.dataset.index) >= current.index,
+  );
 }
 
 function startDrag(current) {
@@ -298,7 +223,9 @@ function startDrag(current) {
 function endDrag(current) {
   current.ghost.remove();
   current.nodes.forEach((node) => node.classList.remove("dragging"));
-  tableElement.querySelectorAll(".drop-target").forEach((node) => node.classList.remove("drop-target"));
+  tableElement
+    .querySelectorAll(".drop-target")
+    .forEach((node) => node.classList.remove("drop-target"));
 }
 
 function dropTargetAt(x, y) {
@@ -313,28 +240,8 @@ function markDropTarget(x, y) {
   tableElement.querySelectorAll(".drop-target").forEach((node) => {
     if (node.dataset.drop !== target) node.classList.remove("drop-target");
   });
-  if (target && target !== "s") tableElement.querySelector(`[data-drop="${target}"]`)?.classList.add("drop-target");
-}
-
-/** One tap waits a moment for a second one: a double tap means "to the board". */
-function onTap(place, index) {
-  if (place === "s") {
-    tapAction(place, index);
-    return;
-  }
-  const now = performance.now();
-  if (lastTap.timer && lastTap.place === place && lastTap.index === index && now - lastTap.time < DOUBLE_TAP_MS) {
-    clearTimeout(lastTap.timer);
-    lastTap = { place: null, index: null, time: 0, timer: null };
-    doubleTapAction(place, index);
-    return;
-  }
-  if (lastTap.timer) clearTimeout(lastTap.timer);
-  const timer = setTimeout(() => {
-    lastTap.timer = null;
-    tapAction(place, index);
-  }, DOUBLE_TAP_MS);
-  lastTap = { place, index, time: now, timer };
+  if (target && target !== "s")
+    tableElement.querySelector(`[data-drop="${target}"]`)?.classList.add("drop-target");
 }
 
 // ---------------------------------------------------------------- keyboard
@@ -342,47 +249,37 @@ function onTap(place, index) {
 let keySource = null;
 
 document.addEventListener("keydown", (event) => {
-  if (event.target.closest("input, select, textarea") || event.altKey || event.metaKey) return;
-  const key = event.key.toUpperCase();
-  if (event.ctrlKey) {
-    if (key === "Z") {
-      event.preventDefault();
-      act("U");
-    }
-    return;
-  }
-  if (key === "ESCAPE") {
+  if (event.target.closest("input, select, textarea")) return;
+  const key = keyGesture(keySource, event.key, {
+    ctrl: event.ctrlKey,
+    alt: event.altKey,
+    meta: event.metaKey,
+  });
+  if (key.preventDefault) event.preventDefault();
+  if (key.does === "cancel") {
     keySource = null;
     markKeySource();
     say("");
-    return;
-  }
-  if (keySource === null) {
-    if (key === "H") {
-      askHint();
-    } else if (key === "S" || key === " ") {
-      event.preventDefault();
-      act("S");
-    } else if (key === "U") {
-      act("U");
-    } else if (/^[1-9W]$/.test(key)) {
-      keySource = key;
-      say(`${keySource} →`);
+  } else if (key.does === "hint") {
+    askHint();
+  } else if (key.does === "pick") {
+    keySource = key.source;
+    say(`${keySource} →`);
+    markKeySource();
+  } else if (key.does === "play") {
+    if (key.source !== keySource) {
+      keySource = key.source;
       markKeySource();
     }
-    return;
-  }
-  if (/^[1-9F]$/.test(key)) {
-    const token = keySource + key;
-    keySource = null;
-    markKeySource();
-    act(token);
+    act(key.action);
   }
 });
 
 /** Show which card the keys have picked up (the source of the next action). */
 function markKeySource() {
-  tableElement.querySelectorAll(".card.selected").forEach((node) => node.classList.remove("selected"));
+  tableElement
+    .querySelectorAll(".card.selected")
+    .forEach((node) => node.classList.remove("selected"));
   if (keySource === null) return;
   const place = keySource === "W" ? "w" : `c${Number(keySource) - 1}`;
   const cards = tableElement.querySelectorAll(`.card.up[data-place="${place}"]`);
@@ -392,8 +289,7 @@ function markKeySource() {
 document.getElementById("keyboard-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const input = document.getElementById("action-input");
-  const tokens = input.value.trim().split(/\s+/).filter(Boolean);
-  for (const token of tokens) {
+  for (const token of splitLog(input.value)) {
     if (act(token) !== null) break;
   }
   input.value = "";
@@ -419,12 +315,6 @@ document.getElementById("restart").addEventListener("click", () => {
 });
 
 // ---------------------------------------------------------------- submitting
-
-function newIdempotencyKey() {
-  // crypto.randomUUID needs a secure context; getRandomValues works everywhere.
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 function showResult(html) {
   const result = document.getElementById("result");
@@ -456,9 +346,9 @@ function onWon() {
 
 /** Freeze the current log as the pending submission (one key per log) and send it. */
 function submitGame() {
-  const log = formatLog(game.log);
-  if (!saved.pending || saved.pending.log !== log) {
-    saved.pending = { key: newIdempotencyKey(), log };
+  const pending = pendingFor(saved.pending, formatLog(game.log));
+  if (pending !== saved.pending) {
+    saved.pending = pending;
     persist();
   }
   refresh();
@@ -466,62 +356,54 @@ function submitGame() {
     askToSignIn();
     return;
   }
-  sendPending(0);
+  sendPending();
 }
 
-async function sendPending(attempt) {
-  const pending = saved.pending;
-  if (!pending) return;
-  showResult([paragraph(attempt === 0 ? t("submitting") : t("retrying"))]);
-  let response;
-  try {
-    response = await fetch(config.games_url, {
-      method: "POST",
-      credentials: "same-origin",
-      headers: {
-        "Content-Type": "application/json",
-        Accept: "application/json",
-        "X-CSRFToken": config.csrf,
-        "Idempotency-Key": pending.key,
-      },
-      body: JSON.stringify({ deal: config.deal, log: pending.log }),
-    });
-  } catch {
-    retryLater(attempt);
-    return;
-  }
-  if (response.status >= 500 || response.status === 429) {
-    retryLater(attempt);
-    return;
-  }
-  const body = await response.json().catch(() => ({}));
-  if (response.status === 401 || response.status === 403) {
+/** Send the pending submission until the server answers, and show the answer. */
+async function sendPending() {
+  const answer = await submitPending({
+    current: () => saved.pending,
+    url: config.games_url,
+    csrf: config.csrf,
+    deal: config.deal,
+    fetch: (...request) => fetch(...request),
+    wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    onSend: (attempt) => showResult([paragraph(attempt === 0 ? t("submitting") : t("retrying"))]),
+    onRetry: () => showResult([paragraph(t("retrying"))]),
+  });
+  if (answer.outcome === "dropped") return;
+  if (answer.outcome === "sign_in") {
     askToSignIn();
     return;
   }
   saved.pending = null;
-  if (!response.ok) {
+  if (answer.outcome === "refused") {
     persist();
     refresh();
-    const error = body.error ?? {};
-    const why = error.reason_code ? reasonText(error.reason_code, error.params ?? {}) : error.message ?? response.statusText;
-    showResult([paragraph(`${t("submit_failed")} ${why}`, "error")]);
+    showResult([
+      paragraph(`${t("submit_failed")} ${errorText(answer.body, answer.statusText)}`, "error"),
+    ]);
     return;
   }
-  saved.submitted = { ...body, log: pending.log };
+  saved.submitted = { ...answer.body, log: answer.pending.log };
   persist();
   refresh();
-  showSubmitted(body);
+  showSubmitted(answer.body);
 }
 
-function retryLater(attempt) {
-  const delay = Math.min(RETRY_MAX_DELAY_MS, 1000 * 2 ** attempt);
-  showResult([paragraph(t("retrying"))]);
-  setTimeout(() => sendPending(attempt + 1), delay);
+/** The player's-language reason of an API error body (`{"error": {...}}`). */
+function errorText(body, statusText) {
+  const error = body.error ?? {};
+  return error.reason_code
+    ? reasonText(error.reason_code, error.params ?? {})
+    : (error.message ?? statusText);
 }
 
 async function showSubmitted(game) {
-  const parts = [paragraph(t("submitted")), paragraph(t("result", { score: game.score, moves: game.moves }), "result-line")];
+  const parts = [
+    paragraph(t("submitted")),
+    paragraph(t("result", { score: game.score, moves: game.moves }), "result-line"),
+  ];
   const replay = document.createElement("a");
   replay.href = `/replays/${game.id}/`;
   replay.textContent = t("replay");
@@ -601,7 +483,11 @@ function moveDetails(action) {
   const pile = game.sourcePile(action.from);
   let index = pile.length - 1;
   const to = { ...action.to };
-  if (action.from.type === "column" && to.type === "column" && game.columns[to.index].up.length === 0) {
+  if (
+    action.from.type === "column" &&
+    to.type === "column" &&
+    game.columns[to.index].up.length === 0
+  ) {
     const start = kingRunStart(pile);
     if (start !== -1) index = start;
   }
@@ -641,7 +527,9 @@ function markHint() {
   if (!details) return;
   let source;
   if (action.from.type === "column") {
-    source = tableElement.querySelector(`.column[data-place="c${action.from.index}"] .card.up[data-index="${details.index}"]`);
+    source = tableElement.querySelector(
+      `.column[data-place="c${action.from.index}"] .card.up[data-index="${details.index}"]`,
+    );
   } else {
     const place = action.from.type === "waste" ? "w" : `f${action.from.index}`;
     source = tableElement.querySelector(`.card.up[data-place="${place}"]`);
@@ -659,7 +547,11 @@ async function fetchHint(log) {
     response = await fetch(config.hint_url, {
       method: "POST",
       credentials: "same-origin",
-      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": config.csrf },
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json",
+        "X-CSRFToken": config.csrf,
+      },
       body: JSON.stringify({ deal: config.deal, log }),
     });
   } catch {
@@ -669,9 +561,11 @@ async function fetchHint(log) {
   if (response.status === 429) return { text: t("hint_throttled"), action: null, kind: "error" };
   if (response.status >= 500) return failed;
   if (!response.ok) {
-    const error = body.error ?? {};
-    const why = error.reason_code ? reasonText(error.reason_code, error.params ?? {}) : error.message ?? response.statusText;
-    return { text: `${t("hint_refused")} ${why}`, action: null, kind: "error" };
+    return {
+      text: `${t("hint_refused")} ${errorText(body, response.statusText)}`,
+      action: null,
+      kind: "error",
+    };
   }
   if (body.result === "move") {
     // Offer to play it only when this page's engine agrees it is legal here.
@@ -711,10 +605,16 @@ hintPlay.addEventListener("click", () => {
 // ---------------------------------------------------------------- start
 
 refresh();
-if (saved.pending && config.user) sendPending(0);
+if (saved.pending && config.user) sendPending();
 else if (saved.pending) askToSignIn();
-else if (saved.submitted && formatLog(game.log) === saved.submitted.log) showSubmitted(saved.submitted);
+else if (saved.submitted && formatLog(game.log) === saved.submitted.log)
+  showSubmitted(saved.submitted);
 else if (game.won) submitGame();
 
 // For tests and the curious: the engine state of the page.
-window.easyHarp = { get game() { return game; }, act };
+window.easyHarp = {
+  get game() {
+    return game;
+  },
+  act,
+};

@@ -22,7 +22,10 @@ function show(index) {
   renderTable(tableElement, frame.table);
   document.getElementById("score").textContent = String(frame.score);
   document.getElementById("moves").textContent = String(frame.moves);
-  const label = current === 0 ? t("start") : `${t("action_n", { index: current, total: frames.length - 1 })}: ${frame.token}`;
+  const label =
+    current === 0
+      ? t("start")
+      : `${t("action_n", { index: current, total: frames.length - 1 })}: ${frame.token}`;
   document.getElementById("step-label").textContent = label;
   tableElement.dataset.step = String(current);
   scrub.value = String(current);

@@ -12,7 +12,9 @@ export const config = configElement ? JSON.parse(configElement.textContent) : { 
 /** A translated string, with `{name}` placeholders filled from `params`. */
 export function t(key, params = {}) {
   const text = config.strings?.[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+  return text.replace(/\{(\w+)\}/g, (whole, name) =>
+    name in params ? String(params[name]) : whole,
+  );
 }
 
 /**
@@ -29,7 +31,9 @@ export function reasonText(code, params = {}) {
     else if (name === "source") fields[name] = placeLabel(value);
     else fields[name] = value;
   }
-  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in fields ? String(fields[name]) : "…"));
+  return template.replace(/\{(\w+)\}/g, (whole, name) =>
+    name in fields ? String(fields[name]) : "…",
+  );
 }
 
 function placeLabel(text) {
@@ -59,11 +63,15 @@ function element(tag, className, attributes = {}) {
 /** A face-up card: rank and suit in the corner (visible when overlapped) and large in the middle. */
 export function cardElement(text) {
   const suit = text[1];
-  const node = element("div", `card up ${RED_SUITS.has(suit) ? "red" : "black"} suit-${SUIT_NAMES[suit]}`, {
-    "data-card": text,
-    "aria-label": cardLabel(text),
-    role: "img",
-  });
+  const node = element(
+    "div",
+    `card up ${RED_SUITS.has(suit) ? "red" : "black"} suit-${SUIT_NAMES[suit]}`,
+    {
+      "data-card": text,
+      "aria-label": cardLabel(text),
+      role: "img",
+    },
+  );
   const corner = element("span", "corner");
   corner.textContent = cardLabel(text);
   const pip = element("span", "pip");
@@ -123,12 +131,16 @@ export function renderTable(container, table) {
   const foundations = element("div", "foundations");
   table.foundations.forEach((foundation, index) => {
     const place = `f${index}`;
-    const node = slot(`foundation suit-${SUIT_NAMES[foundation.suit]}`, {
-      "data-place": place,
-      "data-drop": place,
-      title: `F${index + 1}`,
-      "aria-label": `F${index + 1}: ${foundation.count}`,
-    }, SUIT_SYMBOLS[foundation.suit]);
+    const node = slot(
+      `foundation suit-${SUIT_NAMES[foundation.suit]}`,
+      {
+        "data-place": place,
+        "data-drop": place,
+        title: `F${index + 1}`,
+        "aria-label": `F${index + 1}: ${foundation.count}`,
+      },
+      SUIT_SYMBOLS[foundation.suit],
+    );
     if (foundation.top) {
       const card = cardElement(foundation.top);
       card.dataset.place = place;

@@ -20,64 +20,24 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from easyharp_site.dates import today
 from easyharp_site.errors import ServiceError
 from games.models import DailyDeal
-from games.rules import Deal
+from games.rules import REASONS, Deal
 from games.selectors import daily_deal_get, game_get
 
 T = TypeVar("T")
-
-# The engine's reason codes (games/rules/errors.py, REASONS in engine.js) in
-# words a player reads, so a refusal shows in the player's language. The
-# fields in braces are the engine's own (`params` on its errors); the page
-# fills them with card names as shown on the cards.
-REASON_TEXTS = {
-    "empty_stock_and_waste": gettext_lazy("The stock and the waste are both empty."),
-    "empty_source": gettext_lazy("There is no card to move: {source} is empty."),
-    "one_card_at_a_time": gettext_lazy(
-        "Only the top card moves between columns; a run moves as a block only when "
-        "it starts with a king and goes to an empty column."
-    ),
-    "king_only": gettext_lazy(
-        "An empty column accepts only a king, or a run that starts with a king."
-    ),
-    "run_only_to_empty": gettext_lazy(
-        "{card} heads a run, and a run headed by a king moves only to an empty column."
-    ),
-    "column_refuses": gettext_lazy(
-        "{card} does not go on {target}: a card goes on the next higher rank of the other colour."
-    ),
-    "foundation_refuses": gettext_lazy(
-        "F{foundation} does not accept {card}: it takes the {suit} from the ace up, one at a time."
-    ),
-    "no_foundation_accepts": gettext_lazy("No foundation accepts {card}."),
-    "foundation_to_foundation": gettext_lazy("No card moves from one foundation to another."),
-    "waste_is_not_a_destination": gettext_lazy("Nothing can be put on the waste."),
-    "same_column": gettext_lazy("A card cannot move to the column it is already in."),
-    "nothing_to_undo": gettext_lazy(
-        "There is nothing left to undo (undo takes back at most the last 100 actions)."
-    ),
-    "game_over": gettext_lazy("The game is won; no action is accepted after that."),
-    "unreadable_action": gettext_lazy(
-        "This is not an action: write S, U or a move such as 37, W3, WF, 3F2 or F27."
-    ),
-}
-
-
-def reason_text(code: str) -> str:
-    """The player's-language text of an engine reason code (the code itself if unknown)."""
-    text = REASON_TEXTS.get(code)
-    return str(text) if text is not None else code
 
 
 def client_strings() -> dict[str, Any]:
     """Every string the page scripts show, in the active language."""
     return {
-        "reasons": {code: str(text) for code, text in REASON_TEXTS.items()},
+        # The engine's reasons (marked for translation in games/rules/errors.py),
+        # in the player's language; the page fills in their fields.
+        "reasons": {code: _(template) for code, template in REASONS.items()},
         # Fields of the reasons: suit names as the engine names them, and places.
         "suits": {
             "spades": _("spades"),

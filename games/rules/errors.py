@@ -16,31 +16,45 @@ from typing import Final
 
 __all__ = ["REASONS", "IllegalActionError", "InvalidActionError", "ActionError"]
 
-RUN_RULE: Final = (
-    "a run moves as a block only when it starts with a king and goes to an empty column"
-)
+
+def gettext_noop(message: str) -> str:
+    """Marks a text for translation and returns it unchanged.
+
+    The engine imports nothing of Django; the name is the one Django's
+    `makemessages` looks for, so the reasons below are in the site's catalogues
+    and the pages show them in the player's language (`games.web`).
+    """
+    return message
+
 
 REASONS: Final[dict[str, str]] = {
-    "empty_stock_and_waste": "the stock and the waste are both empty",
-    "empty_source": "there is no card to move: {source} is empty",
-    "one_card_at_a_time": "only the top card moves between columns; " + RUN_RULE,
-    "king_only": "an empty column accepts only a king, or a run that starts with a king",
-    "run_only_to_empty": "{card} heads a run, and a king-headed run moves only to an empty column",
-    "column_refuses": (
+    "empty_stock_and_waste": gettext_noop("the stock and the waste are both empty"),
+    "empty_source": gettext_noop("there is no card to move: {source} is empty"),
+    "one_card_at_a_time": gettext_noop(
+        "only the top card moves between columns; a run moves as a block only when it "
+        "starts with a king and goes to an empty column"
+    ),
+    "king_only": gettext_noop(
+        "an empty column accepts only a king, or a run that starts with a king"
+    ),
+    "run_only_to_empty": gettext_noop(
+        "{card} heads a run, and a king-headed run moves only to an empty column"
+    ),
+    "column_refuses": gettext_noop(
         "{card} does not go on {target}: a card goes on the next higher rank of the other colour"
     ),
-    "foundation_refuses": (
+    "foundation_refuses": gettext_noop(
         "F{foundation} does not accept {card}: it takes the {suit} from the ace up, one at a time"
     ),
-    "no_foundation_accepts": "no foundation accepts {card}",
-    "foundation_to_foundation": "no card moves from one foundation to another",
-    "waste_is_not_a_destination": "nothing can be put on the waste",
-    "same_column": "a card cannot move to the column it is already in",
-    "nothing_to_undo": (
+    "no_foundation_accepts": gettext_noop("no foundation accepts {card}"),
+    "foundation_to_foundation": gettext_noop("no card moves from one foundation to another"),
+    "waste_is_not_a_destination": gettext_noop("nothing can be put on the waste"),
+    "same_column": gettext_noop("a card cannot move to the column it is already in"),
+    "nothing_to_undo": gettext_noop(
         "there is nothing left to undo (undo takes back at most the last 100 actions)"
     ),
-    "game_over": "the game is won; no action is accepted after that",
-    "unreadable_action": (
+    "game_over": gettext_noop("the game is won; no action is accepted after that"),
+    "unreadable_action": gettext_noop(
         "this is not an action: write S, U or a move such as 37, W3, WF, 3F2 or F27"
     ),
 }

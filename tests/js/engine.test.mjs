@@ -243,6 +243,9 @@ describe("moves", () => {
     );
     assert.equal(refusal("WF").reason, "there is no card to move: the waste is empty");
     assert.equal(refusal("F23").reason, "there is no card to move: F2 is empty");
+    // The fields are machine-readable, as the log writes places; only the reason spells them out.
+    assert.deepEqual(refusal("WF").params, { source: "W" });
+    assert.deepEqual(refusal("F23").params, { source: "F2" });
     assert.throws(
       () => game.playLog("S 1F"),
       (error) => error.message === 'action 2 "1F": no foundation accepts 6D',

@@ -23,9 +23,11 @@ from channels.testing.live import make_application
 from daphne.testing import DaphneProcess
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.db import connections
+from django.utils import translation
+from django.utils.translation import gettext
 
 from games.models import DailyDeal, Game
-from games.web import REASON_TEXTS
+from games.rules import REASONS
 
 from .conftest import DEAL_NUMBER, PASSWORD, WIN, WIN_LOG
 
@@ -381,11 +383,10 @@ def test_the_language_switch_translates_the_play_page_and_refusals(
     assert undo in page.inner_text("#undo")
     top_card(page, 0).click()  # 6D: no foundation takes it
     page.wait_for_function("document.getElementById('message').textContent !== ''")
-    from django.utils import translation
-
     with translation.override(language):
-        expected = str(REASON_TEXTS["no_foundation_accepts"]).replace("{card}", "6♦")
-    assert page.inner_text("#message") == expected
+        clause = gettext(REASONS["no_foundation_accepts"]).replace("{card}", "6♦")
+    assert clause != REASONS["no_foundation_accepts"].replace("{card}", "6♦")  # translated
+    assert page.inner_text("#message") == clause[0].upper() + clause[1:] + "."
     shot(page, f"play-{language}")
 
 

@@ -137,7 +137,8 @@ export function parseDealCode(code) {
 /** Error for an action refused by the rules (or unreadable: see below). */
 export class IllegalActionError extends Error {
   constructor({ code, token, index = null, params = {} }) {
-    const reason = formatReason(REASONS[code] ?? code, params);
+    const words = "source" in params ? { ...params, source: placeInWords(params.source) } : params;
+    const reason = formatReason(REASONS[code] ?? code, words);
     super(index === null ? `"${token}": ${reason}` : `action ${index} "${token}": ${reason}`);
     this.name = "IllegalActionError";
     this.code = code;
@@ -196,11 +197,17 @@ export function formatLog(tokens) {
 
 // ---------------------------------------------------------------- game
 
-/** How the English reasons name a place: "column 3", "the waste", "F2". */
-function placeName(place) {
-  if (place.type === "waste") return "the waste";
+/** A place as the log writes it, the machine-readable form refusals carry: "3", "W", "F2". */
+function placeToken(place) {
+  if (place.type === "waste") return "W";
   if (place.type === "foundation") return `F${place.index + 1}`;
-  return `column ${place.index + 1}`;
+  return String(place.index + 1);
+}
+
+/** How the English reasons name a place written as in the log: "column 3", "the waste", "F2". */
+export function placeInWords(token) {
+  if (/^[1-9]$/.test(token)) return `column ${token}`;
+  return token === "W" ? "the waste" : token;
 }
 
 /** True when `card` may go on a column whose top card is `top` (null = empty). */
@@ -358,7 +365,7 @@ export class Game {
       refuse("same_column");
 
     const source = this.sourcePile(from);
-    if (source.length === 0) refuse("empty_source", { source: placeName(from) });
+    if (source.length === 0) refuse("empty_source", { source: placeToken(from) });
     const card = source[source.length - 1];
 
     if (to.type === "foundation") {

@@ -31,16 +31,18 @@ export function reasonText(code, params = {}) {
     else if (name === "source") fields[name] = placeLabel(value);
     else fields[name] = value;
   }
-  return template.replace(/\{(\w+)\}/g, (whole, name) =>
+  const text = template.replace(/\{(\w+)\}/g, (whole, name) =>
     name in fields ? String(fields[name]) : "…",
   );
+  // The engine's reasons are clauses ("no foundation accepts 6♦"): shown as a sentence.
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
 }
 
-function placeLabel(text) {
-  const column = /^column (\d)$/.exec(text);
-  if (column) return t("column_n", { n: column[1] });
-  if (text === "the waste") return t("the_waste");
-  return text;
+/** A place as the log writes it ("5", "W", "F3", as refusals carry it) in the player's words. */
+export function placeLabel(token) {
+  if (/^[1-9]$/.test(token)) return t("column_n", { n: token });
+  if (token === "W") return t("the_waste");
+  return token;
 }
 
 const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };

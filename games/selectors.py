@@ -86,9 +86,18 @@ def game_get(*, game_id: int) -> Game:
 
 
 def game_replay(*, game: Game) -> dict[str, Any]:
-    """`{game, deal, rules_version, frames}`: the table after every action, in one pass.
+    """`{game, deal, rules_version, start, steps}`: the deal's table once, then what
+    each action changed, in one pass of the engine.
 
-    Frame 0 is the deal (`index` 0, `token` None); frame i follows action i.
+    `start` is `rules.Game.table()` of the deal. Step i holds `token`, action i,
+    and every field of the table that action i changed: `stock`, `waste`,
+    `waste_top`, `score`, `moves`, `won` and `undo_left` with their new values;
+    `columns`, a list of `[column, down, kept, *cards]` (the column now has
+    `down` face-down cards, keeps its first `kept` face-up cards, and `cards` on
+    them); `foundations`, a list of `[slot, count, top]`. Applying the steps in
+    order rebuilds every table of the game exactly (`games/static/games/frames.js`
+    does so in the browser). For a 20,000-action game this is about 1.3 MB of
+    JSON instead of 17 MB with every table in full (docs/RELIABILITY.md).
     """
     if game.rules_version != rules.RULES_VERSION:
         # A future engine keeps old rule sets; until then, say why rather than
@@ -100,26 +109,53 @@ def game_replay(*, game: Game) -> dict[str, Any]:
             status_code=status.HTTP_409_CONFLICT,
         )
     played = rules.Game(rules.Deal(game.deal_number))
-    frames = [_frame(0, None, played)]
-    for index, token in enumerate(game.log.split(), start=1):
+    start = before = played.table()
+    steps = []
+    for token in game.log.split():
         played.play(token)
-        frames.append(_frame(index, token, played))
+        after = played.table()
+        steps.append(_step(token, before, after))
+        before = after
     return {
         "game": game.pk,
         "deal": game.deal_code,
         "rules_version": game.rules_version,
-        "frames": frames,
+        "start": start,
+        "steps": steps,
     }
 
 
-def _frame(index: int, token: str | None, played: rules.Game) -> dict[str, Any]:
-    return {
-        "index": index,
-        "token": token,
-        "score": played.score,
-        "moves": played.moves,
-        "table": played.table(),
-    }
+# The fields of a table that are one value each (`deal` never changes).
+_STEP_VALUES = ("stock", "waste", "waste_top", "score", "moves", "won", "undo_left")
+
+
+def _step(token: str, before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """What one action changed from table `before` to table `after` (see game_replay)."""
+    step: dict[str, Any] = {"token": token}
+    for key in _STEP_VALUES:
+        if after[key] != before[key]:
+            step[key] = after[key]
+    columns = []
+    for index, (old, new) in enumerate(zip(before["columns"], after["columns"], strict=True)):
+        if new != old:
+            kept = 0
+            for old_card, new_card in zip(old["up"], new["up"], strict=False):
+                if old_card != new_card:
+                    break
+                kept += 1
+            columns.append([index, new["down"], kept, *new["up"][kept:]])
+    if columns:
+        step["columns"] = columns
+    foundations = [
+        [slot, new["count"], new["top"]]
+        for slot, (old, new) in enumerate(
+            zip(before["foundations"], after["foundations"], strict=True)
+        )
+        if new != old
+    ]
+    if foundations:
+        step["foundations"] = foundations
+    return step
 
 
 def player_get(*, username: str) -> User:

@@ -27,11 +27,13 @@ from __future__ import annotations
 import asyncio
 import datetime
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
@@ -43,6 +45,11 @@ from leaderboards.models import Board
 
 CLOSE_BAD_ORDER = 4400
 CLOSE_NO_BOARD = 4404
+# Client messages read ahead while the socket connects (answered after the
+# snapshot); past this many the rest wait in the server's queue.
+HELD_WHILE_CONNECTING = 8
+
+Message = dict[str, Any]
 
 
 def _board_open(date: datetime.date) -> str | None:
@@ -61,10 +68,8 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
     consumer saves a queue, a task wake-up and a dispatch per socket per update.
     """
 
-    # An alias with no layer configured: the consumer listens on its socket only.
-    channel_layer_alias = "no layer: updates come from live.BoardHub"
-
     board: live.BoardKey | None = None
+    hub: live.BoardHub | None = None
     player_id: int | None = None
     # What the socket shows now, to send only what changed.
     version: int = 0
@@ -76,6 +81,66 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
     # The newest update not sent yet (newest wins) and the task sending it.
     pending: live.BoardUpdate | None = None
     sender: asyncio.Task[None] | None = None
+
+    async def __call__(
+        self,
+        scope: dict[str, Any],
+        receive: Callable[[], Awaitable[Message]],
+        send: Callable[[Message], Awaitable[None]],
+    ) -> None:
+        """The socket's whole life, which always ends with the socket out of the hub.
+
+        In place of Channels' loop, which handles one message at a time: a socket
+        that went away while its connect waited for the database was noticed
+        only after the reads, and when hundreds did at once, daphne killed their
+        consumers (cancelled them: "took too long to shut down") before
+        `disconnect` ran, and the hub kept them for good. Here the socket is
+        listened to while it connects, so that a close cancels the connect and
+        the reads it waits for; and however the consumer ends (closed,
+        cancelled, failed), `finally` takes it out of the hub.
+        """
+        self.scope = scope
+        # No channel layer of its own: updates come from `live.BoardHub`.
+        self.channel_layer = None
+        self.base_send = send
+        try:
+            await self._serve(receive)
+        except StopConsumer:
+            pass
+        finally:
+            self._leave_board()
+
+    async def _serve(self, receive: Callable[[], Awaitable[Message]]) -> None:
+        """Dispatch the socket's messages in order; a close during the connect cuts it short."""
+        connecting = asyncio.ensure_future(self.dispatch(await receive()))
+        incoming = asyncio.ensure_future(receive())
+        held: list[Message] = []
+        try:
+            while not connecting.done():
+                reading = len(held) < HELD_WHILE_CONNECTING
+                await asyncio.wait(
+                    (connecting, incoming) if reading else (connecting,),
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+                if connecting.done() or not incoming.done():
+                    continue
+                message = incoming.result()
+                if message["type"] == "websocket.disconnect":
+                    connecting.cancel()
+                    await asyncio.wait((connecting,))
+                    await self.dispatch(message)
+                    return
+                held.append(message)
+                incoming = asyncio.ensure_future(receive())
+            connecting.result()
+            for message in held:
+                await self.dispatch(message)
+            while True:
+                await self.dispatch(await incoming)
+                incoming = asyncio.ensure_future(receive())
+        finally:
+            connecting.cancel()
+            incoming.cancel()
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Run the handler of `message` without Channels' connection-closing hop.
@@ -114,27 +179,30 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
             self.player_id = user.pk
-        board = live.BoardKey(date, order)
         # Watch before reading, so that no change falls between the snapshot and
         # the first update; updates that come meanwhile wait in `pending`.
-        self.board = board
-        await live.BoardHub.current().watch(board, self)
+        self.board, self.hub = live.BoardKey(date, order), live.BoardHub.current()
+        await self.hub.watch(self.board, self)
         await self._send_snapshot()
         self.ready = True
         self._start_sender()
 
     async def disconnect(self, code: int) -> None:
-        if self.board is None:
-            return
+        self._leave_board()
+
+    def _leave_board(self) -> None:
+        """Stop watching, at once (no await: this runs in `finally` of a cancelled task too)."""
         board, self.board = self.board, None
+        if board is None or self.hub is None:
+            return
         if self.sender is not None:
             self.sender.cancel()
-        await live.BoardHub.current().unwatch(board, self)
+        self.hub.unwatch(board, self)
 
     async def _send_snapshot(self) -> None:
-        assert self.board is not None
+        assert self.board is not None and self.hub is not None
         players = () if self.player_id is None else (self.player_id,)
-        view = await live.BoardHub.current().read(self.board, players)
+        view = await self.hub.read(self.board, players)
         message: dict[str, Any] = {
             "type": "snapshot",
             "date": self.board.date.isoformat(),

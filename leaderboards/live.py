@@ -206,9 +206,10 @@ class BoardHub:
     """This process's subscriber to board changes and coalescer of board updates.
 
     One per event loop (`BoardHub.current()`). Consumers call `watch` on connect
-    and `unwatch` on disconnect; the hub joins the board's group on the default
-    layer while at least one socket watches it, and hands each fresh read of the
-    board to every watching socket's `board_update`.
+    and `unwatch` when their socket ends, however it ends; the hub joins the
+    board's group on the default layer while at least one socket watches it,
+    and hands each fresh read of the board to every watching socket's
+    `board_update`.
     """
 
     _instances: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, BoardHub] = (
@@ -220,6 +221,7 @@ class BoardHub:
         self._channel: str | None = None
         self._receiver: asyncio.Task[None] | None = None
         self._refresher: asyncio.Task[None] | None = None
+        self._leaving: set[asyncio.Task[None]] = set()
         self._lock = asyncio.Lock()
 
     @classmethod
@@ -267,8 +269,14 @@ class BoardHub:
                 self._receiver = asyncio.create_task(self._receive_changes())
                 self._refresher = asyncio.create_task(self._refresh_periodically())
 
-    async def unwatch(self, board: BoardKey, socket: BoardSocket) -> None:
-        """Remove `socket` from `board`'s watchers; unsubscribe when none is left."""
+    def unwatch(self, board: BoardKey, socket: BoardSocket) -> None:
+        """Remove `socket` from `board`'s watchers; unsubscribe when none is left.
+
+        Synchronous, so that it runs to its end wherever a consumer's life ends,
+        even in the `finally` of a cancelled task: the socket is out before this
+        returns, and leaving the board's group on the channel layer, which
+        waits on the network, runs in a task of the hub.
+        """
         state = self._boards.get(board)
         if state is None or socket not in state.sockets:
             return
@@ -278,6 +286,12 @@ class BoardHub:
         del self._boards[board]
         if state.flusher is not None:
             state.flusher.cancel()
+        leaving = asyncio.get_running_loop().create_task(self._leave_group(board))
+        # The loop keeps only a weak reference to its tasks.
+        self._leaving.add(leaving)
+        leaving.add_done_callback(self._leaving.discard)
+
+    async def _leave_group(self, board: BoardKey) -> None:
         async with self._lock:
             # A socket may have started watching again while we waited.
             if self._channel is None or board in self._boards:

@@ -556,6 +556,134 @@ async def test_a_socket_that_left_gets_no_more_updates_and_its_board_is_released
     await database_sync_to_async(submit)(alice, WIN_LOG)
 
 
+# --- Leaving the hub, however the socket ends ------------------------------------------
+
+
+def watching(board: live.BoardKey) -> int:
+    """How many sockets this process's hub holds for `board`."""
+    state = live.BoardHub.current()._boards.get(board)
+    return 0 if state is None else len(state.sockets)
+
+
+@pytest.fixture
+def held_snapshots(monkeypatch: pytest.MonkeyPatch) -> tuple[asyncio.Event, list[int]]:
+    """Hold every board read at a gate (a busy database); count the reads that run."""
+    gate = asyncio.Event()
+    reads: list[int] = []
+    read, board_read = live.BoardHub.read, live._board_read
+
+    async def held(self: live.BoardHub, *args: Any, **kwargs: Any) -> live.BoardView:
+        await gate.wait()
+        return await read(self, *args, **kwargs)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        reads.append(1)
+        return board_read(*args, **kwargs)
+
+    monkeypatch.setattr(live.BoardHub, "read", held)
+    monkeypatch.setattr(live, "_board_read", counted)
+    return gate, reads
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    """Let the event loop run until `condition` holds (a few seconds at most)."""
+    for _ in range(500):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+
+
+async def test_sockets_closed_while_their_snapshot_is_read_leave_the_hub_at_once(
+    flushed: None, daily: DailyDeal, held_snapshots: tuple[asyncio.Event, list[int]]
+) -> None:
+    """Many sockets close during connect: each consumer ends by itself, out of the hub,
+    and the snapshot reads they were waiting for never run."""
+    gate, reads = held_snapshots
+    board = live.BoardKey(daily.date, "score")
+    sockets = [await open_socket(daily.date) for _ in range(100)]
+    for communicator in sockets:
+        connected, _ = await communicator.connect()
+        assert connected
+    await until(lambda: watching(board) == len(sockets))
+    assert watching(board) == len(sockets), "every socket is waiting for its snapshot"
+
+    await asyncio.gather(*(communicator.disconnect() for communicator in sockets))
+
+    # Ended by the close, not cancelled by the communicator's timeout (as
+    # daphne kills a consumer that takes too long to shut down).
+    assert not any(communicator.future.cancelled() for communicator in sockets)
+    assert watching(board) == 0
+    assert board not in live.BoardHub.current()._boards
+    gate.set()
+    await asyncio.sleep(QUIET)
+    assert reads == [], "no snapshot read outlives its socket"
+
+
+async def test_a_client_message_sent_during_the_connect_is_answered_after_the_snapshot(
+    flushed: None, daily: DailyDeal, held_snapshots: tuple[asyncio.Event, list[int]]
+) -> None:
+    gate, _ = held_snapshots
+    communicator = await open_socket(daily.date)
+    connected, _ = await communicator.connect()
+    assert connected
+    try:
+        await communicator.send_json_to({"type": "ping"})
+        assert await communicator.receive_nothing(timeout=QUIET)
+        gate.set()
+        assert (await communicator.receive_json_from(timeout=5))["type"] == "snapshot"
+        assert await communicator.receive_json_from(timeout=5) == {"type": "pong"}
+    finally:
+        await communicator.disconnect()
+
+
+async def test_a_cancelled_consumer_leaves_the_hub(flushed: None, daily: DailyDeal) -> None:
+    board = live.BoardKey(daily.date, "score")
+    communicator, _ = await connect(daily.date)
+    assert watching(board) == 1
+    communicator.future.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await communicator.future
+    assert watching(board) == 0
+    assert board not in live.BoardHub.current()._boards
+
+
+async def test_a_consumer_cancelled_during_its_snapshot_read_leaves_the_hub(
+    flushed: None, daily: DailyDeal, held_snapshots: tuple[asyncio.Event, list[int]]
+) -> None:
+    gate, reads = held_snapshots
+    board = live.BoardKey(daily.date, "score")
+    communicator = await open_socket(daily.date)
+    connected, _ = await communicator.connect()
+    assert connected
+    await until(lambda: watching(board) == 1)
+    assert watching(board) == 1
+    communicator.future.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await communicator.future
+    assert watching(board) == 0
+    gate.set()
+    await asyncio.sleep(QUIET)
+    assert reads == []
+
+
+async def test_a_consumer_that_fails_leaves_the_hub(
+    flushed: None, daily: DailyDeal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    board = live.BoardKey(daily.date, "score")
+
+    async def broken(self: LeaderboardConsumer) -> None:
+        assert watching(board) == 1
+        raise RuntimeError("the snapshot could not be sent")
+
+    monkeypatch.setattr(LeaderboardConsumer, "_send_snapshot", broken)
+    communicator = await open_socket(daily.date)
+    connected, _ = await communicator.connect()
+    assert connected
+    with pytest.raises(RuntimeError, match="could not be sent"):
+        await communicator.wait(timeout=5)
+    assert watching(board) == 0
+
+
 # --- Refusals -----------------------------------------------------------------------
 
 

@@ -158,7 +158,7 @@ async def test_the_hub_hands_one_encoded_update_to_every_socket_even_past_a_brok
         assert any("could not update a socket" in record.message for record in caplog.records)
     finally:
         for socket in sockets:
-            await hub.unwatch(board, socket)
+            hub.unwatch(board, socket)
         for task in (hub._receiver, hub._refresher):
             if task is not None:
                 task.cancel()

@@ -2,7 +2,11 @@
 websocket caps of docker-compose.yml, on a loopback port and a throwaway SQLite
 database. Frames over the cap are refused by the server before the application
 sees them; the server stays up; HTTP bodies over the cap get the 413 shape;
-header values that could smuggle headers are refused (daphne >= 4.2.2)."""
+header values that could smuggle headers are refused (daphne >= 4.2.2); sockets
+that go away while they connect leave the live-board hub.
+
+daphne serves the site through `tests.security.hub_probe`, which passes every
+request on unchanged and adds one path that tells what the hub holds."""
 
 from __future__ import annotations
 
@@ -14,8 +18,9 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 import websockets
@@ -41,6 +46,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+# What the hub holds, answered by tests/security/hub_probe.py (not imported here:
+# it wraps the hub of the process that imports it).
+PROBE_PATH = "/test-probe/hub/"
 # The day the sockets watch: prepared by the fixture (reads never create a day).
 DAY = "2026-01-01"
 
@@ -79,7 +87,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             "--bind", "127.0.0.1", "--port", str(port),
             f"--websocket-max-message-size={MAX_MESSAGE}",
             f"--websocket-max-frame-size={MAX_FRAME}",
-            "easyharp_site.asgi:application",
+            "tests.security.hub_probe:application",
         ],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
@@ -95,6 +103,26 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def probe(server: str, **query: float) -> dict[str, int]:
+    """What the server's live-board hub holds (after applying `query`, see hub_probe)."""
+    path = f"{PROBE_PATH}?{urlencode(query)}"
+    response = raw_http(
+        server, f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode()
+    )
+    assert response.startswith(b"HTTP/1.1 200"), response[:200]
+    return json.loads(response.split(b"\r\n\r\n", 1)[1])
+
+
+async def probe_until(server: str, condition: Callable[[dict[str, int]], bool]) -> dict[str, int]:
+    """Ask the hub until `condition` holds of its answer (a few seconds at most)."""
+    for _ in range(100):
+        held = await asyncio.to_thread(probe, server)
+        if condition(held):
+            break
+        await asyncio.sleep(0.1)
+    return held
 
 
 def ws_url(server: str) -> str:
@@ -173,6 +201,47 @@ async def test_a_socket_from_another_origin_is_refused(server: str) -> None:
     with pytest.raises(websockets.InvalidStatus) as refused:
         await websockets.connect(ws_url(server), origin="http://evil.example", open_timeout=10)
     assert refused.value.response.status_code == 403
+
+
+SOCKETS_AT_ONCE = 300
+
+
+async def test_sockets_that_go_away_while_they_connect_leave_the_hub(server: str) -> None:
+    """Hundreds of sockets open at once and go away before their snapshot (half
+    with a close frame, half by dropping the connection): the hub keeps none.
+
+    Their snapshot reads are held back, as by a busy database, so that every
+    socket is still connecting when it goes: daphne used to kill such consumers
+    ten seconds later ("took too long to shut down") without `disconnect`, and
+    the hub kept them for good."""
+    probe(server, snapshot_delay=30)
+    try:
+
+        async def open_connecting(number: int) -> websockets.ClientConnection:
+            # No snapshot awaited: the handshake is answered before the read.
+            return await websockets.connect(
+                ws_url(server), origin=f"http://{server}", open_timeout=60
+            )
+
+        connections = await asyncio.gather(*(open_connecting(n) for n in range(SOCKETS_AT_ONCE)))
+        held = await probe_until(server, lambda held: held["sockets"] == SOCKETS_AT_ONCE)
+        assert held == {"sockets": SOCKETS_AT_ONCE, "boards": 1}, "all still connecting"
+
+        for number, connection in enumerate(connections):
+            if number % 2:
+                connection.transport.abort()
+        await asyncio.gather(*(c.close() for n, c in enumerate(connections) if not n % 2))
+
+        assert await probe_until(server, lambda held: held["sockets"] == 0) == {
+            "sockets": 0,
+            "boards": 0,
+        }
+    finally:
+        probe(server, snapshot_delay=0)
+    # The server is fine: a new socket gets its snapshot at once.
+    fresh = await open_socket(server)
+    assert await ping(fresh) == {"type": "pong"}
+    await fresh.close()
 
 
 def raw_http(server: str, request: bytes, *, head_only: bool = False) -> bytes:

@@ -255,7 +255,7 @@ class TestPar:
 
 
 class TestReplay:
-    def test_it_shows_a_game_and_where_its_frames_are(
+    def test_it_shows_a_game_and_where_its_replay_is(
         self, client: Client, daily: DailyDeal, make_player, submit
     ) -> None:
         game = submit(make_player("alice"), WIN_LOG)
@@ -263,9 +263,10 @@ class TestReplay:
         assert response.status_code == 200
         assert page_config(response)["replay_url"] == f"/api/games/{game.pk}/replay/"
         assert "alice" in response.content.decode()
-        # The frames the page reads are there.
-        frames = client.get(f"/api/games/{game.pk}/replay/").json()["frames"]
-        assert len(frames) == len(WIN_LOG) + 1
+        # The replay the page reads is there: the deal's table and a step per action.
+        replay = client.get(f"/api/games/{game.pk}/replay/").json()
+        assert replay["start"]["deal"] == game.deal_code
+        assert len(replay["steps"]) == len(WIN_LOG)
 
     def test_it_is_404_for_an_unknown_game(self, client: Client, db: None) -> None:
         assert client.get("/replays/999999/").status_code == 404

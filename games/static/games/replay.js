@@ -1,8 +1,10 @@
 /**
- * The replay page: the frames of `GET /api/games/{id}/replay/` (frame 0 is the
- * deal, frame i the table after action i), with play / pause, step, jump and
- * speed. It needs no engine: each frame carries its table.
+ * The replay page: the tables of `GET /api/games/{id}/replay/` (table 0 is the
+ * deal, table i the table after action i), with play / pause, step, jump and
+ * speed. It needs no engine: the tables are rebuilt from the replay's steps
+ * (frames.js).
  */
+import { replayTables } from "./frames.js";
 import { config, renderTable, say, t } from "./ui.js";
 
 const tableElement = document.getElementById("table");
@@ -12,20 +14,21 @@ const speed = document.getElementById("speed");
 const playPause = document.getElementById("play-pause");
 const playLabel = playPause.textContent;
 
-let frames = [];
+let tables = [];
+let tokens = [];
 let current = 0;
 let timer = null;
 
 function show(index) {
-  current = Math.max(0, Math.min(frames.length - 1, index));
-  const frame = frames[current];
-  renderTable(tableElement, frame.table);
-  document.getElementById("score").textContent = String(frame.score);
-  document.getElementById("moves").textContent = String(frame.moves);
+  current = Math.max(0, Math.min(tables.length - 1, index));
+  const table = tables[current];
+  renderTable(tableElement, table);
+  document.getElementById("score").textContent = String(table.score);
+  document.getElementById("moves").textContent = String(table.moves);
   const label =
     current === 0
       ? t("start")
-      : `${t("action_n", { index: current, total: frames.length - 1 })}: ${frame.token}`;
+      : `${t("action_n", { index: current, total: tables.length - 1 })}: ${tokens[current - 1]}`;
   document.getElementById("step-label").textContent = label;
   tableElement.dataset.step = String(current);
   scrub.value = String(current);
@@ -40,10 +43,10 @@ function pause() {
 }
 
 function play() {
-  if (current >= frames.length - 1) show(0);
+  if (current >= tables.length - 1) show(0);
   clearInterval(timer);
   timer = setInterval(() => {
-    if (current >= frames.length - 1) pause();
+    if (current >= tables.length - 1) pause();
     else show(current + 1);
   }, Number(speed.value));
   playPause.textContent = t("pause");
@@ -58,8 +61,8 @@ function step(delta) {
 playPause.addEventListener("click", () => (timer ? pause() : play()));
 document.getElementById("back").addEventListener("click", () => step(-1));
 document.getElementById("forward").addEventListener("click", () => step(1));
-document.getElementById("first").addEventListener("click", () => step(-frames.length));
-document.getElementById("last").addEventListener("click", () => step(frames.length));
+document.getElementById("first").addEventListener("click", () => step(-tables.length));
+document.getElementById("last").addEventListener("click", () => step(tables.length));
 scrub.addEventListener("input", () => {
   pause();
   show(Number(scrub.value));
@@ -87,15 +90,16 @@ async function load() {
   try {
     const response = await fetch(config.replay_url, { headers: { Accept: "application/json" } });
     if (!response.ok) throw new Error(String(response.status));
-    const body = await response.json();
-    frames = body.frames;
+    const replay = await response.json();
+    tables = replayTables(replay);
+    tokens = replay.steps.map((step) => step.token);
   } catch {
     say(t("load_failed"), "refused");
     return;
   }
   say("");
-  scrub.max = String(frames.length - 1);
-  jump.max = String(frames.length - 1);
+  scrub.max = String(tables.length - 1);
+  jump.max = String(tables.length - 1);
   show(0);
 }
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,8 +21,9 @@ from rest_framework.test import APIClient
 
 from games.models import DailyDeal, Game
 from leaderboards.services import board_entries_offer
+from tests.paths import GAME_VECTORS
 
-VECTORS = Path(__file__).resolve().parent.parent / "vectors" / "games.jsonl"
+VECTORS = GAME_VECTORS
 DEAL = "EH1-N-AAAAAAE"
 DEAL_NUMBER = 4
 # A full cycle of the stock: 59 taps and one recycle leave the table as dealt,

@@ -14,7 +14,6 @@ import json
 import random
 import time
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,13 +34,14 @@ from games.services import game_submit, game_void
 from leaderboards import live
 from leaderboards.consumers import CLOSE_BAD_ORDER, CLOSE_NO_BOARD, LeaderboardConsumer
 from leaderboards.selectors import leaderboard_entry, leaderboard_page
+from tests.paths import GAME_VECTORS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # Today's deal is pinned to deal 4, for which the conformance vectors hold a win.
 DEAL = "EH1-N-AAAAAAE"
 DEAL_NUMBER = 4
-VECTORS = Path(__file__).resolve().parent.parent / "vectors" / "games.jsonl"
+VECTORS = GAME_VECTORS
 WIN_LOG: list[str] = next(
     game["log"].split()
     for game in map(json.loads, VECTORS.read_text().splitlines())

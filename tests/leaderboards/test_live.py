@@ -7,7 +7,6 @@ import datetime
 import json
 import logging
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,9 +21,10 @@ from games.models import DailyDeal, Game
 from games.services import game_submit
 from leaderboards import live
 from leaderboards.models import BoardEntry
+from tests.paths import GAME_VECTORS
 
 DEAL = "EH1-N-AAAAAAE"
-VECTORS = Path(__file__).resolve().parent.parent / "vectors" / "games.jsonl"
+VECTORS = GAME_VECTORS
 WIN_LOG: list[str] = next(
     game["log"].split()
     for game in map(json.loads, VECTORS.read_text().splitlines())

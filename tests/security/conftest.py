@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,8 +16,9 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from games.models import DailyDeal
+from tests.paths import GAME_VECTORS
 
-VECTORS = Path(__file__).resolve().parent.parent / "vectors" / "games.jsonl"
+VECTORS = GAME_VECTORS
 PASSWORD = "a-long-passphrase-for-tests"
 
 

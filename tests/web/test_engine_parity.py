@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from games import rules
+from tests.paths import GAME_VECTORS, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-VECTORS = ROOT / "tests" / "vectors" / "games.jsonl"
+VECTORS = GAME_VECTORS
 ENGINE = ROOT / "games" / "static" / "games" / "engine.js"
 
 NODE_SCRIPT = """

@@ -116,7 +116,7 @@ class TestPlay:
     ) -> None:
         reasons = page_config(client.get("/play/"))["strings"]["reasons"]
         # The engine's own texts, one source for the pages, the browser
-        # (reasons.js, tests/rules/test_catalogue.py) and the API.
+        # (reasons.js, tests/games/rules/test_catalogue.py) and the API.
         assert reasons == REASONS
 
     @pytest.mark.parametrize(

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from games.rules import REASONS, Game, IllegalActionError, InvalidActionError, replay
+from tests.paths import GAME_VECTORS
 
 from .positions import arrange, columns_of
 
@@ -321,7 +321,7 @@ def test_undo_takes_back_at_most_the_hundred_latest_actions() -> None:
 
 
 def _clean_win_log() -> str:
-    vectors = Path(__file__).resolve().parent.parent / "vectors" / "games.jsonl"
+    vectors = GAME_VECTORS
     for line in vectors.read_text().splitlines():
         vector = json.loads(line)
         if vector.get("won"):
@@ -375,6 +375,7 @@ def test_a_refusal_names_the_action_its_index_and_the_reason() -> None:
         "token": "37",
         "reason": error.reason,
         "code": "column_refuses",
+        "params": {"card": "4H", "target": "6H"},
     }
 
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 from games.rules import REASONS
 from games.rules.catalogue import reasons_module
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 CATALOGUE = ROOT / "games" / "static" / "games" / "reasons.js"
 
 

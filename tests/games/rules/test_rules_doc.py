@@ -8,13 +8,13 @@ compared field by field.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from games.rules import REASONS, ActionError, Deal, Game
+from tests.paths import ROOT
 
-PAGE = Path(__file__).resolve().parent.parent.parent / "docs" / "RULES.md"
+PAGE = ROOT / "docs" / "RULES.md"
 TEXT = PAGE.read_text(encoding="utf-8")
 
 FIELDS = {

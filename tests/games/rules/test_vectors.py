@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from games.rules import ActionError, Card, Deal, replay
 from games.rules.cards import card_text
+from tests.paths import VECTORS
 
-VECTORS = Path(__file__).resolve().parent.parent / "vectors"
 DEALS: list[dict[str, Any]] = json.loads((VECTORS / "deals.json").read_text())["deals"]
 GAMES: list[dict[str, Any]] = [
     json.loads(line) for line in (VECTORS / "games.jsonl").read_text().splitlines() if line.strip()

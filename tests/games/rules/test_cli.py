@@ -13,8 +13,7 @@ import pytest
 
 from games.rules import Game
 from games.rules.cli import main
-
-ROOT = Path(__file__).resolve().parent.parent.parent
+from tests.paths import ROOT
 
 
 def run(*argv: str) -> tuple[int, str, str]:

@@ -7,15 +7,15 @@ must not depend on speed (speed is measured by bench/solver.py).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from games.rules import Deal, Game, IllegalActionError, replay
 from games.solver import Layout, hint, position_of_game, solve, solve_game, solve_position
-from tests.rules.positions import arrange
+from tests.games.rules.positions import arrange
+from tests.paths import GAME_VECTORS
 
-VECTORS = Path(__file__).resolve().parent.parent / "vectors" / "games.jsonl"
+VECTORS = GAME_VECTORS
 BUDGET = 60.0
 
 

@@ -134,6 +134,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
+    "easyharp_site.accounts",
     "games",
     "leaderboards",
 ]
@@ -147,6 +148,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # "Sign out everywhere" ends the other sessions of a player (accounts/sessions.py).
+    "easyharp_site.accounts.middleware.SessionGenerationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -245,6 +248,34 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
+# Mail (password reset links, e-mail address checks). With no EMAIL_HOST the
+# mail is written to the console (the embedded default); with one, it goes out
+# over SMTP. Mail is sent by a small pool of threads of each server process,
+# never by the request that asked for it (easyharp_site/accounts/mail.py).
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+EMAIL_PORT = env_int("EMAIL_PORT", 587)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", bool(EMAIL_HOST))
+# Seconds an SMTP connection may wait on the server before the mail counts as failed.
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 20)
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend"
+)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Easy Harp Daily <noreply@localhost>")
+# Threads per server process that send mail, and the most mails waiting for
+# them before a request that wants to send one is told to try again later.
+EMAIL_SEND_THREADS = env_int("EMAIL_SEND_THREADS", 2)
+EMAIL_QUEUE_MAX = env_int("EMAIL_QUEUE_MAX", 200)
+# Seconds a password reset link works (once: setting the password uses it up).
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3600)
+# Seconds a link that confirms an e-mail address works (once).
+EMAIL_VERIFY_TIMEOUT = env_int("EMAIL_VERIFY_TIMEOUT", 3 * 24 * 3600)
+# Days the username of a deleted account stays reserved; then anyone may take it.
+ACCOUNT_USERNAME_RESERVED_DAYS = env_int("ACCOUNT_USERNAME_RESERVED_DAYS", 90)
+
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("es", "Español"), ("nl", "Nederlands")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
@@ -281,6 +312,13 @@ REST_FRAMEWORK = {
         "replay": env_str("THROTTLE_REPLAY", "60/min"),
         # A hint may cost seconds of solver time.
         "hint": env_str("THROTTLE_HINT", "30/min"),
+        # Password reset requests per client address, and per e-mail address
+        # asked for (counted alike for known and unknown addresses, so the
+        # answer never tells which is which; it bounds the mails of an account).
+        "reset": env_str("THROTTLE_RESET", "10/hour"),
+        "reset_email": env_str("THROTTLE_RESET_EMAIL", "3/hour"),
+        # Links sent to confirm an e-mail address, per player.
+        "email": env_str("THROTTLE_EMAIL", "10/hour"),
     },
 }
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.views.decorators.gzip import gzip_page
 from drf_spectacular.utils import (
@@ -340,3 +341,47 @@ class HintApi(APIView):
         data.is_valid(raise_exception=True)
         answer = selectors.game_hint(**data.validated_data)
         return Response(self.OutputSerializer(answer).data)
+
+
+# --- Export --------------------------------------------------------------------------
+
+
+class ExportApi(APIView):
+    """Download every game of the signed-in player as one JSON file."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema_serializer(component_name="GamesExport")
+    class OutputSerializer(serializers.Serializer):
+        @extend_schema_serializer(component_name="ExportedGame")
+        class GameSerializer(serializers.Serializer):
+            id = serializers.IntegerField()
+            deal = serializers.CharField()
+            deal_number = serializers.IntegerField()
+            ranked = serializers.BooleanField(help_text="Counted for its day's boards.")
+            daily = serializers.DateField(allow_null=True, help_text="The day it counted for.")
+            log = serializers.CharField()
+            actions = serializers.IntegerField()
+            score = serializers.IntegerField()
+            moves = serializers.IntegerField()
+            won = serializers.BooleanField()
+            rules_version = serializers.CharField()
+            submitted_at = serializers.DateTimeField()
+            voided_at = serializers.DateTimeField(allow_null=True)
+            void_reason = serializers.CharField()
+            replay = serializers.URLField()
+
+        player = serializers.CharField()
+        exported_at = serializers.DateTimeField()
+        games = GameSerializer(many=True)
+
+    @extend_schema(operation_id="auth_export", responses={200: OutputSerializer})
+    def get(self, request: Request) -> Response:
+        assert request.user.is_authenticated  # permission_classes: IsAuthenticated
+        games = selectors.player_games_export(player=request.user)
+        for game in games:
+            game["replay"] = game_url(request, Game(pk=game["id"]))
+        now = timezone.now()
+        body = {"player": request.user.get_username(), "exported_at": now, "games": games}
+        filename = f"easyharp-{request.user.pk}-{now:%Y-%m-%d}.json"
+        return Response(body, headers={"Content-Disposition": f'attachment; filename="{filename}"'})

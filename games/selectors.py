@@ -195,3 +195,31 @@ def daily_deal_neighbours(
     before = DailyDeal.objects.filter(date__lt=date).order_by("-date").first()
     after = DailyDeal.objects.filter(date__gt=date, date__lte=until).order_by("date").first()
     return (before.date if before else None, after.date if after else None)
+
+
+def player_games_export(*, player: User) -> list[dict[str, Any]]:
+    """Every game of the player, oldest first, as the export lists them (JSON-ready).
+
+    Voided games are listed too (with when and why); `ranked` tells whether a
+    game counted for its day's boards (`daily`), or was practice.
+    """
+    games = Game.objects.filter(player=player).select_related("daily").order_by("created_at", "id")
+    return [
+        {
+            "id": game.pk,
+            "deal": game.deal_code,
+            "deal_number": game.deal_number,
+            "ranked": game.daily is not None,
+            "daily": game.daily.date.isoformat() if game.daily is not None else None,
+            "log": game.log,
+            "actions": game.actions,
+            "score": game.score,
+            "moves": game.moves,
+            "won": game.won,
+            "rules_version": game.rules_version,
+            "submitted_at": game.created_at.isoformat(),
+            "voided_at": game.voided_at.isoformat() if game.voided_at is not None else None,
+            "void_reason": game.void_reason,
+        }
+        for game in games.iterator(chunk_size=500)
+    ]

@@ -1,7 +1,8 @@
-"""The boards follow the games: what `games.signals` announces lands on the boards here.
+"""The boards follow the games: what `games.signals` announces lands on the boards here,
+and so does a deleted account (`easyharp_site.accounts.signals`).
 
-Both receivers run inside the game service's transaction, with the player's
-row locked; the live boards hear of a change only after it commits.
+Every receiver runs inside the announcing service's transaction, with the
+player's row locked; the live boards hear of a change only after it commits.
 """
 
 from __future__ import annotations
@@ -11,12 +12,16 @@ from collections.abc import Collection
 from functools import partial
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.dispatch import receiver
 
+from easyharp_site.accounts.selectors import player_is_deleted
+from easyharp_site.accounts.signals import player_deleted
 from games.models import Game
 from games.signals import game_stored, game_voided
 from leaderboards import live
+from leaderboards.models import BoardEntry
 from leaderboards.services import board_entries_offer, board_entries_recompute
 
 
@@ -27,8 +32,12 @@ def _announce(date: datetime.date, orders: Collection[str]) -> None:
 
 @receiver(game_stored, sender=Game, dispatch_uid="leaderboards.game_stored")
 def game_ranked(*, game: Game, **_: Any) -> None:
-    """A game of the day goes on the boards where it beats the player's entry."""
-    if game.daily is not None:
+    """A game of the day goes on the boards where it beats the player's entry.
+
+    Not if the player was deleted while the submission waited for their row
+    (the deletion holds it): their games no longer rank.
+    """
+    if game.daily is not None and not player_is_deleted(player_id=game.player_id):
         _announce(game.daily.date, board_entries_offer(game=game))
 
 
@@ -39,3 +48,17 @@ def game_unranked(*, game: Game, **_: Any) -> None:
         _announce(
             game.daily.date, board_entries_recompute(player=game.player, date=game.daily.date)
         )
+
+
+@receiver(player_deleted, dispatch_uid="leaderboards.player_deleted")
+def player_unranked(*, player: User, **_: Any) -> None:
+    """A deleted player's games leave every board at once: each day they are on is
+    recomputed (without them), and the live boards hear of it after commit."""
+    dates = (
+        BoardEntry.objects.filter(player=player)
+        .values_list("date", flat=True)
+        .distinct()
+        .order_by("date")
+    )
+    for date in list(dates):
+        _announce(date, board_entries_recompute(player=player, date=date))

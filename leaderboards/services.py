@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from django.contrib.auth.models import User
 from django.db.models import F
 
+from easyharp_site.accounts.selectors import player_is_deleted
 from games.models import Game
 from leaderboards.models import Board, BoardBucket, BoardEntry, BoardTotal
 
@@ -114,10 +115,12 @@ def board_entries_offer(*, game: Game) -> list[str]:
 def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
     """Rebuild a player's entries of `date` from their games that still count.
 
-    Used when a game is voided. Returns the boards that moved. The caller holds
-    the player's lock.
+    Used when a game is voided or a player deleted (whose games count no
+    more). Returns the boards that moved. The caller holds the player's lock.
     """
     games = Game.objects.filter(player=player, daily__date=date, voided_at__isnull=True)
+    if player_is_deleted(player_id=player.pk):
+        games = games.none()
     entries = {entry.board: entry for entry in BoardEntry.objects.filter(date=date, player=player)}
     moved: list[str] = []
     for board in BOARDS:

@@ -16,6 +16,9 @@ from django.conf import settings
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
+# Fixtures shared across folders, defined once.
+pytest_plugins = ["tests.mailserver"]
+
 
 def _missing_service(marker: str) -> str | None:
     """Why a test with this marker cannot run here, or None when it can."""

@@ -1,5 +1,10 @@
-"""Accounts: sign-up, sign-in and API tokens, shared by every app and page.
+"""Accounts: sign-up, sign-in, API tokens, e-mail addresses, passwords, sessions, deletion.
 
-Players are Django's own users with a DRF token each; `services` writes them,
-`api` and `web` are the JSON and HTML doors to the same services.
+Players are Django's own users with a DRF token each. The writes live in
+`services` (sign-up, credentials), `emails` (an address confirmed by a link),
+`passwords` (change, reset by e-mail), `sessions` (sign out everywhere, a new
+API token) and `deletion` (erase a player, reserve the name); `selectors`
+reads, `mail` sends from threads after commit. `api` and `web` are the JSON
+and HTML doors to them. Accounts sit below games and leaderboards and import
+neither: a deletion is announced with `signals.player_deleted`.
 """

@@ -1,17 +1,25 @@
-"""The accounts API under `/api/auth/`: sign up, API tokens, browser sessions."""
+"""The accounts API under `/api/auth/`: sign up, API tokens, browser sessions, e-mail,
+passwords, signing out everywhere and deleting the account."""
 
 from __future__ import annotations
 
-from django.contrib.auth import login, logout
+from functools import partial
+from typing import Any
+
+from django.contrib.auth import SESSION_KEY, login, logout, update_session_auth_hash
+from django.contrib.auth.models import User
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from easyharp_site.accounts import services
+from easyharp_site.accounts import deletion, emails, passwords, selectors, services, sessions
+from easyharp_site.accounts.links import email_verify_link, reset_link
+from easyharp_site.errors import ServiceError
 
 
 class CredentialsInput(serializers.Serializer):
@@ -19,8 +27,20 @@ class CredentialsInput(serializers.Serializer):
     password = serializers.CharField(max_length=128, trim_whitespace=False)
 
 
+class RegisterInput(CredentialsInput):
+    email = serializers.CharField(
+        max_length=254,
+        required=False,
+        allow_blank=True,
+        help_text="Optional; used for nothing until the link mailed to it is opened.",
+    )
+
+
 class RegisterApi(APIView):
-    """Sign up: create a player and return their API token."""
+    """Sign up: create a player and return their API token.
+
+    With an `email`, a link that confirms it is mailed to it.
+    """
 
     throttle_scope = "signup"
 
@@ -28,13 +48,30 @@ class RegisterApi(APIView):
     class OutputSerializer(serializers.Serializer):
         username = serializers.CharField()
         token = serializers.CharField()
+        email_pending = serializers.EmailField(allow_null=True)
 
-    @extend_schema(request=CredentialsInput, responses={201: OutputSerializer})
+    @extend_schema(request=RegisterInput, responses={201: OutputSerializer})
     def post(self, request: Request) -> Response:
-        data = CredentialsInput(data=request.data)
+        data = RegisterInput(data=request.data)
         data.is_valid(raise_exception=True)
+        email = data.validated_data.pop("email", "")
+        if email:
+            # A bad address refuses the sign-up before any player exists.
+            email = emails.email_normalize(email)
         player, token = services.player_register(**data.validated_data)
-        output = self.OutputSerializer({"username": player.get_username(), "token": token})
+        pending = None
+        if email:
+            try:
+                pending = emails.email_change_request(
+                    player=player, email=email, link=partial(email_verify_link, request._request)
+                )
+            except ServiceError:
+                # The mail queue is full: the player exists, without a pending
+                # address (the account page offers to add one later).
+                pending = None
+        output = self.OutputSerializer(
+            {"username": player.get_username(), "token": token, "email_pending": pending}
+        )
         return Response(output.data, status=status.HTTP_201_CREATED)
 
 
@@ -82,5 +119,221 @@ class LogoutApi(APIView):
 
     @extend_schema(request=None, responses={204: None})
     def post(self, request: Request) -> Response:
+        logout(request._request)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# --- E-mail, passwords, sessions, deletion -------------------------------------------
+#
+# The links that mails carry open the site's pages (`web`); a client that
+# handles them itself posts what the link holds: `token` of /accounts/email/
+# verify/<token>/, or `uid` and `token` of /accounts/reset/<uid>/<token>/.
+
+RESET_SENT = (
+    "If a player has confirmed this address, a link to choose a new password is on its way "
+    "to it. The link works once. No mail within ten minutes? Check the address (and the spam "
+    "folder) and ask again."
+)
+
+
+class AccountOutput(serializers.Serializer):
+    username = serializers.CharField()
+    email = serializers.EmailField(allow_null=True, help_text="The confirmed address.")
+    email_pending = serializers.EmailField(
+        allow_null=True, help_text="An address waiting for its confirming link."
+    )
+    email_delivery_failed = serializers.BooleanField(
+        help_text="The last confirming link could not be sent: ask again."
+    )
+
+
+def _signed_in(request: Request) -> User:
+    user = request.user
+    assert isinstance(user, User)  # permission_classes: IsAuthenticated
+    return user
+
+
+def _account(player: User) -> dict[str, Any]:
+    return AccountOutput(selectors.account_view(player=player)).data
+
+
+class AccountApi(APIView):
+    """The signed-in player's own account."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(operation_id="auth_me", responses={200: AccountOutput})
+    def get(self, request: Request) -> Response:
+        return Response(_account(_signed_in(request)))
+
+
+class EmailInput(serializers.Serializer):
+    email = serializers.CharField(max_length=emails.EMAIL_MAX_LENGTH)
+
+
+class EmailApi(APIView):
+    """Add or change the player's e-mail address (a link confirms it), or remove it."""
+
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "email"
+
+    @extend_schema(request=EmailInput, responses={202: AccountOutput})
+    def post(self, request: Request) -> Response:
+        data = EmailInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        emails.email_change_request(
+            player=_signed_in(request),
+            email=data.validated_data["email"],
+            link=partial(email_verify_link, request._request),
+        )
+        return Response(_account(_signed_in(request)), status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=None, responses={200: AccountOutput})
+    def delete(self, request: Request) -> Response:
+        emails.email_remove(player=_signed_in(request))
+        return Response(_account(_signed_in(request)))
+
+
+class TokenInput(serializers.Serializer):
+    token = serializers.CharField(max_length=500)
+
+
+class EmailVerifyApi(APIView):
+    """Confirm an e-mail address with the token of its link (works once)."""
+
+    throttle_scope = "auth"
+    authentication_classes: list[type] = []
+
+    @extend_schema_serializer(component_name="EmailConfirmed")
+    class OutputSerializer(serializers.Serializer):
+        username = serializers.CharField()
+        email = serializers.EmailField()
+
+    @extend_schema(request=TokenInput, responses={200: OutputSerializer})
+    def post(self, request: Request) -> Response:
+        data = TokenInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        player = emails.email_verify(token=data.validated_data["token"])
+        output = {"username": player.get_username(), "email": player.email}
+        return Response(self.OutputSerializer(output).data)
+
+
+class DetailOutput(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+class PasswordResetApi(APIView):
+    """Ask for a password reset link by e-mail. The answer is the same for every address."""
+
+    throttle_scope = "reset"
+    authentication_classes: list[type] = []
+
+    @extend_schema(request=EmailInput, responses={202: DetailOutput})
+    def post(self, request: Request) -> Response:
+        data = EmailInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        passwords.password_reset_request(
+            email=data.validated_data["email"], link=partial(reset_link, request._request)
+        )
+        return Response({"detail": RESET_SENT}, status=status.HTTP_202_ACCEPTED)
+
+
+class PasswordResetConfirmInput(serializers.Serializer):
+    uid = serializers.CharField(max_length=64)
+    token = serializers.CharField(max_length=100)
+    password = serializers.CharField(max_length=128, trim_whitespace=False)
+
+
+class NewTokenOutput(serializers.Serializer):
+    username = serializers.CharField()
+    token = serializers.CharField(help_text="The player's new API token; the old one is revoked.")
+
+
+class PasswordResetConfirmApi(APIView):
+    """Choose a new password with a reset link's `uid` and `token` (works once).
+
+    Every session of the player ends and their API token is replaced.
+    """
+
+    throttle_scope = "auth"
+    authentication_classes: list[type] = []
+
+    @extend_schema(request=PasswordResetConfirmInput, responses={200: NewTokenOutput})
+    def post(self, request: Request) -> Response:
+        data = PasswordResetConfirmInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        player, token = passwords.password_reset_complete(**data.validated_data)
+        return Response(NewTokenOutput({"username": player.get_username(), "token": token}).data)
+
+
+class PasswordChangeInput(serializers.Serializer):
+    current_password = serializers.CharField(max_length=128, trim_whitespace=False)
+    new_password = serializers.CharField(max_length=128, trim_whitespace=False)
+
+
+class PasswordChangeApi(APIView):
+    """Change the password. Every other session ends and the API token is replaced."""
+
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "auth"
+
+    @extend_schema(request=PasswordChangeInput, responses={200: NewTokenOutput})
+    def post(self, request: Request) -> Response:
+        data = PasswordChangeInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        player = _signed_in(request)
+        token = passwords.password_change(player=player, **data.validated_data)
+        if SESSION_KEY in request._request.session:
+            # This browser stays signed in; Django signs the others out.
+            update_session_auth_hash(request._request, player)
+        return Response(NewTokenOutput({"username": player.get_username(), "token": token}).data)
+
+
+class TokenRotateApi(APIView):
+    """Replace the player's API token: the old one stops working at once."""
+
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "auth"
+
+    @extend_schema(request=None, responses={200: NewTokenOutput})
+    def post(self, request: Request) -> Response:
+        token = sessions.token_replace(player=_signed_in(request))
+        return Response(
+            NewTokenOutput({"username": _signed_in(request).get_username(), "token": token}).data
+        )
+
+
+class LogoutEverywhereApi(APIView):
+    """Sign out everywhere: every session of the player ends and the API token is revoked."""
+
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "auth"
+
+    @extend_schema(request=None, responses={204: None})
+    def post(self, request: Request) -> Response:
+        sessions.sessions_end_everywhere(player=_signed_in(request))
+        logout(request._request)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class PasswordInput(serializers.Serializer):
+    password = serializers.CharField(max_length=128, trim_whitespace=False)
+
+
+class AccountDeleteApi(APIView):
+    """Delete the account, confirmed with the password.
+
+    The player's games leave every board at once; their replays stay, under an
+    anonymous name. The username is reserved for a while, then free.
+    """
+
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "auth"
+
+    @extend_schema(request=PasswordInput, responses={204: None})
+    def post(self, request: Request) -> Response:
+        data = PasswordInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        deletion.player_delete(player=_signed_in(request), password=data.validated_data["password"])
         logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)

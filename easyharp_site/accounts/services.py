@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from rest_framework import status
 from rest_framework.authtoken.models import Token
 
+from easyharp_site.accounts.deletion import username_is_reserved
 from easyharp_site.errors import ServiceError
 
 
@@ -46,6 +47,9 @@ def _player_store(*, player: User) -> tuple[User, str]:
         status_code=status.HTTP_409_CONFLICT,
     )
     if get_user_model().objects.filter(username__iexact=username).exists():
+        raise taken
+    # The name of a recently deleted account (accounts/deletion.py).
+    if username_is_reserved(username):
         raise taken
     try:
         with transaction.atomic():

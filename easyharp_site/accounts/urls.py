@@ -11,6 +11,23 @@ api_urlpatterns = [
     path("auth/token/", api.TokenApi.as_view(), name="api-token"),
     path("auth/login/", api.LoginApi.as_view(), name="api-login"),
     path("auth/logout/", api.LogoutApi.as_view(), name="api-logout"),
+    path(
+        "auth/logout/everywhere/",
+        api.LogoutEverywhereApi.as_view(),
+        name="api-logout-everywhere",
+    ),
+    path("auth/token/rotate/", api.TokenRotateApi.as_view(), name="api-token-rotate"),
+    path("auth/me/", api.AccountApi.as_view(), name="api-account"),
+    path("auth/email/", api.EmailApi.as_view(), name="api-email"),
+    path("auth/email/verify/", api.EmailVerifyApi.as_view(), name="api-email-verify"),
+    path("auth/password/change/", api.PasswordChangeApi.as_view(), name="api-password-change"),
+    path("auth/password/reset/", api.PasswordResetApi.as_view(), name="api-password-reset"),
+    path(
+        "auth/password/reset/confirm/",
+        api.PasswordResetConfirmApi.as_view(),
+        name="api-password-reset-confirm",
+    ),
+    path("auth/delete/", api.AccountDeleteApi.as_view(), name="api-account-delete"),
 ]
 
 urlpatterns = [
@@ -18,4 +35,28 @@ urlpatterns = [
     path("accounts/signup/", rate_limited("signup")(web.signup), name="signup"),
     path("accounts/login/", rate_limited("auth")(auth_views.LoginView.as_view()), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/", web.account, name="account"),
+    path("accounts/email/", rate_limited("email")(web.email_change), name="email-change"),
+    path("accounts/email/verify/<str:token>/", web.email_verify, name="email-verify"),
+    path(
+        "accounts/password/change/",
+        rate_limited("auth")(web.PasswordChange.as_view()),
+        name="password-change",
+    ),
+    path(
+        "accounts/password/reset/",
+        rate_limited("reset")(web.PasswordReset.as_view()),
+        name="password-reset",
+    ),
+    path(
+        "accounts/password/reset/sent/", web.PasswordResetSent.as_view(), name="password-reset-sent"
+    ),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        rate_limited("auth")(web.PasswordResetConfirm.as_view()),
+        name="password-reset-confirm",
+    ),
+    path("accounts/reset/done/", web.PasswordResetDone.as_view(), name="password-reset-done"),
+    path("accounts/logout/everywhere/", web.logout_everywhere, name="logout-everywhere"),
+    path("accounts/delete/", rate_limited("auth")(web.account_delete), name="account-delete"),
 ]

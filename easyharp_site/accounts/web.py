@@ -1,16 +1,67 @@
-"""The account pages: sign up (Django's own views log in and out)."""
+"""The account pages: sign up, the account page (e-mail address, password, sessions,
+export, deletion) and the password reset. Django's own views log in and out, and
+run the password change and reset, with this project's services doing the writes."""
 
 from __future__ import annotations
 
-from django.contrib.auth import login
-from django.contrib.auth.forms import UserCreationForm
-from django.contrib.auth.models import User
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme
+from functools import partial
+from typing import Any
 
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login, logout, update_session_auth_hash
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import (
+    PasswordChangeForm,
+    PasswordResetForm,
+    SetPasswordForm,
+    UserCreationForm,
+)
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_POST
+
+from easyharp_site.accounts import deletion, emails, passwords, selectors, sessions
+from easyharp_site.accounts.links import email_verify_link, reset_link
 from easyharp_site.accounts.services import player_register
 from easyharp_site.errors import ServiceError
+
+# The refusals of the account services in the player's language, by code.
+ERROR_TEXTS = {
+    "invalid_email": gettext_lazy("This is not an e-mail address."),
+    "invalid_link": gettext_lazy(
+        "This link does not work: it has expired, has been used, or a newer one was sent. "
+        "Ask for a new one."
+    ),
+    "wrong_password": gettext_lazy("The password is not right."),
+    "throttled": gettext_lazy("Too many requests for this address. Please try again later."),
+    "mail_unavailable": gettext_lazy(
+        "Mail cannot be sent right now. Please try again in a few minutes."
+    ),
+}
+
+
+def error_text(error: ServiceError) -> str:
+    """A service's refusal as the page shows it."""
+    return str(ERROR_TEXTS.get(error.code, error.message))
+
+
+class SignupForm(UserCreationForm):
+    email = forms.EmailField(
+        label=gettext_lazy("E-mail address (optional)"),
+        required=False,
+        max_length=emails.EMAIL_MAX_LENGTH,
+        help_text=gettext_lazy(
+            "Only to reset a forgotten password. We send a link to confirm it first."
+        ),
+    )
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -21,7 +72,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     ):
         next_url = ""
     if request.method == "POST":
-        form: UserCreationForm[User] = UserCreationForm(request.POST)
+        form = SignupForm(request.POST)
         if form.is_valid():
             # The form checks what was typed; the service creates the player
             # exactly as the API's sign-up does (API token included).
@@ -34,8 +85,196 @@ def signup(request: HttpRequest) -> HttpResponse:
                 form.add_error(None, error.message)
             else:
                 login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                if form.cleaned_data["email"]:
+                    problem = _email_link_send(request, user, form.cleaned_data["email"])
+                    if problem is not None:
+                        messages.warning(request, problem)
                 return redirect(next_url or "home")
     else:
-        form = UserCreationForm()
+        form = SignupForm()
     context = {"form": form, "next": next_url}
     return render(request, "registration/signup.html", context)
+
+
+# --- The account page ------------------------------------------------------------------
+
+
+class EmailForm(forms.Form):
+    email = forms.EmailField(
+        label=gettext_lazy("E-mail address"), max_length=emails.EMAIL_MAX_LENGTH
+    )
+
+
+class DeleteForm(forms.Form):
+    password = forms.CharField(
+        label=gettext_lazy("Your password"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+
+def _email_link_send(request: HttpRequest, player: User, email: str) -> str | None:
+    """Mail a confirming link to `email` and say so on the next page; the error text if not."""
+    try:
+        pending = emails.email_change_request(
+            player=player, email=email, link=partial(email_verify_link, request)
+        )
+    except ServiceError as error:
+        return error_text(error)
+    if pending is not None:
+        messages.success(
+            request,
+            _(
+                "A link to confirm %(email)s is on its way. No mail within ten minutes? "
+                "Check the address and ask again."
+            )
+            % {"email": pending},
+        )
+    return None
+
+
+def _account_page(request: HttpRequest, **forms_shown: Any) -> HttpResponse:
+    context = {
+        "account": selectors.account_view(player=request.user),  # type: ignore[arg-type]
+        "email_form": forms_shown.get("email_form") or EmailForm(),
+    }
+    return render(request, "accounts/account.html", context)
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    """The signed-in player's account: address, password, sessions, export, deletion."""
+    return _account_page(request)
+
+
+@login_required
+@require_POST
+def email_change(request: HttpRequest) -> HttpResponse:
+    """Add or change the address: a link goes to it, and it waits until opened."""
+    form = EmailForm(request.POST)
+    if form.is_valid():
+        problem = _email_link_send(request, request.user, form.cleaned_data["email"])  # type: ignore[arg-type]
+        if problem is None:
+            return redirect("account")
+        form.add_error("email", problem)
+    return _account_page(request, email_form=form)
+
+
+def email_verify(request: HttpRequest, token: str) -> HttpResponse:
+    """A confirming link: shows the address and a button (mail scanners that open links
+    must not use them up); the button confirms it."""
+    context: dict[str, Any] = {}
+    try:
+        if request.method == "POST":
+            player = emails.email_verify(token=token)
+            context.update(confirmed=True, email=player.email)
+        else:
+            player, email = emails.email_link_read(token=token)
+            context.update(confirmed=False, email=email, username=player.get_username())
+    except ServiceError as error:
+        context["problem"] = error_text(error)
+        return render(request, "accounts/email_verify.html", context, status=400)
+    return render(request, "accounts/email_verify.html", context)
+
+
+@login_required
+@require_POST
+def logout_everywhere(request: HttpRequest) -> HttpResponse:
+    """End every session of the player, this one too, and revoke the API token."""
+    sessions.sessions_end_everywhere(player=request.user)  # type: ignore[arg-type]
+    logout(request)
+    messages.success(
+        request, _("You are signed out everywhere, and your API token no longer works.")
+    )
+    return redirect("login")
+
+
+@login_required
+def account_delete(request: HttpRequest) -> HttpResponse:
+    """Delete the account, once the player confirms their password."""
+    form = DeleteForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            deletion.player_delete(
+                player=request.user,  # type: ignore[arg-type]
+                password=form.cleaned_data["password"],
+            )
+        except ServiceError as error:
+            form.add_error("password", error_text(error))
+        else:
+            logout(request)
+            return render(request, "accounts/deleted.html")
+    context = {"form": form, "reserved_days": settings.ACCOUNT_USERNAME_RESERVED_DAYS}
+    return render(request, "accounts/delete.html", context)
+
+
+# --- Passwords (Django's own views, with this project's writes) ------------------------
+
+
+class PasswordChange(auth_views.PasswordChangeView):
+    """Django's password change; the new password also replaces the API token."""
+
+    template_name = "accounts/password_change.html"
+    form_class = PasswordChangeForm
+    success_url = reverse_lazy("account")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        passwords.password_set(player=form.user, password=form.cleaned_data["new_password1"])
+        # This browser stays signed in; Django signs out the player's other sessions.
+        update_session_auth_hash(self.request, form.user)
+        messages.success(
+            self.request,
+            _(
+                "Your password is changed. Your other sessions are signed out and your "
+                "API token was replaced."
+            ),
+        )
+        return HttpResponseRedirect(self.get_success_url())
+
+
+class PasswordReset(auth_views.PasswordResetView):
+    """Ask for a reset link. The next page reads the same for every address."""
+
+    template_name = "accounts/password_reset_form.html"
+    form_class = PasswordResetForm
+    success_url = reverse_lazy("password-reset-sent")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        try:
+            passwords.password_reset_request(
+                email=form.cleaned_data["email"], link=partial(reset_link, self.request)
+            )
+        except ServiceError as error:
+            form.add_error(None, error_text(error))
+            return self.form_invalid(form)
+        return HttpResponseRedirect(self.get_success_url())
+
+
+class PasswordResetSent(auth_views.PasswordResetDoneView):
+    template_name = "accounts/password_reset_sent.html"
+
+
+class PasswordResetConfirm(auth_views.PasswordResetConfirmView):
+    """Django's reset link page (it checks the link, then hides it from the address bar);
+    the new password is set by the service, which checks the link once more, and the
+    player is signed in."""
+
+    template_name = "accounts/password_reset_confirm.html"
+    form_class = SetPasswordForm
+    success_url = reverse_lazy("password-reset-done")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        token = self.request.session.pop(auth_views.INTERNAL_RESET_SESSION_TOKEN, "")
+        try:
+            player, _token = passwords.password_reset_complete(
+                uid=self.kwargs["uidb64"], token=token, password=form.cleaned_data["new_password1"]
+            )
+        except ServiceError as error:
+            form.add_error(None, error_text(error))
+            return self.form_invalid(form)
+        login(self.request, player, backend="django.contrib.auth.backends.ModelBackend")
+        return HttpResponseRedirect(self.get_success_url())
+
+
+class PasswordResetDone(auth_views.PasswordResetCompleteView):
+    template_name = "accounts/password_reset_done.html"

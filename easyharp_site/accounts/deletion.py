@@ -1,0 +1,92 @@
+"""Deleting an account: the player is erased, their games stay, anonymous.
+
+Games point at their player with a protecting foreign key (a board's stored
+counts must never lose a row silently), so the player's row stays, emptied:
+the username becomes an anonymous tombstone (`~deleted-` and 12 random hex
+digits; sign-up refuses `~`, so no one can take or imitate one), the e-mail
+addresses, names and password are cleared, the account is deactivated and
+marked deleted, and its API token and sessions end. Their games leave every
+board (`leaderboards` hears `signals.player_deleted` and recomputes the
+player's entries of every day, in the same transaction); their replays stay
+public but name the tombstone.
+
+The username itself is reserved for `ACCOUNT_USERNAME_RESERVED_DAYS` days
+(as a digest, not as text), so that nobody can sign up under it at once and
+pass for the player who just left; after that anyone may take it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import secrets
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from easyharp_site.accounts import signals
+from easyharp_site.accounts.models import Account, ReservedUsername
+from easyharp_site.errors import ServiceError
+
+TOMBSTONE_PREFIX = "~deleted-"
+
+
+def username_digest(username: str) -> str:
+    """The digest a reservation keeps of a username, compared as sign-up compares names."""
+    name = get_user_model().normalize_username(username).casefold()
+    return hashlib.sha256(name.encode()).hexdigest()
+
+
+def username_is_reserved(username: str) -> bool:
+    """Whether `username` belonged to an account deleted less than the grace period ago."""
+    return ReservedUsername.objects.filter(
+        digest=username_digest(username), reserved_until__gt=timezone.now()
+    ).exists()
+
+
+def player_delete(*, player: User, password: str) -> None:
+    """Delete the signed-in player's account, once they confirm their password."""
+    if not player.check_password(password):
+        raise ServiceError("wrong_password", "The password is not right.")
+    player_erase(player=player)
+
+
+@transaction.atomic
+def player_erase(*, player: User) -> None:
+    """Erase a player (see the module's doc); `player_deleting` and `player_deleted` are sent
+    inside this transaction, with the player's row locked. Erasing twice changes nothing."""
+    player = get_user_model().objects.select_for_update().get(pk=player.pk)
+    account, _ = Account.objects.select_for_update().get_or_create(player=player)
+    if account.deleted_at is not None:
+        return
+    signals.player_deleting.send(sender=get_user_model(), player=player)
+    now = timezone.now()
+    ReservedUsername.objects.update_or_create(
+        digest=username_digest(player.get_username()),
+        defaults={
+            "reserved_until": now + datetime.timedelta(days=settings.ACCOUNT_USERNAME_RESERVED_DAYS)
+        },
+    )
+    player.username = f"{TOMBSTONE_PREFIX}{secrets.token_hex(6)}"
+    player.email = ""
+    player.first_name = ""
+    player.last_name = ""
+    player.set_unusable_password()
+    player.is_active = False
+    player.is_staff = False
+    player.is_superuser = False
+    player.last_login = None
+    player.save()
+    player.groups.clear()
+    player.user_permissions.clear()
+    account.email_pending = ""
+    account.email_requested_at = None
+    account.sessions_generation += 1
+    account.deleted_at = now
+    account.save()
+    Token.objects.filter(user=player).delete()
+    signals.player_deleted.send(sender=get_user_model(), player=player)

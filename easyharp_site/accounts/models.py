@@ -1,0 +1,51 @@
+"""What accounts keeps beside Django's own user row.
+
+Players are `django.contrib.auth` users. An `Account` row holds what the user
+model has no field for: the e-mail address waiting for its confirming link
+(`User.email` holds only a confirmed address, so nothing ever mails an
+unconfirmed one), the generation of the player's sessions (raised by "sign
+out everywhere") and when the account was deleted. It is created on first
+need; a player without one has no pending address, generation 0 and is not
+deleted.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Account(models.Model):
+    player = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        primary_key=True,
+        on_delete=models.CASCADE,
+        related_name="account",
+    )
+    email_pending = models.EmailField(
+        blank=True, help_text="Address waiting for its confirming link (not used for anything)."
+    )
+    email_requested_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the pending address was asked for."
+    )
+    sessions_generation = models.PositiveIntegerField(
+        default=0, help_text="Sessions signed in under an older generation are signed out."
+    )
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"account of player {self.player_id}"
+
+
+class ReservedUsername(models.Model):
+    """The username of a deleted account, kept from sign-ups until `reserved_until`.
+
+    Stored as a digest of the name as sign-up compares it (NFKC, case-folded):
+    the reservation needs no copy of the name the player asked to be erased.
+    """
+
+    digest = models.CharField(max_length=64, primary_key=True)
+    reserved_until = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"username reserved until {self.reserved_until:%Y-%m-%d}"

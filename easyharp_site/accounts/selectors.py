@@ -1,0 +1,54 @@
+"""Reads of accounts. Reads never write (an absent `Account` row reads as its defaults)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.core.cache import cache
+
+from easyharp_site.accounts.models import Account
+
+
+def player_is_deleted(*, player_id: int) -> bool:
+    """Whether the player deleted their account (read from the database, not a cached row)."""
+    return Account.objects.filter(player_id=player_id, deleted_at__isnull=False).exists()
+
+
+def sessions_generation(*, player_id: int) -> int:
+    """The player's current session generation (0 until they first sign out everywhere)."""
+    generation = (
+        Account.objects.filter(player_id=player_id)
+        .values_list("sessions_generation", flat=True)
+        .first()
+    )
+    return generation or 0
+
+
+def email_delivery_failed_key(player_id: int) -> str:
+    """The cache key that marks a confirming link that could not be sent."""
+    return f"accounts:email-delivery-failed:{player_id}"
+
+
+@dataclass(frozen=True)
+class AccountView:
+    """What a player sees of their own account."""
+
+    username: str
+    email: str | None
+    email_pending: str | None
+    # The last confirming link could not be sent: the player should ask again.
+    email_delivery_failed: bool
+
+
+def account_view(*, player: User) -> AccountView:
+    """The signed-in player's own account: their addresses, confirmed and pending."""
+    account = Account.objects.filter(player=player).first()
+    pending = account.email_pending if account is not None and account.email_pending else None
+    return AccountView(
+        username=player.get_username(),
+        email=player.email or None,
+        email_pending=pending,
+        email_delivery_failed=pending is not None
+        and bool(cache.get(email_delivery_failed_key(player.pk))),
+    )

@@ -1,0 +1,47 @@
+"""Sessions and API tokens: sign out everywhere, replace the API token.
+
+Django ends a player's other sessions by itself when their password changes
+(each session carries a digest of the password hash). To end them without a
+new password, every session also carries the player's *session generation*,
+stamped at sign-in; "sign out everywhere" raises the generation, and
+`middleware.SessionGenerationMiddleware` signs out any session stamped with
+an older one on its next request.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from django.contrib.sessions.backends.base import SessionBase
+from django.db import transaction
+from django.db.models import F
+from rest_framework.authtoken.models import Token
+
+from easyharp_site.accounts.models import Account
+from easyharp_site.accounts.selectors import sessions_generation
+
+# The session key that holds the generation a session was signed in under.
+SESSION_GENERATION_KEY = "_accounts_sessions_generation"
+
+
+def session_stamp(*, session: SessionBase, player: User) -> None:
+    """Stamp a session just signed in with the player's current generation."""
+    session[SESSION_GENERATION_KEY] = sessions_generation(player_id=player.pk)
+
+
+@transaction.atomic
+def sessions_end_everywhere(*, player: User) -> None:
+    """Sign the player out of every session and revoke their API token.
+
+    Sessions end on their next request (the browser that asked is signed out
+    by the caller); a client with the old token must sign in again.
+    """
+    Account.objects.get_or_create(player=player)
+    Account.objects.filter(player=player).update(sessions_generation=F("sessions_generation") + 1)
+    Token.objects.filter(user=player).delete()
+
+
+@transaction.atomic
+def token_replace(*, player: User) -> str:
+    """Give the player a new API token; the old one stops working at once."""
+    Token.objects.filter(user=player).delete()
+    return str(Token.objects.create(user=player).key)

@@ -1,0 +1,66 @@
+"""A day's boards recomputed from the games alone, to compare with the stored boards.
+
+Written without the leaderboards' own code: which games count (of the day,
+not voided, of a player not deleted), each player's best, and the board
+order, straight from docs/RULES.md.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections import Counter
+from typing import Any
+
+from easyharp_site.accounts.models import Account
+from games.models import Game
+from leaderboards.models import BoardBucket, BoardTotal
+from leaderboards.selectors import leaderboard_page
+
+
+def _key(order: str, game: Game) -> tuple[Any, ...]:
+    if order == "score":
+        return (-game.score, game.moves, game.created_at, game.pk)
+    return (game.moves, -game.score, game.created_at, game.pk)
+
+
+def recomputed(date: datetime.date, order: str) -> list[tuple[str, int, int, int]]:
+    """(player, game, score, moves) of each entry of the board, best first."""
+    deleted = set(
+        Account.objects.filter(deleted_at__isnull=False).values_list("player_id", flat=True)
+    )
+    best: dict[int, Game] = {}
+    for game in Game.objects.filter(daily__date=date, voided_at__isnull=True).select_related(
+        "player"
+    ):
+        if game.player_id in deleted or (order == "moves" and not game.won):
+            continue
+        current = best.get(game.player_id)
+        if current is None or _key(order, game) < _key(order, current):
+            best[game.player_id] = game
+    games = sorted(best.values(), key=lambda game: _key(order, game))
+    return [(g.player.get_username(), g.pk, g.score, g.moves) for g in games]
+
+
+def stored(date: datetime.date, order: str) -> list[tuple[str, int, int, int]]:
+    """The same, as the leaderboards read the board."""
+    page = leaderboard_page(date=date, order=order, limit=100)
+    entries = [(e["player"], e["game"], e["score"], e["moves"]) for e in page["entries"]]
+    assert page["total"] == len(entries), "the whole board fits one page here"
+    return entries
+
+
+def assert_boards_equal_a_recomputation(date: datetime.date) -> None:
+    """The stored boards of `date`, their player counts and their buckets equal a
+    recomputation from the games."""
+    for order in ("score", "moves"):
+        expected = recomputed(date, order)
+        assert stored(date, order) == expected, (date, order)
+        total = BoardTotal.objects.filter(date=date, board=order).first()
+        assert (total.players if total else 0) == len(expected), (date, order)
+        buckets = Counter(-score if order == "score" else moves for _, _, score, moves in expected)
+        stored_buckets = {
+            bucket.key1: bucket.players
+            for bucket in BoardBucket.objects.filter(date=date, board=order)
+            if bucket.players
+        }
+        assert stored_buckets == dict(buckets), (date, order)

@@ -1,0 +1,111 @@
+"""A forgotten password in a real browser: the log-in page, the mail, a new password, a game.
+
+The same Daphne and Chromium as `test_browser.py`, with the server's mail
+going to a real SMTP server (aiosmtpd on loopback) that the test reads.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import partial
+from typing import Any
+
+import pytest
+from channels.testing.live import make_application
+from daphne.testing import DaphneProcess
+from django.conf import settings
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+from django.db import connections
+
+from games.models import Game
+from tests.mailserver import MailServer, body_of, link_in, mail_server
+from tests.web import test_browser
+from tests.web.test_browser import _serve_in_child, play_keys, shot
+
+from .conftest import PASSWORD, WIN
+
+pytestmark = [pytest.mark.browser, pytest.mark.postgres]
+
+NEW_PASSWORD = "a brand new passphrase"
+
+# The browser and the page fixtures of the other browser tests; `site` serves
+# from this module's `server`.
+browser = test_browser.browser
+site = test_browser.site
+
+
+@pytest.fixture(scope="module")
+def smtp_server() -> Iterator[MailServer]:
+    with mail_server() as server:
+        yield server
+
+
+def _serve_with_mail(mail: dict[str, Any]) -> None:
+    _serve_in_child()
+    for name, value in mail.items():
+        setattr(settings, name, value)
+
+
+@pytest.fixture(scope="module")
+def server(django_db_setup: None, django_db_blocker: Any, smtp_server: MailServer) -> Iterator[str]:
+    """The ASGI application under Daphne, sending its mail to `smtp_server`."""
+    with django_db_blocker.unblock():
+        connections.close_all()
+        process = DaphneProcess(
+            "127.0.0.1",
+            partial(make_application, static_wrapper=ASGIStaticFilesHandler),
+            setup=partial(_serve_with_mail, smtp_server.settings),
+        )
+        process.start()
+        if not process.ready.wait(timeout=30):
+            process.terminate()
+            raise RuntimeError("the test server did not start")
+        yield f"127.0.0.1:{process.port.value}"
+        process.terminate()
+        process.join(timeout=10)
+
+
+def test_a_forgotten_password_is_reset_by_mail_and_the_player_plays_on(
+    site: Any, make_player: Any, smtp_server: MailServer
+) -> None:
+    alice = make_player("alice")
+    alice.email = "alice@example.org"
+    alice.save()
+
+    page = site("/play/")
+    page.click("#login-link")
+    page.click("#forgot-password")
+    page.fill("input[name=email]", "alice@example.org")
+    page.click("form.account-form button[type=submit]")
+    page.wait_for_selector("#reset-sent")
+    shot(page, "password-reset-sent")
+
+    message = smtp_server.receive()
+    assert message["To"] == "alice@example.org"
+    assert "alice" in body_of(message)
+    link = link_in(message)
+
+    page.goto(link)
+    page.wait_for_url(re.compile(r"/set-password/$"))
+    page.fill("input[name=new_password1]", NEW_PASSWORD)
+    page.fill("input[name=new_password2]", NEW_PASSWORD)
+    shot(page, "password-reset-new-password")
+    page.click("form.account-form button[type=submit]")
+    page.wait_for_selector("#reset-done")
+    assert page.inner_text("#account-link") == "alice"  # signed in
+
+    page.click("#play-now")
+    page.wait_for_url(re.compile(r"/play/"))
+    play_keys(page, WIN["log"])
+    page.wait_for_selector("#my-rank")
+    assert "Rank 1 of 1" in page.inner_text("#my-rank")
+    game = Game.objects.get()
+    assert (game.player.username, game.won) == ("alice", True)
+    alice.refresh_from_db()
+    assert alice.check_password(NEW_PASSWORD) and not alice.check_password(PASSWORD)
+
+    # The link worked once.
+    again = site("/")
+    again.goto(link)
+    again.wait_for_selector("#link-problem")

@@ -15,6 +15,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from easyharp_site.dates import day_from_text
+from easyharp_site.rates import rate_from_text
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -63,6 +64,16 @@ def env_date(name: str, default: str) -> datetime.date:
         raise ImproperlyConfigured(
             f"{name} must be a real date written YYYY-MM-DD, not {value!r}"
         ) from None
+
+
+def env_rate(name: str, default: str) -> str:
+    """A rate limit such as `30/min`, checked here so that a typo stops the start-up."""
+    value = os.environ.get(name) or default
+    try:
+        rate_from_text(value)
+    except ValueError as error:
+        raise ImproperlyConfigured(f"{name}: {error}") from None
+    return value
 
 
 def env_list(name: str, default: str) -> list[str]:
@@ -271,15 +282,17 @@ REST_FRAMEWORK = {
     # Views opt in with `throttle_scope`; counters live in the shared cache
     # and a cache outage lets requests through (easyharp_site/throttling.py).
     "DEFAULT_THROTTLE_CLASSES": ["easyharp_site.throttling.ScopedThrottle"],
-    # Scoped throttles (per client IP or player); rates from the environment.
+    # Scoped limits, per client address (sign-up, log-in) or per player, and
+    # per target username for log-in guesses; rates from the environment.
     "DEFAULT_THROTTLE_RATES": {
-        "auth": env_str("THROTTLE_AUTH", "30/min"),
-        "submit": env_str("THROTTLE_SUBMIT", "120/min"),
-        "signup": env_str("THROTTLE_SIGNUP", "20/hour"),
+        "auth": env_rate("THROTTLE_AUTH", "30/min"),
+        "auth_username": env_rate("THROTTLE_AUTH_USERNAME", "30/min"),
+        "submit": env_rate("THROTTLE_SUBMIT", "120/min"),
+        "signup": env_rate("THROTTLE_SIGNUP", "20/hour"),
         # Replays of long games are the costliest public read (20,000 frames).
-        "replay": env_str("THROTTLE_REPLAY", "60/min"),
+        "replay": env_rate("THROTTLE_REPLAY", "60/min"),
         # A hint may cost seconds of solver time.
-        "hint": env_str("THROTTLE_HINT", "30/min"),
+        "hint": env_rate("THROTTLE_HINT", "30/min"),
     },
 }
 

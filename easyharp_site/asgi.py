@@ -13,6 +13,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.conf import settings  # noqa: E402
 
+from easyharp_site.middleware import BodyCapMiddleware  # noqa: E402
 from games import preparer  # noqa: E402
 from leaderboards.routing import websocket_urlpatterns  # noqa: E402
 
@@ -22,7 +23,7 @@ if settings.DAILY_DEAL_PREPARE_IN_PROCESS:
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": BodyCapMiddleware(django_asgi_app),
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

@@ -109,9 +109,13 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 # Largest request body (bytes) read into memory; a 20,000-action log is about
-# 80 KB. Enforced for every body by easyharp_site.middleware, since DRF's
-# parsers read the stream directly. Also cap it at the reverse proxy.
+# 80 KB. Enforced for every body, whatever its content type, by
+# easyharp_site.middleware (under ASGI before Django buffers it; DRF's parsers
+# read the stream directly). Also cap it at the reverse proxy: daphne itself
+# receives a whole body before the application sees any of it.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("REQUEST_MAX_BODY_BYTES", 1_048_576)
+# Whatever Django buffers stays in memory: no body within the cap is spooled to disk.
+FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
 # The deal of the day is derived from the date with this salt, so nobody can
 # compute tomorrow's deal from the code.
@@ -274,10 +278,10 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "easyharp_site.errors.api_exception_handler",
     # Deeply nested JSON is a 400, not a RecursionError (easyharp_site/parsers.py).
+    # No multipart: the API takes no uploads (a multipart body is a 415).
     "DEFAULT_PARSER_CLASSES": [
         "easyharp_site.parsers.SafeJSONParser",
         "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
     ],
     # Views opt in with `throttle_scope`; counters live in the shared cache
     # and a cache outage lets requests through (easyharp_site/throttling.py).

@@ -27,5 +27,6 @@ urlpatterns = [
 ]
 
 # API paths answer errors in JSON (`{"error": {...}}`); pages keep Django's pages.
+handler400 = "easyharp_site.errors.bad_request"
 handler404 = "easyharp_site.errors.not_found"
 handler500 = "easyharp_site.errors.server_error"

@@ -1,4 +1,10 @@
-"""ASGI entry point: HTTP through Django, websockets through Channels."""
+"""ASGI entry point: HTTP through Django, websockets through Channels.
+
+Every HTTP body passes the size cap first (easyharp_site.middleware), every
+socket the Origin check (easyharp_site.sockets); a socket to a path no route
+serves is refused (403) instead of raising in the router (a 500 and a
+traceback in the log).
+"""
 
 import os
 
@@ -10,10 +16,11 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.conf import settings  # noqa: E402
+from django.urls import re_path  # noqa: E402
 
 from easyharp_site.middleware import BodyCapMiddleware  # noqa: E402
+from easyharp_site.sockets import OriginCheck, refuse_socket  # noqa: E402
 from games import preparer  # noqa: E402
 from leaderboards.routing import websocket_urlpatterns  # noqa: E402
 
@@ -21,11 +28,14 @@ if settings.DAILY_DEAL_PREPARE_IN_PROCESS:
     # The embedded default has no separate job to prepare the days ahead.
     preparer.start()
 
+# Channels routes ASGI applications with Django's re_path, typed for views.
+unrouted = re_path(r"", refuse_socket)  # type: ignore[arg-type]
+
 application = ProtocolTypeRouter(
     {
         "http": BodyCapMiddleware(django_asgi_app),
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        "websocket": OriginCheck(
+            AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, unrouted]))
         ),
     }
 )

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from easyharp_site.dates import day_from_text
@@ -108,6 +109,25 @@ SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Content-Security-Policy on every answer (django-csp): scripts, styles, fonts
+# and fetches from this origin only, no inline script or style (the pages have
+# none; the API docs page loads its script and style as files), images from
+# here or data: URLs (Swagger UI's icons). 'self' covers the live board's
+# ws:/wss: socket to the same host (CSP Level 3).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 # Largest request body (bytes) read into memory; a 20,000-action log is about
 # 80 KB. Enforced for every body, whatever its content type, by
 # easyharp_site.middleware (under ASGI before Django buffers it; DRF's parsers
@@ -149,6 +169,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
+    "csp",
     "games",
     "leaderboards",
 ]
@@ -164,6 +185,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
 ]
 
 ROOT_URLCONF = "easyharp_site.urls"
@@ -268,6 +290,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# The site-wide pieces' own files (the API docs page's style).
+STATICFILES_DIRS = [BASE_DIR / "easyharp_site" / "static"]
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -276,6 +300,12 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # JSON only in production: DRF's browsable API (HTML forms for every
+    # endpoint, inline script) is a debugging aid.
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
+    ],
     "EXCEPTION_HANDLER": "easyharp_site.errors.api_exception_handler",
     # Deeply nested JSON is a 400, not a RecursionError (easyharp_site/parsers.py).
     # No multipart: the API takes no uploads (a multipart body is a 415).

@@ -170,6 +170,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "channels",
     "csp",
+    "easyharp_site.accounts",
     "games",
     "leaderboards",
 ]

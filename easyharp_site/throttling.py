@@ -89,19 +89,25 @@ def _target_username(request: HttpRequest | Request) -> str | None:
 
 
 def _counters(request: HttpRequest | Request, scope: str) -> Iterator[tuple[str, Rate]]:
-    """Each (counter key, rate) this request draws on, the address's first."""
+    """Each (counter key, rate) this request draws on, the address's first.
+
+    A scope without a rate in `DEFAULT_THROTTLE_RATES` is not counted (the
+    settings give every scope one, checked at start-up).
+    """
     rates = api_settings.DEFAULT_THROTTLE_RATES
     if scope in ACCOUNT_SCOPES:
-        yield f"{scope}:addr:{client_address(request)}", rate_from_text(rates[scope])
-        if scope == "auth":
-            username = _target_username(request)
-            if username is not None:
-                digest = hashlib.sha256(username.encode()).hexdigest()[:32]
-                yield f"{TARGET_SCOPE}:{digest}", rate_from_text(rates[TARGET_SCOPE])
-        return
-    user = getattr(request, "user", None)
-    who = f"player:{user.pk}" if user is not None and user.is_authenticated else None
-    yield f"{scope}:{who or 'addr:' + client_address(request)}", rate_from_text(rates[scope])
+        keys = [(scope, f"{scope}:addr:{client_address(request)}")]
+        username = _target_username(request) if scope == "auth" else None
+        if username is not None:
+            digest = hashlib.sha256(username.encode()).hexdigest()[:32]
+            keys.append((TARGET_SCOPE, f"{TARGET_SCOPE}:{digest}"))
+    else:
+        user = getattr(request, "user", None)
+        who = f"player:{user.pk}" if user is not None and user.is_authenticated else None
+        keys = [(scope, f"{scope}:{who or 'addr:' + client_address(request)}")]
+    for rate_name, key in keys:
+        if rates.get(rate_name):
+            yield key, rate_from_text(rates[rate_name])
 
 
 def _count(key: str, rate: Rate, now: float) -> float | None:

@@ -272,6 +272,15 @@ LIVE_BOARD_SEND_TIMEOUT = env_float("LIVE_BOARD_SEND_TIMEOUT", 1.0)
 # Largest message (bytes) a live-board client may send; larger ones get an error.
 LIVE_CLIENT_MESSAGE_MAX_BYTES = env_int("LIVE_CLIENT_MESSAGE_MAX_BYTES", 1024)
 
+# Argon2id with this service's parameters first (easyharp_site/accounts/hashers.py,
+# figures from bench/hashing.py); PBKDF2 after it, so that passwords hashed
+# before still log in, and are rehashed with Argon2 at that log-in.
+PASSWORD_HASHERS = [
+    "easyharp_site.accounts.hashers.ServiceArgon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+]
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -6,9 +6,35 @@ serves is refused (403) instead of raising in the router (a 500 and a
 traceback in the log).
 """
 
+import functools
 import os
+from typing import Any
 
+from daphne.http_protocol import WebRequest
 from django.core.asgi import get_asgi_application
+
+
+def _without_form_parsing(init: Any) -> Any:
+    """daphne's request, minus Twisted's parsing of POSTed form bodies.
+
+    Twisted parses every multipart or URL-encoded POST body into `request.args`
+    (all of it, in memory) before daphne hands the raw body to the application,
+    which never reads those args; a body it cannot parse (a multipart one
+    without a boundary, say) got Twisted's own empty 400 instead of the
+    application's answer in the error shape. `parsePOSTFormSubmission` is
+    Twisted's switch for exactly this; daphne passes its arguments through.
+    """
+
+    @functools.wraps(init)
+    def wrapped(self: WebRequest, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("parsePOSTFormSubmission", False)
+        init(self, *args, **kwargs)
+
+    return wrapped
+
+
+# Daphne imports this module before it serves a request.
+WebRequest.__init__ = _without_form_parsing(WebRequest.__init__)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "easyharp_site.settings")
 # Django must be set up before anything imports models.

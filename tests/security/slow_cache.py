@@ -15,22 +15,21 @@ from django.core.cache.backends.redis import RedisCache
 DELAY_SECONDS = 0.003
 
 
+def _late(name: str) -> Any:
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        time.sleep(DELAY_SECONDS)
+        return getattr(super(_Slow, self), name)(*args, **kwargs)
+
+    return method
+
+
 class _Slow:
-    def get(self, *args: Any, **kwargs: Any) -> Any:
-        time.sleep(DELAY_SECONDS)
-        return super().get(*args, **kwargs)  # type: ignore[misc]
+    """Every call a counter makes (read, write, create, increment) answers late."""
 
-    def set(self, *args: Any, **kwargs: Any) -> Any:
-        time.sleep(DELAY_SECONDS)
-        return super().set(*args, **kwargs)  # type: ignore[misc]
-
-    def add(self, *args: Any, **kwargs: Any) -> Any:
-        time.sleep(DELAY_SECONDS)
-        return super().add(*args, **kwargs)  # type: ignore[misc]
-
-    def incr(self, *args: Any, **kwargs: Any) -> Any:
-        time.sleep(DELAY_SECONDS)
-        return super().incr(*args, **kwargs)  # type: ignore[misc]
+    get = _late("get")
+    set = _late("set")
+    add = _late("add")
+    incr = _late("incr")
 
 
 class SlowLocMemCache(_Slow, LocMemCache):

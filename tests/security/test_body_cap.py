@@ -17,7 +17,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, override_settings
 
 from easyharp_site.asgi import application
-from tests.security.conftest import assert_error_shape
+from tests.security.conftest import asgi_http_scope, assert_error_shape
 
 pytestmark = pytest.mark.django_db
 
@@ -63,19 +63,7 @@ async def through_asgi(
     path: str, headers: list[tuple[bytes, bytes]], chunks: int, chunk_size: int = 4096
 ) -> tuple[int, dict[str, Any], int]:
     """POST `chunks` chunks through the site's ASGI application; (status, body, chunks read)."""
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "headers": [(b"host", b"testserver"), *headers],
-        "client": ("127.0.0.1", 5000),
-        "server": ("testserver", 80),
-    }
+    scope = asgi_http_scope(path, headers)
     read = 0
     sent: list[dict[str, Any]] = []
 

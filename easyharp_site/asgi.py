@@ -1,8 +1,40 @@
-"""ASGI entry point: HTTP through Django, websockets through Channels."""
+"""ASGI entry point: HTTP through Django, websockets through Channels.
 
+Every HTTP body passes the size cap first (easyharp_site.middleware), every
+socket the Origin check (easyharp_site.sockets); a socket to a path no route
+serves is refused (403) instead of raising in the router (a 500 and a
+traceback in the log).
+"""
+
+import functools
 import os
+from typing import Any
 
+from daphne.http_protocol import WebRequest
 from django.core.asgi import get_asgi_application
+
+
+def _without_form_parsing(init: Any) -> Any:
+    """daphne's request, minus Twisted's parsing of POSTed form bodies.
+
+    Twisted parses every multipart or URL-encoded POST body into `request.args`
+    (all of it, in memory) before daphne hands the raw body to the application,
+    which never reads those args; a body it cannot parse (a multipart one
+    without a boundary, say) got Twisted's own empty 400 instead of the
+    application's answer in the error shape. `parsePOSTFormSubmission` is
+    Twisted's switch for exactly this; daphne passes its arguments through.
+    """
+
+    @functools.wraps(init)
+    def wrapped(self: WebRequest, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("parsePOSTFormSubmission", False)
+        init(self, *args, **kwargs)
+
+    return wrapped
+
+
+# Daphne imports this module before it serves a request.
+WebRequest.__init__ = _without_form_parsing(WebRequest.__init__)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "easyharp_site.settings")
 # Django must be set up before anything imports models.
@@ -10,9 +42,11 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.conf import settings  # noqa: E402
+from django.urls import re_path  # noqa: E402
 
+from easyharp_site.middleware import BodyCapMiddleware  # noqa: E402
+from easyharp_site.sockets import OriginCheck, refuse_socket  # noqa: E402
 from games import preparer  # noqa: E402
 from leaderboards.routing import websocket_urlpatterns  # noqa: E402
 
@@ -20,11 +54,14 @@ if settings.DAILY_DEAL_PREPARE_IN_PROCESS:
     # The embedded default has no separate job to prepare the days ahead.
     preparer.start()
 
+# Channels routes ASGI applications with Django's re_path, typed for views.
+unrouted = re_path(r"", refuse_socket)  # type: ignore[arg-type]
+
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        "http": BodyCapMiddleware(django_asgi_app),
+        "websocket": OriginCheck(
+            AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, unrouted]))
         ),
     }
 )

@@ -106,6 +106,16 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
     return defaults.page_not_found(request, exception)
 
 
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """handler400 (a refused Host, a bad multipart body, ...): the error shape under /api/."""
+    if _is_api(request):
+        return JsonResponse(
+            error_body("bad_request", "The request could not be understood."),
+            status=status.HTTP_400_BAD_REQUEST,
+        )
+    return defaults.bad_request(request, exception)  # type: ignore[arg-type]
+
+
 def server_error(request: HttpRequest) -> HttpResponse:
     """handler500: the JSON error shape under /api/, Django's page elsewhere."""
     if _is_api(request):

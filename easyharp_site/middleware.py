@@ -1,9 +1,21 @@
 """Request guards that keep refusals clear when input is hostile or a backend is down.
 
-`RequestGuardMiddleware` does two things the views cannot do for themselves:
+`BodyCapMiddleware` (ASGI, in front of Django) bounds every HTTP body by
+`DATA_UPLOAD_MAX_MEMORY_SIZE` before Django buffers it: a `Content-Length`
+over the cap is refused before a byte is read, and a body without one (or
+longer than it said) is refused as soon as the bytes read pass the cap. Django's
+own ASGI handler reads the whole body, into a temporary file past
+`FILE_UPLOAD_MAX_MEMORY_SIZE`, before any middleware or view can look at it.
 
-- It enforces `DATA_UPLOAD_MAX_MEMORY_SIZE` on every request body, before any
-  parser runs. Django only checks the limit when `request.body` is read; DRF's
+`RequestGuardMiddleware` (Django) does what the views cannot do for themselves:
+
+- It refuses methods nobody uses (TRACE, CONNECT, ...) with 405.
+- It refuses multipart bodies on the API with 415: the API takes JSON and no
+  uploads, and a multipart body is the one kind Django would otherwise stream
+  to upload handlers without the size cap.
+- It enforces `DATA_UPLOAD_MAX_MEMORY_SIZE` on every request body, whatever its
+  content type, before any parser runs (and under WSGI, where no ASGI cap is in
+  front). Django only checks the limit when `request.body` is read; DRF's
   parsers read the request stream directly and would parse a body of any size.
 - It turns a lost database connection (`OperationalError`/`InterfaceError`
   raised by a view) into a 503 in the documented error shape, with
@@ -14,8 +26,10 @@
 
 from __future__ import annotations
 
+import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeAlias
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -28,6 +42,9 @@ logger = logging.getLogger(__name__)
 
 # Methods whose body Django or DRF may parse.
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# Methods the site answers; anything else (TRACE, CONNECT, WebDAV's, made-up
+# ones) is a 405 before any view runs.
+ALLOWED_METHODS = ("GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE")
 RETRY_AFTER_SECONDS = 5
 
 
@@ -56,13 +73,86 @@ def service_unavailable_response(request: HttpRequest | None = None) -> HttpResp
     return response
 
 
+def _too_large_message() -> str:
+    return f"The request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes."
+
+
 def request_too_large_response() -> HttpResponse:
     """The 413 sent for a body over `DATA_UPLOAD_MAX_MEMORY_SIZE`."""
-    return error_response(
-        status=413,
-        code="request_too_large",
-        message=f"The request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes.",
+    return error_response(status=413, code="request_too_large", message=_too_large_message())
+
+
+Scope: TypeAlias = dict[str, Any]
+Message: TypeAlias = dict[str, Any]
+Receive: TypeAlias = Callable[[], Awaitable[Message]]
+Send: TypeAlias = Callable[[Message], Awaitable[None]]
+ASGIApp: TypeAlias = Callable[..., Awaitable[None]]
+
+
+class BodyCapMiddleware:
+    """ASGI: HTTP bodies over `DATA_UPLOAD_MAX_MEMORY_SIZE` get a 413 before they are buffered.
+
+    A body within the cap is read here (at most the cap, in memory) and handed
+    to the application unchanged.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        cap = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        if scope["type"] != "http" or cap is None:
+            await self.app(scope, receive, send)
+            return
+        if _announced_length(scope) > cap:
+            await _send_too_large(send)
+            return
+        messages: list[Message] = []
+        size = 0
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break  # a disconnect: the application sees it and stops
+            size += len(message.get("body", b""))
+            if size > cap:
+                await _send_too_large(send)
+                return
+            if not message.get("more_body", False):
+                break
+
+        async def replay() -> Message:
+            # The body as read, then the live channel (to hear a disconnect).
+            return messages.pop(0) if messages else await receive()
+
+        await self.app(scope, replay, send)
+
+
+def _announced_length(scope: Scope) -> int:
+    """The Content-Length the client sent, or 0 when absent or unreadable (Django answers that)."""
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return 0
+    return 0
+
+
+async def _send_too_large(send: Send) -> None:
+    body = json.dumps(error_body("request_too_large", _too_large_message())).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
     )
+    await send({"type": "http.response.body", "body": body})
 
 
 def is_database_outage(exc: BaseException) -> bool:
@@ -83,7 +173,15 @@ class RequestGuardMiddleware:
             return error_response(
                 status=400, code="bad_request", message="The request contains a NUL character."
             )
-        if request.method in _BODY_METHODS and not _is_multipart(request):
+        if request.method not in ALLOWED_METHODS:
+            response = error_response(
+                status=405,
+                code="method_not_allowed",
+                message=f"Method {request.method!r} is not allowed.",
+            )
+            response["Allow"] = ", ".join(ALLOWED_METHODS)
+            return response
+        if request.method in _BODY_METHODS:
             try:
                 # Reading `body` applies Django's size check to the real buffered
                 # size, whatever Content-Length claimed; parsers then read the copy.
@@ -95,6 +193,13 @@ class RequestGuardMiddleware:
                 return error_response(
                     status=400, code="bad_request", message="The request body could not be read."
                 )
+        if _is_multipart(request) and request.path.startswith("/api/"):
+            return error_response(
+                status=415,
+                code="unsupported_media_type",
+                message="The API takes JSON bodies (Content-Type: application/json), "
+                "not multipart uploads.",
+            )
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
@@ -112,8 +217,7 @@ class RequestGuardMiddleware:
 
 
 def _is_multipart(request: HttpRequest) -> bool:
-    # Multipart bodies are streamed to upload handlers, which apply their own limits.
-    return request.content_type == "multipart/form-data"
+    return (request.content_type or "").lower().startswith("multipart/")
 
 
 def _has_nul(request: HttpRequest) -> bool:

@@ -12,9 +12,11 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from easyharp_site.dates import day_from_text
+from easyharp_site.rates import rate_from_text
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -65,6 +67,16 @@ def env_date(name: str, default: str) -> datetime.date:
         ) from None
 
 
+def env_rate(name: str, default: str) -> str:
+    """A rate limit such as `30/min`, checked here so that a typo stops the start-up."""
+    value = os.environ.get(name) or default
+    try:
+        rate_from_text(value)
+    except ValueError as error:
+        raise ImproperlyConfigured(f"{name}: {error}") from None
+    return value
+
+
 def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
 
@@ -97,10 +109,33 @@ SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Content-Security-Policy on every answer (django-csp): scripts, styles, fonts
+# and fetches from this origin only, no inline script or style (the pages have
+# none; the API docs page loads its script and style as files), images from
+# here or data: URLs (Swagger UI's icons). 'self' covers the live board's
+# ws:/wss: socket to the same host (CSP Level 3).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 # Largest request body (bytes) read into memory; a 20,000-action log is about
-# 80 KB. Enforced for every body by easyharp_site.middleware, since DRF's
-# parsers read the stream directly. Also cap it at the reverse proxy.
+# 80 KB. Enforced for every body, whatever its content type, by
+# easyharp_site.middleware (under ASGI before Django buffers it; DRF's parsers
+# read the stream directly). Also cap it at the reverse proxy: daphne itself
+# receives a whole body before the application sees any of it.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("REQUEST_MAX_BODY_BYTES", 1_048_576)
+# Whatever Django buffers stays in memory: no body within the cap is spooled to disk.
+FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
 # The deal of the day is derived from the date with this salt, so nobody can
 # compute tomorrow's deal from the code.
@@ -134,6 +169,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
+    "csp",
     "easyharp_site.accounts",
     "games",
     "leaderboards",
@@ -152,6 +188,7 @@ MIDDLEWARE = [
     "easyharp_site.accounts.middleware.SessionGenerationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
 ]
 
 ROOT_URLCONF = "easyharp_site.urls"
@@ -238,6 +275,15 @@ LIVE_BOARD_SEND_TIMEOUT = env_float("LIVE_BOARD_SEND_TIMEOUT", 1.0)
 # Largest message (bytes) a live-board client may send; larger ones get an error.
 LIVE_CLIENT_MESSAGE_MAX_BYTES = env_int("LIVE_CLIENT_MESSAGE_MAX_BYTES", 1024)
 
+# Argon2id with this service's parameters first (easyharp_site/accounts/hashers.py,
+# figures from bench/hashing.py); PBKDF2 after it, so that passwords hashed
+# before still log in, and are rehashed with Argon2 at that log-in.
+PASSWORD_HASHERS = [
+    "easyharp_site.accounts.hashers.ServiceArgon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+]
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -285,6 +331,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# The site-wide pieces' own files (the API docs page's style).
+STATICFILES_DIRS = [BASE_DIR / "easyharp_site" / "static"]
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -293,32 +341,40 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # JSON only in production: DRF's browsable API (HTML forms for every
+    # endpoint, inline script) is a debugging aid.
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
+    ],
     "EXCEPTION_HANDLER": "easyharp_site.errors.api_exception_handler",
     # Deeply nested JSON is a 400, not a RecursionError (easyharp_site/parsers.py).
+    # No multipart: the API takes no uploads (a multipart body is a 415).
     "DEFAULT_PARSER_CLASSES": [
         "easyharp_site.parsers.SafeJSONParser",
         "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
     ],
     # Views opt in with `throttle_scope`; counters live in the shared cache
     # and a cache outage lets requests through (easyharp_site/throttling.py).
     "DEFAULT_THROTTLE_CLASSES": ["easyharp_site.throttling.ScopedThrottle"],
-    # Scoped throttles (per client IP or player); rates from the environment.
+    # Scoped limits, per client address (sign-up, log-in) or per player, and
+    # per target username for log-in guesses; rates from the environment.
     "DEFAULT_THROTTLE_RATES": {
-        "auth": env_str("THROTTLE_AUTH", "30/min"),
-        "submit": env_str("THROTTLE_SUBMIT", "120/min"),
-        "signup": env_str("THROTTLE_SIGNUP", "20/hour"),
+        "auth": env_rate("THROTTLE_AUTH", "30/min"),
+        "auth_username": env_rate("THROTTLE_AUTH_USERNAME", "30/min"),
+        "submit": env_rate("THROTTLE_SUBMIT", "120/min"),
+        "signup": env_rate("THROTTLE_SIGNUP", "20/hour"),
         # Replays of long games are the costliest public read (20,000 frames).
-        "replay": env_str("THROTTLE_REPLAY", "60/min"),
+        "replay": env_rate("THROTTLE_REPLAY", "60/min"),
         # A hint may cost seconds of solver time.
-        "hint": env_str("THROTTLE_HINT", "30/min"),
+        "hint": env_rate("THROTTLE_HINT", "30/min"),
         # Password reset requests per client address, and per e-mail address
         # asked for (counted alike for known and unknown addresses, so the
         # answer never tells which is which; it bounds the mails of an account).
-        "reset": env_str("THROTTLE_RESET", "10/hour"),
-        "reset_email": env_str("THROTTLE_RESET_EMAIL", "3/hour"),
+        "reset": env_rate("THROTTLE_RESET", "10/hour"),
+        "reset_email": env_rate("THROTTLE_RESET_EMAIL", "3/hour"),
         # Links sent to confirm an e-mail address, per player.
-        "email": env_str("THROTTLE_EMAIL", "10/hour"),
+        "email": env_rate("THROTTLE_EMAIL", "10/hour"),
     },
 }
 

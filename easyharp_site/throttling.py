@@ -1,27 +1,53 @@
-"""Rate limits for the abuse-prone endpoints: sign-up, token and game submission.
+"""Rate limits for the abuse-prone endpoints: sign-up, log-in, submissions, hints, replays.
 
-A view opts in with `throttle_scope = "signup" | "token" | "submit"`;
-`ScopedThrottle` is in `DEFAULT_THROTTLE_CLASSES`, and the rates come from the
-environment (`THROTTLE_SIGNUP_RATE`, ...; see settings). Counters live in the
-default cache, which is Redis when `REDIS_URL` is set, so every server process
-shares them.
+A view opts in with `throttle_scope = "signup" | "auth" | "submit" | ...`;
+`ScopedThrottle` is in `DEFAULT_THROTTLE_CLASSES`, plain Django views (the
+browser forms) use `rate_limited(scope)`, and the rates come from the
+environment (`THROTTLE_SIGNUP`, ...; see settings).
+
+Each limit is a fixed-window counter in the default cache (Redis when
+`REDIS_URL` is set, so every server process shares it): one atomic increment
+per request on a key that names the window and expires with it. A parallel
+burst therefore lets exactly the limit through, where DRF's own throttles (read
+a list of timestamps, append, write it back) lost most of a burst's increments.
+
+Who is counted depends on what the limit protects:
+
+- `signup` and `auth` protect accounts, so they count per client address
+  whatever credentials the request carries (a token or session of the client's
+  own accounts would otherwise bring a fresh allowance per account), and
+  `auth` also counts per target username (`auth_username`), so that guesses at
+  one player's password from many addresses draw on one allowance.
+- The other scopes count per signed-in player, else per client address.
+
+The client address is `REMOTE_ADDR` alone (daphne sets it from the proxy's
+header when run with `--proxy-headers`), never an `X-Forwarded-For` the client
+wrote itself; an IPv6 address counts by its /64 block, the smallest block one
+subscriber is usually given.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import ipaddress
 import logging
-from collections.abc import Callable
-from types import SimpleNamespace
+import math
+import time
+import unicodedata
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from redis.exceptions import RedisError
+from rest_framework.request import Request
 from rest_framework.settings import api_settings
-from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.throttling import BaseThrottle
+
+from easyharp_site.rates import Rate, rate_from_text
 
 if TYPE_CHECKING:  # rest_framework.views imports this module through its settings.
-    from rest_framework.request import Request
     from rest_framework.views import APIView
 
 logger = logging.getLogger(__name__)
@@ -33,34 +59,130 @@ _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # ...except reads expensive enough to be a lever for abuse: a replay of a
 # 20,000-action game is 20,001 tables, seconds of CPU and ~15 MB of JSON.
 READ_SCOPES = frozenset({"replay"})
+# Limits that protect accounts: counted per address, never per account.
+ACCOUNT_SCOPES = frozenset({"signup", "auth"})
+# The second counter of `auth`: guesses at one username, from anywhere.
+TARGET_SCOPE = "auth_username"
 
 
-class ScopedThrottle(ScopedRateThrottle):
-    """`ScopedRateThrottle` for writes only, failing open when the cache is down.
+def client_address(request: HttpRequest | Request) -> str:
+    """The address a limit counts: `REMOTE_ADDR`, IPv6 reduced to its /64 block."""
+    address = request.META.get("REMOTE_ADDR") or "unknown"
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
-    Differences from DRF's class, each on purpose:
-    - GET/HEAD/OPTIONS are not counted (a view that also serves reads limits
-      only its writes), except on the costly reads named in `READ_SCOPES`.
-    - The rates are read on every request (DRF copies them once at import),
-      so `override_settings` and the environment both take effect.
-    - If the shared cache (Redis) is unreachable the request is let through
-      and the failure logged: a cache outage must not stop players submitting
-      games, and the database still validates every game.
+
+def _target_username(request: HttpRequest | Request) -> str | None:
+    """The username a log-in attempt is for, folded as names are compared (NFKC, no case)."""
+    data = request.data if isinstance(request, Request) else request.POST
+    username = data.get("username") if hasattr(data, "get") else None
+    if not isinstance(username, str) or not username.strip():
+        return None
+    return unicodedata.normalize("NFKC", username).casefold()
+
+
+def _counters(request: HttpRequest | Request, scope: str) -> Iterator[tuple[str, Rate]]:
+    """Each (counter key, rate) this request draws on, the address's first.
+
+    A scope without a rate in `DEFAULT_THROTTLE_RATES` is not counted (the
+    settings give every scope one, checked at start-up).
+    """
+    rates = api_settings.DEFAULT_THROTTLE_RATES
+    if scope in ACCOUNT_SCOPES:
+        keys = [(scope, f"{scope}:addr:{client_address(request)}")]
+        username = _target_username(request) if scope == "auth" else None
+        if username is not None:
+            digest = hashlib.sha256(username.encode()).hexdigest()[:32]
+            keys.append((TARGET_SCOPE, f"{TARGET_SCOPE}:{digest}"))
+    else:
+        user = getattr(request, "user", None)
+        who = f"player:{user.pk}" if user is not None and user.is_authenticated else None
+        keys = [(scope, f"{scope}:{who or 'addr:' + client_address(request)}")]
+    for rate_name, key in keys:
+        if rates.get(rate_name):
+            yield key, rate_from_text(rates[rate_name])
+
+
+def _count(key: str, rate: Rate, now: float) -> float | None:
+    """Count one request on `key`'s current window: None if within `rate`, else seconds to wait."""
+    window = int(now // rate.seconds)
+    left = (window + 1) * rate.seconds - now
+    cache_key = f"limit:{key}:{window}"
+    # `add` creates the window's counter (with its expiry) only if it is missing;
+    # `incr` is atomic in Redis (INCR) and under the local cache's lock.
+    for _ in range(2):
+        cache.add(cache_key, 0, timeout=math.ceil(left) + 1)
+        try:
+            hits = cache.incr(cache_key)
+        except ValueError:  # expired or evicted between the two calls: start it again
+            continue
+        return None if hits <= rate.limit else max(left, 1.0)
+    return None
+
+
+def limit_refusal(request: HttpRequest | Request, scope: str) -> float | None:
+    """Count this request against `scope`'s limits: None to let it through, else seconds to wait.
+
+    Reads are not counted, except on `READ_SCOPES`. If the shared cache is
+    unreachable the request is let through and the failure logged: a cache
+    outage must not stop players, and the database still validates every game.
+    """
+    if request.method in _SAFE_METHODS and scope not in READ_SCOPES:
+        return None
+    counters = list(_counters(request, scope))
+    now = time.time()
+    try:
+        for key, rate in counters:
+            wait = _count(key, rate, now)
+            if wait is not None:
+                return wait
+    except (RedisError, OSError) as exc:
+        logger.warning("rate limit skipped, cache unavailable: %s", exc)
+    return None
+
+
+def identity_refusal(scope: str, identity: str) -> float | None:
+    """Count one request of `scope` for `identity` rather than the client (for example an
+    e-mail address asked for): None to let it through, else seconds to wait.
+
+    The same atomic window counter as every limit, failing open the same way.
+    """
+    rate = api_settings.DEFAULT_THROTTLE_RATES.get(scope)
+    if not rate:
+        return None
+    try:
+        return _count(f"{scope}:id:{identity}", rate_from_text(rate), time.time())
+    except (RedisError, OSError) as exc:
+        logger.warning("rate limit skipped, cache unavailable: %s", exc)
+        return None
+
+
+class ScopedThrottle(BaseThrottle):
+    """DRF's throttle class for views with a `throttle_scope` (see the module docstring).
+
+    The rates are read on every request, so `override_settings` and the
+    environment both take effect.
     """
 
-    @property
-    def THROTTLE_RATES(self) -> dict[str, Any]:  # type: ignore[override]  # noqa: N802
-        return api_settings.DEFAULT_THROTTLE_RATES
+    def __init__(self) -> None:
+        self.refused_for: float | None = None
 
     def allow_request(self, request: Request, view: APIView) -> bool:
-        scope = getattr(view, self.scope_attr, None)
-        if request.method in _SAFE_METHODS and scope not in READ_SCOPES:
+        scope = getattr(view, "throttle_scope", None)
+        if scope is None:
             return True
-        try:
-            return super().allow_request(request, view)
-        except (RedisError, OSError) as exc:
-            logger.warning("rate limit skipped, cache unavailable: %s", exc)
-            return True
+        self.refused_for = limit_refusal(request, scope)
+        return self.refused_for is None
+
+    def wait(self) -> float | None:
+        return self.refused_for
 
 
 def rate_limited(scope: str) -> Callable[[ViewFunction], ViewFunction]:
@@ -74,17 +196,15 @@ def rate_limited(scope: str) -> Callable[[ViewFunction], ViewFunction]:
     def decorate(view: ViewFunction) -> ViewFunction:
         @functools.wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-            throttle = ScopedThrottle()
-            # DRF's throttle reads only `method`, `META` and `user`, which a
-            # Django request has too.
-            if not throttle.allow_request(request, SimpleNamespace(throttle_scope=scope)):  # type: ignore[arg-type]
-                wait = max(1, round(throttle.wait() or 1))
+            wait = limit_refusal(request, scope)
+            if wait is not None:
+                seconds = max(1, math.ceil(wait))
                 response = HttpResponse(
-                    f"Too many attempts. Please try again in {wait} seconds.\n",
+                    f"Too many attempts. Please try again in {seconds} seconds.\n",
                     status=429,
                     content_type="text/plain; charset=utf-8",
                 )
-                response["Retry-After"] = str(wait)
+                response["Retry-After"] = str(seconds)
                 return response
             return view(request, *args, **kwargs)
 

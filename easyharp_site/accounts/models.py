@@ -7,12 +7,17 @@ unconfirmed one), the generation of the player's sessions (raised by "sign
 out everywhere") and when the account was deleted. It is created on first
 need; a player without one has no pending address, generation 0 and is not
 deleted.
+
+`PlayerName` holds the look-alike keys of players' names (see
+`easyharp_site.accounts.names`).
 """
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+
+from easyharp_site.accounts.names import KEY_MAX_LENGTH
 
 
 class Account(models.Model):
@@ -49,3 +54,15 @@ class ReservedUsername(models.Model):
 
     def __str__(self) -> str:
         return f"username reserved until {self.reserved_until:%Y-%m-%d}"
+
+
+class PlayerName(models.Model):
+    """One look-alike key of a player's name; unique, so no two players' names look alike."""
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="name_keys"
+    )
+    key = models.CharField(max_length=KEY_MAX_LENGTH, unique=True)
+
+    def __str__(self) -> str:
+        return self.key

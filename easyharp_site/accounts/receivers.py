@@ -1,18 +1,37 @@
-"""Every sign-in, by any door (pages, API, admin, tests), stamps its session's generation."""
+"""Receivers of accounts: sign-ins stamp their session's generation, and every save of a
+player keeps their look-alike name keys in step with their name."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.contrib.auth.signals import user_logged_in
+from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.http import HttpRequest
 
+from easyharp_site.accounts.services import player_name_keys_store
 from easyharp_site.accounts.sessions import session_stamp
 
 
 @receiver(user_logged_in, dispatch_uid="accounts.session_stamp")
 def session_signed_in(*, request: HttpRequest | None, user: User, **_: Any) -> None:
+    """Every sign-in, by any door (pages, API, admin, tests), stamps its session's generation."""
     if request is not None and hasattr(request, "session"):
         session_stamp(session=request.session, player=user)
+
+
+@receiver(post_save, sender=get_user_model(), dispatch_uid="accounts.player_name_keys")
+def player_saved(
+    sender: type[User],
+    instance: User,
+    created: bool,
+    update_fields: frozenset[str] | None,
+    **kwargs: Any,
+) -> None:
+    # A log-in saves `last_login` alone: the name did not change.
+    if update_fields is not None and sender.USERNAME_FIELD not in update_fields:
+        return
+    player_name_keys_store(player=instance)

@@ -11,22 +11,28 @@ from rest_framework import status
 from rest_framework.authtoken.models import Token
 
 from easyharp_site.accounts.deletion import username_is_reserved
+from easyharp_site.accounts.models import PlayerName
+from easyharp_site.accounts.names import name_problem, player_keys
 from easyharp_site.errors import ServiceError
 
 
 def player_register(*, username: str, password: str) -> tuple[User, str]:
     """Create a player and their API token; returns (player, token key).
 
-    The username must be free (compared without case); the password must pass
-    Django's validators. The password is hashed before any database work: the
-    hash costs about half a second of CPU, and a request holds its database
-    connection from its first query to its end, so hashing after one let a
-    burst of sign-ups hold every pooled connection (bench/load.py).
+    The username must be safe in a URL path, written in one script, and look
+    like no other player's name (`easyharp_site.accounts.names`); the password
+    must pass Django's validators. The password is hashed before any database
+    work: a request holds its database connection from its first query to its
+    end, so hashing after one let a burst of sign-ups hold every pooled
+    connection (bench/load.py).
     """
     user_model = get_user_model()
-    # Compare the name as it will be stored: create_user() applies NFKC, so
+    # Check the name as it will be stored: create_user() applies NFKC, so
     # "ａｌｉｃｅ" (full-width) would otherwise slip past the check as "alice".
     username = user_model.normalize_username(username)
+    problem = name_problem(username)
+    if problem is not None:
+        raise ServiceError("invalid_username", problem)
     candidate = user_model(username=username)
     try:
         validate_password(password, user=candidate)
@@ -41,24 +47,42 @@ def player_register(*, username: str, password: str) -> tuple[User, str]:
 @transaction.atomic
 def _player_store(*, player: User) -> tuple[User, str]:
     username = player.get_username()
-    taken = ServiceError(
-        "username_taken",
-        f"The username {username!r} is taken.",
-        status_code=status.HTTP_409_CONFLICT,
+    lookalike = (
+        PlayerName.objects.filter(key__in=player_keys(player)).select_related("player").first()
     )
-    if get_user_model().objects.filter(username__iexact=username).exists():
-        raise taken
+    if lookalike is not None:
+        other = lookalike.player.get_username()
+        raise _taken(username, other)
     # The name of a recently deleted account (accounts/deletion.py).
     if username_is_reserved(username):
-        raise taken
+        raise _taken(username, username)
     try:
         with transaction.atomic():
+            # Saving stores the name's look-alike keys too (receivers.player_saved).
             player.save()
     except IntegrityError:
-        # Two sign-ups for the same name at once: the second one loses here.
-        raise taken from None
+        # Two sign-ups for the same or look-alike names at once: the second loses here.
+        raise _taken(username, username) from None
     token = Token.objects.create(user=player)
     return player, token.key
+
+
+def _taken(username: str, other: str) -> ServiceError:
+    message = f"The username {username!r} is taken."
+    if other != username:
+        message = f"The username {username!r} is taken: it looks like the player name {other!r}."
+    return ServiceError("username_taken", message, status_code=status.HTTP_409_CONFLICT)
+
+
+def player_name_keys_store(*, player: User) -> None:
+    """Store the look-alike keys of the player's name, dropping those of a former name.
+
+    Raises `IntegrityError` when another player's name shares a key.
+    """
+    keys = player_keys(player)
+    PlayerName.objects.filter(player=player).exclude(key__in=keys).delete()
+    stored = set(PlayerName.objects.filter(player=player).values_list("key", flat=True))
+    PlayerName.objects.bulk_create([PlayerName(player=player, key=key) for key in keys - stored])
 
 
 def player_authenticate(*, username: str, password: str) -> User:

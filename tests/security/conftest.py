@@ -32,6 +32,23 @@ WON_DEAL: str = WON["deal"]
 WON_LOG: list[str] = WON["log"].split()
 
 
+def asgi_http_scope(path: str, headers: list[tuple[bytes, bytes]]) -> dict[str, Any]:
+    """The ASGI scope of a POST to `path` with exactly these headers (and a Host)."""
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "headers": [(b"host", b"testserver"), *headers],
+        "client": ("127.0.0.1", 5000),
+        "server": ("testserver", 80),
+    }
+
+
 def assert_error_shape(body: Any) -> dict[str, Any]:
     """The documented refusal shape: `{"error": {"code": str, "message": str, ...}}`."""
     assert isinstance(body, dict) and set(body) == {"error"}, body

@@ -126,3 +126,29 @@ def test_a_nonsense_boolean_is_refused(value: str) -> None:
     result = run_django(["manage.py", "check"], {**PRODUCTION_ENV, "SECURE_SSL_REDIRECT": value})
     assert result.returncode != 0
     assert "SECURE_SSL_REDIRECT must be a boolean" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("THROTTLE_AUTH", "30/fortnight"),
+        ("THROTTLE_SIGNUP", "abc"),
+        ("THROTTLE_HINT", "0/min"),
+        ("THROTTLE_AUTH_USERNAME", "30 per min"),
+        ("DAILY_DEAL_FIRST_DATE", "2026-13-01"),
+    ],
+)
+def test_a_bad_setting_stops_manage_py_check_with_its_name(name: str, value: str) -> None:
+    result = run_django(["manage.py", "check"], {name: value})
+    assert result.returncode != 0
+    last_line = result.stderr.strip().splitlines()[-1]
+    assert "ImproperlyConfigured" in last_line, result.stderr
+    assert name in last_line and value in last_line, last_line
+
+
+def test_with_debug_off_the_api_renders_json_only() -> None:
+    # DRF's browsable API (a form for every endpoint) is for development.
+    configured = read_settings(PRODUCTION_ENV, ["REST_FRAMEWORK"])["REST_FRAMEWORK"]
+    assert configured["DEFAULT_RENDERER_CLASSES"] == ["rest_framework.renderers.JSONRenderer"]
+    debug = read_settings({"DEBUG": "true"}, ["REST_FRAMEWORK"])["REST_FRAMEWORK"]
+    assert "rest_framework.renderers.BrowsableAPIRenderer" in debug["DEFAULT_RENDERER_CLASSES"]

@@ -10,6 +10,8 @@ import pytest
 from django.db import InterfaceError, OperationalError
 from django.test import Client, override_settings
 
+from tests.security.conftest import asgi_http_scope
+
 pytestmark = pytest.mark.urls("tests.security.urls")
 
 
@@ -43,19 +45,7 @@ async def asgi_post(
     """POST through Django's ASGI handler with exactly the given headers."""
     from django.core.handlers.asgi import ASGIHandler
 
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "headers": [(b"host", b"testserver"), *headers],
-        "client": ("127.0.0.1", 5000),
-        "server": ("testserver", 80),
-    }
+    scope = asgi_http_scope(path, headers)
     chunks = [body[i : i + 4096] for i in range(0, len(body), 4096)] or [b""]
     messages = [
         {"type": "http.request", "body": chunk, "more_body": i < len(chunks) - 1}

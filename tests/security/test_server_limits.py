@@ -54,7 +54,13 @@ DAY = "2026-01-01"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def server_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What the server wrote to stderr (its log)."""
+    return tmp_path_factory.mktemp("daphne-log") / "daphne.log"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, server_log: Path) -> Iterator[str]:
     database = tmp_path_factory.mktemp("daphne") / "db.sqlite3"
     env = {
         **{k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "DATABASE_URL"}},
@@ -89,7 +95,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             f"--websocket-max-frame-size={MAX_FRAME}",
             "tests.security.hub_probe:application",
         ],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=server_log.open("wb"),
     )  # fmt: skip
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -274,6 +280,90 @@ def test_an_http_body_over_the_cap_is_a_413_in_the_error_shape(server: str) -> N
     assert b'"request_too_large"' in response
 
 
+def post_raw(server: str, path: str, content_type: bytes, body: bytes) -> bytes:
+    return raw_http(
+        server,
+        b"POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: %s\r\n"
+        b"Content-Length: %d\r\nConnection: close\r\n\r\n"
+        % (path.encode(), content_type, len(body))
+        + body,
+    )
+
+
+def error_of(response: bytes) -> dict:
+    head, body = response.split(b"\r\n\r\n", 1)
+    if b"transfer-encoding: chunked" in head.lower():
+        chunks = b""
+        while True:
+            size_line, body = body.split(b"\r\n", 1)
+            size = int(size_line, 16)
+            if size == 0:
+                break
+            chunks, body = chunks + body[:size], body[size + 2 :]
+        body = chunks
+    return json.loads(body)["error"]
+
+
+@pytest.mark.parametrize(
+    ("content_type", "size"),
+    [
+        (b"multipart/form-data; boundary=x", 300_000),  # not multipart at all inside
+        (b"multipart/form-data", 300_000),  # no boundary
+        (b"multipart/form-data; boundary=x", 50),
+    ],
+)
+def test_multipart_bodies_are_refused_by_the_application_in_the_error_shape(
+    server: str, content_type: bytes, size: int
+) -> None:
+    # The server itself used to parse multipart bodies (which the application
+    # never uses) and answer an unparseable one with an empty 400.
+    response = post_raw(server, "/api/hint/", content_type, b"x" * size)
+    status = 413 if size > 100_000 else 415
+    assert response.startswith(b"HTTP/1.1 %d" % status), response[:200]
+    assert error_of(response)["code"] in {"request_too_large", "unsupported_media_type"}
+
+
+def test_a_valid_multipart_upload_over_the_cap_is_a_413(server: str) -> None:
+    body = (
+        b'--x\r\nContent-Disposition: form-data; name="f"; filename="a.bin"\r\n\r\n'
+        + b"y" * 300_000
+        + b"\r\n--x--\r\n"
+    )
+    response = post_raw(server, "/api/games/", b"multipart/form-data; boundary=x", body)
+    assert response.startswith(b"HTTP/1.1 413"), response[:200]
+    assert error_of(response)["code"] == "request_too_large"
+
+
+@pytest.mark.parametrize("path", ["/ws/nope/", f"/ws/daily/{DAY}/leaderboard", "/"])
+async def test_a_socket_to_an_unrouted_path_is_a_403(server: str, path: str) -> None:
+    with pytest.raises(websockets.InvalidStatus) as refused:
+        await websockets.connect(f"ws://{server}{path}", origin=f"http://{server}", open_timeout=10)
+    assert refused.value.response.status_code == 403
+
+
+async def test_a_socket_from_the_right_host_at_another_port_is_refused(server: str) -> None:
+    with pytest.raises(websockets.InvalidStatus) as refused:
+        await websockets.connect(ws_url(server), origin="http://127.0.0.1:9999", open_timeout=10)
+    assert refused.value.response.status_code == 403
+
+
+def test_trace_is_a_405_and_pages_carry_a_policy_and_the_api_renders_json_only(
+    server: str,
+) -> None:
+    trace = raw_http(server, b"TRACE / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+    assert trace.startswith(b"HTTP/1.1 405"), trace[:200]
+    assert error_of(trace)["code"] == "method_not_allowed"
+    page = raw_http(server, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+    assert b"\r\nContent-Security-Policy: " in page.split(b"\r\n\r\n")[0]
+    api = raw_http(
+        server,
+        b"GET /api/daily/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/html\r\n"
+        b"Connection: close\r\n\r\n",
+    )
+    head = api.split(b"\r\n\r\n")[0]
+    assert b"Content-Type: application/json" in head, head
+
+
 @pytest.mark.parametrize("separator", [b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e"])
 def test_header_values_that_could_smuggle_a_header_are_refused(
     server: str, separator: bytes
@@ -294,3 +384,7 @@ def test_the_server_answered_every_case_and_is_still_healthy(server: str) -> Non
         server, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
     )
     assert response.startswith(b"HTTP/1.1 200"), response[:200]
+
+
+def test_no_case_left_a_traceback_in_the_server_log(server: str, server_log: Path) -> None:
+    assert "Traceback" not in server_log.read_text(errors="replace")

@@ -106,6 +106,7 @@ def site(
     """Open pages in fresh browser contexts (each its own cookies and storage)."""
     DailyDeal.objects.create(date=today, number=DEAL_NUMBER)
     contexts = []
+    violations: list[str] = []
 
     def open_page(path: str = "/", *, language: str = "en", width: int = 1280, height: int = 900):
         context = browser.new_context(viewport={"width": width, "height": height}, locale=language)
@@ -113,6 +114,7 @@ def site(
         page = context.new_page()
         page.errors = []  # type: ignore[attr-defined]
         page.on("pageerror", lambda error: page.errors.append(str(error)))
+        page.on("console", partial(_note_policy_violation, violations))
         page.on("dialog", lambda dialog: dialog.accept())
         page.set_default_timeout(WAIT_MS)
         page.goto(f"http://{server}{path}")
@@ -121,6 +123,13 @@ def site(
     yield open_page
     for context in contexts:
         context.close()
+    # Whatever a test did, nothing on the pages broke the Content-Security-Policy.
+    assert violations == []
+
+
+def _note_policy_violation(violations: list[str], message: Any) -> None:
+    if "Content Security Policy" in message.text:
+        violations.append(message.text)
 
 
 def shot(page: Any, name: str) -> None:
@@ -185,33 +194,33 @@ def test_moves_by_click_and_drag_change_score_and_moves_and_undo_takes_them_back
     assert column_cards(page, 0) == ["6D"]
 
     page.click('[data-place="s"]')
-    page.wait_for_function("document.getElementById('moves').textContent === '1'")
+    page.wait_for_function("() => document.getElementById('moves').textContent === '1'")
     assert page.locator(".slot.waste .card").get_attribute("data-card") == engine(
         page, "game.table().waste_top"
     )
 
     # 8H (column 5) dragged onto 9S (column 2): the face-down card under it turns up, +5.
     drag(page, top_card(page, 4), top_card(page, 1))
-    page.wait_for_function("document.getElementById('moves').textContent === '2'")
+    page.wait_for_function("() => document.getElementById('moves').textContent === '2'")
     assert column_cards(page, 1) == ["9S", "8H"]
     assert counters(page) == (5, 2)
     shot(page, "play-after-drag")
 
     page.click("#undo")
-    page.wait_for_function("document.getElementById('score').textContent === '0'")
+    page.wait_for_function("() => document.getElementById('score').textContent === '0'")
     assert column_cards(page, 1) == ["9S"]
     assert counters(page) == (0, 2)  # undo takes back the points, never the move
 
     # A tap on a top card sends it to a foundation when one takes it; a double
     # tap finds it a column. 4H (column 3) double-tapped goes onto 5C (column 4).
     top_card(page, 2).dblclick()
-    page.wait_for_function("document.getElementById('moves').textContent === '3'")
+    page.wait_for_function("() => document.getElementById('moves').textContent === '3'")
     assert column_cards(page, 3) == ["5C", "4H"]
     assert counters(page)[0] == 5
 
     # A tap on a card no foundation takes says why.
     top_card(page, 0).click()
-    page.wait_for_function("document.getElementById('message').textContent !== ''")
+    page.wait_for_function("() => document.getElementById('message').textContent !== ''")
     assert page.inner_text("#message") == "No foundation accepts 6♦."
     assert page.errors == []
 
@@ -219,7 +228,7 @@ def test_moves_by_click_and_drag_change_score_and_moves_and_undo_takes_them_back
 def test_dragging_a_run_shows_the_one_card_reminder_unless_switched_off(site) -> None:
     page = site(f"/play/?deal={DEAL_1}")
     play_keys(page, "34")  # column 4 now ends 5C 4H
-    page.wait_for_function("document.getElementById('moves').textContent === '1'")
+    page.wait_for_function("() => document.getElementById('moves').textContent === '1'")
     run_base = page.locator('.column[data-place="c3"] .card.up').first
     assert run_base.get_attribute("data-card") == "5C"
 
@@ -242,10 +251,10 @@ def test_dragging_a_run_shows_the_one_card_reminder_unless_switched_off(site) ->
 def test_a_game_survives_a_reload(site) -> None:
     page = site(f"/play/?deal={DEAL_1}")
     play_keys(page, "S S 52 34")
-    page.wait_for_function("document.getElementById('moves').textContent === '4'")
+    page.wait_for_function("() => document.getElementById('moves').textContent === '4'")
     before = engine(page, "game.table()")
     page.reload()
-    page.wait_for_function("document.getElementById('moves').textContent === '4'")
+    page.wait_for_function("() => document.getElementById('moves').textContent === '4'")
     assert engine(page, "game.table()") == before
     assert column_cards(page, 1) == ["9S", "8H"]
     assert page.inner_text("#undo-left") == "4"
@@ -257,10 +266,10 @@ def test_the_keyboard_plays_too(site) -> None:
     page.keyboard.press("5")
     assert "selected" in (top_card(page, 4).get_attribute("class") or "")
     page.keyboard.press("2")
-    page.wait_for_function("document.getElementById('moves').textContent === '2'")
+    page.wait_for_function("() => document.getElementById('moves').textContent === '2'")
     assert column_cards(page, 1) == ["9S", "8H"]
     page.keyboard.press("u")
-    page.wait_for_function("document.getElementById('score').textContent === '0'")
+    page.wait_for_function("() => document.getElementById('score').textContent === '0'")
     assert column_cards(page, 1) == ["9S"]
 
 
@@ -332,7 +341,7 @@ def test_a_signed_out_player_signs_in_to_submit_without_losing_the_game(site, ma
     make_player("bob")
     page = site("/play/")
     play_keys(page, " ".join(WIN_LOG[:12]))
-    page.wait_for_function("document.getElementById('moves').textContent === '12'")
+    page.wait_for_function("() => document.getElementById('moves').textContent === '12'")
     before = engine(page, "game.table()")
     page.click("#submit-game")
     page.click("#sign-in-to-submit")
@@ -349,19 +358,19 @@ def test_a_signed_out_player_signs_in_to_submit_without_losing_the_game(site, ma
 def test_a_replay_steps_through_the_game(site, make_player, submit) -> None:
     game = submit(make_player("carol"), WIN_LOG)
     page = site(f"/replays/{game.pk}/")
-    page.wait_for_function("document.getElementById('table').dataset.step === '0'")
+    page.wait_for_function("() => document.getElementById('table').dataset.step === '0'")
     # What the page must show: the engine's tables (the page rebuilds them
     # from the replay's compact steps).
     tables = engine_tables(game.deal_code, game.log)
 
     page.click("#forward")
-    page.wait_for_function("document.getElementById('table').dataset.step === '1'")
+    page.wait_for_function("() => document.getElementById('table').dataset.step === '1'")
     assert page.inner_text("#step-label").endswith(f": {WIN_LOG[0].upper()}")
     assert counters(page) == (tables[1]["score"], tables[1]["moves"])
 
     page.fill("#jump", "200")
     page.press("#jump", "Enter")
-    page.wait_for_function("document.getElementById('table').dataset.step === '200'")
+    page.wait_for_function("() => document.getElementById('table').dataset.step === '200'")
     assert counters(page) == (tables[200]["score"], tables[200]["moves"])
     assert shown_columns(page) == [column["up"] for column in tables[200]["columns"]]
     waste = tables[200]["waste_top"]
@@ -369,11 +378,11 @@ def test_a_replay_steps_through_the_game(site, make_player, submit) -> None:
         assert page.locator(".slot.waste .card").get_attribute("data-card") == waste
 
     page.click("#back")
-    page.wait_for_function("document.getElementById('table').dataset.step === '199'")
+    page.wait_for_function("() => document.getElementById('table').dataset.step === '199'")
     page.select_option("#speed", "40")
     page.click("#last")
     page.click("#play-pause")  # from the end, play restarts at the deal
-    page.wait_for_function("Number(document.getElementById('table').dataset.step) >= 5")
+    page.wait_for_function("() => Number(document.getElementById('table').dataset.step) >= 5")
     page.click("#play-pause")
     shot(page, "replay")
     page.click("#last")
@@ -391,7 +400,7 @@ def test_the_language_switch_translates_the_play_page_and_refusals(
     page.wait_for_selector(f'html[lang="{language}"]')
     assert undo in page.inner_text("#undo")
     top_card(page, 0).click()  # 6D: no foundation takes it
-    page.wait_for_function("document.getElementById('message').textContent !== ''")
+    page.wait_for_function("() => document.getElementById('message').textContent !== ''")
     with translation.override(language):
         clause = gettext(REASONS["no_foundation_accepts"]).replace("{card}", "6♦")
     assert clause != REASONS["no_foundation_accepts"].replace("{card}", "6♦")  # translated
@@ -440,7 +449,7 @@ def test_every_page_fits_a_phone(site, make_player, submit) -> None:
 def test_the_hint_names_and_points_at_a_move_that_one_click_plays(site) -> None:
     page = site(f"/play/?deal={DEAL_1}")
     play_keys(page, "S")
-    page.wait_for_function("document.getElementById('moves').textContent === '1'")
+    page.wait_for_function("() => document.getElementById('moves').textContent === '1'")
     # Reachable by keyboard: the button takes the focus and Enter presses it.
     page.focus("#hint")
     with page.expect_response("**/api/hint/") as answer:
@@ -461,7 +470,7 @@ def test_the_hint_names_and_points_at_a_move_that_one_click_plays(site) -> None:
     shot(page, "play-hint")
 
     page.click("#hint-play")
-    page.wait_for_function("document.getElementById('moves').textContent === '2'")
+    page.wait_for_function("() => document.getElementById('moves').textContent === '2'")
     assert engine(page, "game.log") == ["S", hint["action"]]
     assert page.locator("#hint-box").is_hidden()
     assert page.locator("#table .hinted, #table .hint-target").count() == 0
@@ -484,7 +493,7 @@ def test_a_move_hint_shows_the_card_and_where_it_goes(site) -> None:
     assert page.locator("#table .hint-target").get_attribute("data-drop") == "c1"
     # Played by hand instead, the hint is done with.
     drag(page, top_card(page, 4), top_card(page, 1))
-    page.wait_for_function("document.getElementById('moves').textContent === '1'")
+    page.wait_for_function("() => document.getElementById('moves').textContent === '1'")
     assert page.locator("#hint-box").is_hidden()
 
 
@@ -505,7 +514,7 @@ def test_a_lost_position_says_no_useful_move_left_and_errors_say_what_failed(sit
 
     page.route("**/api/hint/", answer)
     play_keys(page, "34")
-    page.wait_for_function("document.getElementById('moves').textContent === '1'")
+    page.wait_for_function("() => document.getElementById('moves').textContent === '1'")
     # The button is disabled while the request is in flight.
     assert page.evaluate(
         "() => { const b = document.getElementById('hint'); b.click(); return b.disabled; }"
@@ -522,23 +531,23 @@ def test_a_lost_position_says_no_useful_move_left_and_errors_say_what_failed(sit
     page.evaluate("document.activeElement.blur()")  # out of the keyboard form
     page.keyboard.press("h")  # the key asks too
     page.wait_for_function(
-        "document.getElementById('hint-text').textContent.includes('ran out of time')"
+        "() => document.getElementById('hint-text').textContent.includes('ran out of time')"
     )
     page.click("#hint")
     page.wait_for_function(
-        "document.getElementById('hint-text').textContent.startsWith('Too many hints')"
+        "() => document.getElementById('hint-text').textContent.startsWith('Too many hints')"
     )
     page.click("#hint")
     page.wait_for_selector('#hint-box[data-kind="error"]')
     page.wait_for_function(
-        "document.getElementById('hint-text').textContent.endsWith('Not a deal.')"
+        "() => document.getElementById('hint-text').textContent.endsWith('Not a deal.')"
     )
 
     page.unroute("**/api/hint/")
     page.route("**/api/hint/", lambda route: route.abort("connectionreset"))
     page.click("#hint")
     page.wait_for_function(
-        "document.getElementById('hint-text').textContent.startsWith('The hint could not')"
+        "() => document.getElementById('hint-text').textContent.startsWith('The hint could not')"
     )
     assert page.errors == []
 
@@ -565,19 +574,40 @@ def test_the_hint_button_waits_for_its_answer_and_a_late_answer_is_not_shown(sit
     # The answer is held back until released below.
     page.route("**/api/hint/", lambda route: held.append(route))
     page.click("#hint")
-    page.wait_for_function("document.getElementById('hint-text').textContent.startsWith('Looking')")
+    page.wait_for_function(
+        "() => document.getElementById('hint-text').textContent.startsWith('Looking')"
+    )
     assert page.locator("#hint").is_disabled()
     assert page.get_attribute("#hint", "aria-busy") == "true"
 
     play_keys(page, "S")  # the player moves on meanwhile
-    page.wait_for_function("document.getElementById('moves').textContent === '1'")
+    page.wait_for_function("() => document.getElementById('moves').textContent === '1'")
     assert page.locator("#hint-box").is_hidden()
     assert len(held) == 1
     held[0].fulfill(json={"result": "move", "action": "52", "moves_to_win": 300, "seconds": 1.0})
     page.wait_for_function(
-        "document.getElementById('hint-text').textContent.startsWith('The game moved on')"
+        "() => document.getElementById('hint-text').textContent.startsWith('The game moved on')"
     )
     assert page.locator("#hint-play").is_hidden()
     assert page.locator("#table .hinted").count() == 0
     assert not page.locator("#hint").is_disabled()
     assert engine(page, "game.log") == ["S"]
+
+
+def test_every_page_and_the_api_docs_pass_the_content_security_policy(
+    site, make_player, submit
+) -> None:
+    # The fixture fails the test on any violation the browser reports; these
+    # pages have no other test that opens them all.
+    game = submit(make_player("carol"), WIN_LOG)
+    for path in ["/", "/rules/", "/leaderboard/", f"/replays/{game.pk}/", "/players/carol/",
+                 "/accounts/signup/", "/admin/login/"]:  # fmt: skip
+        page = site(path)
+        page.wait_for_load_state("networkidle")
+        assert page.errors == [], path
+    docs = site("/api/docs/")
+    docs.wait_for_selector(".swagger-ui .opblock", timeout=WAIT_MS)
+    docs.click(".opblock-summary >> nth=0")
+    docs.wait_for_load_state("networkidle")
+    shot(docs, "api-docs")
+    assert docs.errors == []

@@ -1,0 +1,427 @@
+"""Replays known abuse against a real server and prints, per item, whether the limit held.
+
+Starts daphne with production-like settings (DEBUG off, the environment of
+tests/security/test_server_limits.py's server: a throwaway SQLite database,
+`REQUEST_MAX_BODY_BYTES=100000`, the default rate limits) on a free loopback
+port, then:
+
+1. sign-up and password guessing: sign-ups carrying other accounts' tokens and
+   forged `X-Forwarded-For` headers, guesses at one player spread over many
+   accounts' tokens, and guesses at one player from 40 loopback addresses;
+2. a parallel burst of 60 hints against the 30/min limit (over two server
+   processes sharing Redis with `--redis-url`);
+6. multipart bodies of 10 MB and 52 MB, a chunked body with no length, a
+   multipart body without a boundary;
+7. websocket upgrades to paths nobody serves, and a look at the server's log
+   for a traceback;
+8. TRACE, the Content-Security-Policy, and the browsable API asked for by a browser;
+9. a websocket from the right host at another port;
+3. a read of a past day nobody prepared: a fast 404, no solver run.
+
+    .venv/bin/python bench/abuse.py
+    .venv/bin/python bench/abuse.py --redis-url redis://127.0.0.1:6379/5 --servers 2
+
+Loopback only (127.0.0.0/8); about 300 requests in all, each with a timeout,
+and the whole run stops by itself within `--deadline` seconds. The exit code is
+1 when any item did not hold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import load  # noqa: E402
+
+ROOT = load.ROOT
+PASSWORD = "abuse-bench-passphrase-42"
+TIMEOUT = 30.0
+HINT = {"deal": "EH1-N-AAAAAAB", "log": ""}
+# A past day inside the served range that nobody prepared.
+UNPREPARED_DAY = "2026-02-01"
+
+
+def server_env(database: Path, redis_url: str | None) -> dict[str, str]:
+    """Production-like settings as in tests/security/test_server_limits.py, default limits."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("THROTTLE_", "SECURE_", "DAILY_DEAL_"))
+        and key not in {"REDIS_URL", "DATABASE_URL", "DEBUG", "SECRET_KEY"}
+    }
+    env.update(
+        {
+            "DATABASE_URL": f"sqlite:///{database}",
+            "DEBUG": "false",
+            "SECRET_KEY": "abuse-bench-secret-" + "k" * 40,
+            "DAILY_DEAL_SALT": "abuse-bench-salt",
+            "DAILY_DEAL_REQUIRE_WIN": "false",
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "SECURE_SSL_REDIRECT": "false",
+            "SECURE_COOKIES": "false",
+            "REQUEST_MAX_BODY_BYTES": "100000",
+            # Keeps the 30 hints that get through cheap; the limit is what is tried.
+            "HINT_SOLVER_SECONDS": "0.2",
+            "LOG_LEVEL": "WARNING",
+        }
+    )
+    if redis_url:
+        env["REDIS_URL"] = redis_url
+    return env
+
+
+@dataclass
+class Item:
+    number: str
+    title: str
+    lines: list[str] = field(default_factory=list)
+    held: bool = True
+
+    def check(self, ok: bool, line: str) -> None:
+        self.lines.append(f"{'held  ' if ok else 'FAILED'}  {line}")
+        self.held = self.held and ok
+
+
+@dataclass
+class Bench:
+    bases: list[str]
+    logs: list[Path]
+    day: str
+    items: list[Item] = field(default_factory=list)
+
+    @property
+    def base(self) -> str:
+        return self.bases[0]
+
+    def item(self, number: str, title: str) -> Item:
+        self.items.append(Item(number, title))
+        return self.items[-1]
+
+
+def client(address: str = "127.0.0.1") -> httpx.Client:
+    """A client whose connections come from `address` (any of 127.0.0.0/8)."""
+    return httpx.Client(timeout=TIMEOUT, transport=httpx.HTTPTransport(local_address=address))
+
+
+def post_json(http: httpx.Client, url: str, body: Any, **headers: str) -> httpx.Response:
+    return http.post(
+        url, content=json.dumps(body), headers={"Content-Type": "application/json", **headers}
+    )
+
+
+def fresh_window(seconds_needed: float = 20.0) -> None:
+    """Wait for the next minute if this one ends too soon (limits count in fixed windows)."""
+    into = time.time() % 60
+    if into > 60 - seconds_needed:
+        time.sleep(60 - into + 0.5)
+
+
+@contextlib.contextmanager
+def timed() -> Iterator[Callable[[], float]]:
+    start = time.perf_counter()
+    yield lambda: time.perf_counter() - start
+
+
+# --- 1. Sign-up and guessing ----------------------------------------------------------
+
+
+def sign_up(http: httpx.Client, base: str, name: str, **headers: str) -> httpx.Response:
+    return post_json(http, f"{base}/api/auth/register/", {"username": name, "password": PASSWORD},
+                     **headers)  # fmt: skip
+
+
+def accounts_and_guesses(bench: Bench) -> None:
+    item = bench.item("1", "sign-up and guessing count per address and per target name")
+    base = bench.base
+    with client("127.0.0.200") as other:
+        for name in ("victim", "victim2"):
+            assert sign_up(other, base, name).status_code == 201, "could not make the victims"
+    statuses: Counter[int] = Counter()
+    tokens: list[str] = []
+    with client() as http, timed() as took:
+        for i in range(30):
+            headers = {"X-Forwarded-For": f"203.0.113.{i}"}
+            if tokens:
+                headers["Authorization"] = f"Token {tokens[-1]}"
+            response = sign_up(http, base, f"abuser{i}", **headers)
+            statuses[response.status_code] += 1
+            if response.status_code == 201:
+                tokens.append(response.json()["token"])
+    item.check(
+        statuses[201] == 20 and statuses[429] == 10,
+        f"30 sign-ups from one address, each with the newest account's token and a forged "
+        f"X-Forwarded-For: {statuses[201]} accepted, {statuses[429]} refused (limit 20/hour) "
+        f"in {took():.1f} s",
+    )
+
+    fresh_window()
+    statuses.clear()
+    with client() as http, timed() as took:
+        for i in range(40):
+            response = post_json(
+                http, f"{base}/api/auth/token/", {"username": "victim", "password": f"guess{i}"},
+                Authorization=f"Token {tokens[i % len(tokens)]}",
+            )  # fmt: skip
+            statuses[response.status_code] += 1
+    item.check(
+        statuses[401] == 30 and statuses[429] == 10,
+        f"40 guesses at one player from one address over {len(tokens)} accounts' tokens: "
+        f"{statuses[401]} checked, {statuses[429]} refused (limit 30/min) in {took():.1f} s",
+    )
+
+    statuses.clear()
+    with timed() as took:
+        for i in range(40):
+            with client(f"127.0.0.{10 + i}") as http:
+                response = post_json(http, f"{base}/api/auth/token/",
+                                     {"username": "victim2", "password": f"guess{i}"})  # fmt: skip
+                statuses[response.status_code] += 1
+    item.check(
+        statuses[401] == 30 and statuses[429] == 10,
+        f"40 guesses at one player from 40 addresses: {statuses[401]} checked, "
+        f"{statuses[429]} refused (limit 30/min per name) in {took():.1f} s",
+    )
+
+
+# --- 2. A parallel burst --------------------------------------------------------------
+
+
+async def _burst(bases: list[str], count: int) -> Counter[int]:
+    async with httpx.AsyncClient(
+        timeout=TIMEOUT, limits=httpx.Limits(max_connections=count)
+    ) as http:
+        calls = [http.post(f"{bases[i % len(bases)]}/api/hint/", json=HINT) for i in range(count)]
+        responses = await asyncio.gather(*calls, return_exceptions=True)
+    return Counter(r.status_code if isinstance(r, httpx.Response) else 0 for r in responses)
+
+
+def parallel_burst(bench: Bench) -> None:
+    item = bench.item("2", "a parallel burst gets exactly the limit through")
+    fresh_window(30)
+    with timed() as took:
+        statuses = asyncio.run(_burst(bench.bases, 60))
+    where = f"over {len(bench.bases)} server processes" if len(bench.bases) > 1 else "one process"
+    item.check(
+        statuses[200] == 30 and statuses[429] == 30,
+        f"60 hints at once ({where}) against 30/min: {statuses[200]} answered, "
+        f"{statuses[429]} refused, {sum(statuses.values()) - statuses[200] - statuses[429]} "
+        f"other, in {took():.1f} s",
+    )
+
+
+# --- 6. Bodies --------------------------------------------------------------------------
+
+
+def _chunks(total: int, size: int = 65_536) -> Iterator[bytes]:
+    for _ in range(total // size):
+        yield b"x" * size
+
+
+def bodies(bench: Bench, token: str) -> None:
+    item = bench.item("6", "every body is capped, whatever its content type")
+    base = bench.base
+    multipart = {"Content-Type": "multipart/form-data; boundary=abusebench"}
+    cases = [
+        ("10 MB multipart to /api/hint/", "/api/hint/", b"x" * 10_000_000, multipart),
+        ("52 MB multipart to /api/games/", "/api/games/", b"x" * 52_000_000,
+         {**multipart, "Authorization": f"Token {token}"}),
+        ("10 MB chunked JSON, no length, to /api/hint/", "/api/hint/", _chunks(10_000_000),
+         {"Content-Type": "application/json"}),
+    ]  # fmt: skip
+    with client() as http:
+        for label, path, content, headers in cases:
+            with timed() as took:
+                try:
+                    response = http.post(f"{base}{path}", content=content, headers=headers)
+                    status, code = response.status_code, _code(response)
+                except httpx.HTTPError as error:  # the server may close while the client sends
+                    status, code = 0, type(error).__name__
+            item.check(
+                status == 413 and code == "request_too_large",
+                f"{label}: {status} {code} in {took():.2f} s",
+            )
+        response = http.post(f"{base}/api/hint/", content=b"--x--",
+                             headers={"Content-Type": "multipart/form-data"})  # fmt: skip
+        item.check(
+            response.status_code == 415 and _code(response) == "unsupported_media_type",
+            f"multipart without a boundary: {response.status_code} {_code(response)}",
+        )
+
+
+def _code(response: httpx.Response) -> str:
+    try:
+        return str(response.json()["error"]["code"])
+    except (ValueError, KeyError, TypeError):
+        return f"not the error shape: {response.text[:60]!r}"
+
+
+# --- 7 and 9. Sockets -----------------------------------------------------------------
+
+
+async def _socket_status(url: str, origin: str | None) -> int:
+    try:
+        connection = await websockets.connect(url, origin=origin, open_timeout=10)  # type: ignore[arg-type]
+    except websockets.InvalidStatus as refused:
+        return int(refused.response.status_code)
+    await connection.close()
+    return 101
+
+
+def sockets(bench: Bench) -> None:
+    host = bench.base.removeprefix("http://")
+    own = f"http://{host}"
+    item = bench.item("7", "a socket to an unrouted path is a clean 403")
+    before = sum(_traceback_count(log) for log in bench.logs)
+    for path in ["/ws/nope/", f"/ws/daily/{bench.day}/leaderboard", "/"]:
+        status = asyncio.run(_socket_status(f"ws://{host}{path}", own))
+        item.check(status == 403, f"upgrade to {path}: {status}")
+    tracebacks = sum(_traceback_count(log) for log in bench.logs) - before
+    item.check(tracebacks == 0, f"tracebacks in the server log: {tracebacks}")
+
+    item = bench.item("9", "the websocket origin is compared whole")
+    board = f"ws://{host}/ws/daily/{bench.day}/leaderboard/?order=score"
+    for origin, expected in [(own, 101), ("http://127.0.0.1:9999", 403),
+                             (own.replace("http:", "https:"), 403), (None, 403)]:  # fmt: skip
+        status = asyncio.run(_socket_status(board, origin))
+        item.check(status == expected, f"Origin {origin}: {status} (expected {expected})")
+
+
+def _traceback_count(log: Path) -> int:
+    with contextlib.suppress(OSError):
+        return log.read_text(errors="replace").count("Traceback")
+    return 0
+
+
+# --- 8. Headers and methods -----------------------------------------------------------
+
+
+def headers_and_methods(bench: Bench) -> None:
+    item = bench.item("8", "unused methods refused, CSP on pages, JSON only")
+    with client() as http:
+        for method in ("TRACE", "CONNECT", "PROPFIND"):
+            response = http.request(method, f"{bench.base}/")
+            item.check(
+                response.status_code == 405 and _code(response) == "method_not_allowed",
+                f"{method} /: {response.status_code} {_code(response)}",
+            )
+        for path in ("/", "/play/", "/api/docs/"):
+            policy = http.get(f"{bench.base}{path}").headers.get("content-security-policy", "")
+            item.check(
+                "script-src 'self'" in policy and "unsafe-inline" not in policy,
+                f"GET {path}: Content-Security-Policy {'present' if policy else 'missing'}",
+            )
+        response = http.get(f"{bench.base}/api/daily/", headers={"Accept": "text/html,*/*;q=0.8"})
+        kind = response.headers.get("content-type", "")
+        item.check(kind.startswith("application/json"), f"a browser asking /api/daily/: {kind}")
+
+
+# --- 3. Reads never run the solver ----------------------------------------------------
+
+
+def unprepared_day(bench: Bench) -> None:
+    item = bench.item("3", "a past day nobody prepared is a fast 404")
+    with client() as http:
+        for path in (f"/api/daily/{UNPREPARED_DAY}/", f"/api/daily/{UNPREPARED_DAY}/leaderboard/",
+                     f"/leaderboard/{UNPREPARED_DAY}/"):  # fmt: skip
+            with timed() as took:
+                response = http.get(f"{bench.base}{path}")
+            item.check(
+                response.status_code == 404 and took() < 2.0,
+                f"GET {path}: {response.status_code} in {took() * 1000:.0f} ms",
+            )
+
+
+# --- Running ----------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> int:
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="easyharp-abuse-") as tmp:
+        env = server_env(Path(tmp) / "db.sqlite3", args.redis_url)
+        today = datetime.datetime.now(datetime.UTC).date().isoformat()
+        for command in (["migrate", "--noinput"],
+                        ["prepare_daily_deals", "--start", today, "--days", "1"]):  # fmt: skip
+            subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env,
+                           check=True, capture_output=True, timeout=180)  # fmt: skip
+        if args.redis_url:
+            import redis
+
+            redis.Redis.from_url(args.redis_url).flushdb()
+        servers = []
+        for number in range(args.servers):
+            server = load.Server({**env, "BENCH_SERVER_LOG": f"{tmp}/daphne-{number}.log"})
+            servers.append(server)
+        try:
+            for server in servers:
+                server.start()
+            bench = Bench([s.base for s in servers], [s.log for s in servers], today)
+            print(f"daphne x{len(servers)} on {', '.join(bench.bases)} "
+                  f"({'Redis' if args.redis_url else 'in-memory cache'}); "
+                  f"ready in {time.monotonic() - started:.1f} s")  # fmt: skip
+            steps: list[Callable[[], None]] = [
+                lambda: accounts_and_guesses(bench),
+                lambda: parallel_burst(bench),
+                lambda: bodies(bench, _a_token(bench)),
+                lambda: sockets(bench),
+                lambda: headers_and_methods(bench),
+                lambda: unprepared_day(bench),
+            ]
+            for step in steps:
+                if time.monotonic() - started > args.deadline:
+                    bench.item("-", "stopped at the deadline").check(False, f"{args.deadline} s")
+                    break
+                step()
+        finally:
+            for server in servers:
+                server.stop()
+    return report(bench, time.monotonic() - started)
+
+
+def _a_token(bench: Bench) -> str:
+    with client("127.0.0.201") as http:
+        response = sign_up(http, bench.base, "uploader")
+    return str(response.json()["token"])
+
+
+def report(bench: Bench, seconds: float) -> int:
+    for item in bench.items:
+        print(f"\n[{item.number}] {item.title}: {'HELD' if item.held else 'DID NOT HOLD'}")
+        for line in item.lines:
+            print(f"    {line}")
+    failed = [item.number for item in bench.items if not item.held]
+    print(f"\n{len(bench.items) - len(failed)} of {len(bench.items)} items held in {seconds:.0f} s"
+          + (f"; not held: {', '.join(failed)}" if failed else ""))  # fmt: skip
+    return 1 if failed else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--redis-url", help="share limits through this Redis db (flushed)")
+    parser.add_argument("--servers", type=int, default=1, help="daphne processes (2 needs Redis)")
+    parser.add_argument("--deadline", type=float, default=420.0, help="stop after this many s")
+    args = parser.parse_args()
+    if args.servers > 1 and not args.redis_url:
+        parser.error("--servers above 1 needs --redis-url (the processes share limits there)")
+    return run(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,148 @@
+"""Usernames that could pass for another player's, or break a URL, are refused
+at sign-up, through the API (400 `invalid_username`, 409 `username_taken`) and
+the HTML form alike."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from rest_framework.test import APIClient
+
+from easyharp_site.accounts.models import PlayerName
+from tests.security.conftest import PASSWORD, assert_error_shape
+
+pytestmark = pytest.mark.django_db
+
+
+def register(username: str) -> Any:
+    return APIClient().post(
+        "/api/auth/register/",
+        json.dumps({"username": username, "password": PASSWORD}),
+        content_type="application/json",
+    )
+
+
+def refused(response: Any, status: int, code: str) -> str:
+    assert response.status_code == status, response.content
+    error = assert_error_shape(response.json())
+    assert error["code"] == code
+    return str(error["message"])
+
+
+@pytest.mark.parametrize(
+    "lookalike",
+    [
+        "\u0430\u04cf\u0456\u0441\u0435",  # all Cyrillic: а ӏ і с е
+        "aIice",  # capital i for l
+        "ALICE",
+        "a1ice",  # digit one for l
+        "ａｌｉｃｅ",  # full width, normalised to alice
+    ],
+)
+def test_a_name_that_looks_like_a_taken_one_is_a_409(lookalike: str) -> None:
+    assert register("alice").status_code == 201
+    message = refused(register(lookalike), 409, "username_taken")
+    assert "taken" in message
+    assert get_user_model().objects.count() == 1
+
+
+def test_the_message_names_the_player_it_looks_like() -> None:
+    assert register("alice").status_code == 201
+    message = refused(register("aIice"), 409, "username_taken")
+    assert "'alice'" in message
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\u0430lice",  # Cyrillic а, then Latin
+        "pay\u0440al",  # Latin with a Cyrillic р
+        "\u03a9mega",  # Greek and Latin
+        "名前abc",
+    ],
+)
+def test_a_name_mixing_scripts_is_a_400(name: str) -> None:
+    message = refused(register(name), 400, "invalid_username")
+    assert "scripts" in message
+    assert not get_user_model().objects.exists()
+
+
+@pytest.mark.parametrize("name", [".", "..", ".alice", "alice.", "...", "a.."])
+def test_a_name_that_is_not_safe_in_a_url_path_is_a_400(name: str) -> None:
+    message = refused(register(name), 400, "invalid_username")
+    assert "dot" in message
+
+
+def test_a_name_that_grows_past_150_characters_when_normalised_is_a_400() -> None:
+    # U+FDFA is one character that NFKC writes as eighteen.
+    refused(register("\ufdfa" * 10), 400, "invalid_username")
+
+
+@pytest.mark.parametrize(
+    "name", ["名前", "日本語テスト", "Ærøskøbing", "joão.silva@x", "δ-1+2", "a.b"]
+)
+def test_names_in_one_script_still_sign_up(name: str) -> None:
+    response = register(name)
+    assert response.status_code == 201, response.content
+    assert APIClient().get(f"/api/players/{response.json()['username']}/").status_code == 200
+
+
+def test_players_made_any_other_way_are_protected_too(make_player: Any) -> None:
+    make_player("moderator")  # e.g. by createsuperuser or the admin
+    refused(register("m0derator"), 409, "username_taken")  # zero for o
+
+
+def test_a_renamed_player_keeps_only_the_keys_of_the_new_name(make_player: Any) -> None:
+    player = make_player("alice")
+    player.username = "bob"
+    player.save()
+    assert set(PlayerName.objects.filter(player=player).values_list("key", flat=True)) == {"bob"}
+    assert register("alice").status_code == 201
+    refused(register("BOB"), 409, "username_taken")
+
+
+def test_a_log_in_does_not_touch_the_keys(make_player: Any) -> None:
+    make_player("alice")
+    before = list(PlayerName.objects.values_list("pk", "key"))
+    assert Client().login(username="alice", password=PASSWORD)
+    assert list(PlayerName.objects.values_list("pk", "key")) == before
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [("\u0430lice", "mix scripts"), ("..", "dot"), ("aIice", "looks like")],
+)
+def test_the_sign_up_form_refuses_with_the_same_clear_message(
+    make_player: Any, name: str, message: str
+) -> None:
+    make_player("alice")
+    response = Client().post(
+        "/accounts/signup/", {"username": name, "password1": PASSWORD, "password2": PASSWORD}
+    )
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert get_user_model().objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_gives_existing_players_their_keys_in_sign_up_order() -> None:
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before, after = [("accounts", "0001_player_name")], [("accounts", "0002_existing_player_names")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    old_user = executor.loader.project_state(before).apps.get_model("auth", "User")
+    alice = old_user.objects.create(username="alice")
+    lookalike = old_user.objects.create(username="ALICE")  # from before names were checked
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(after)
+    keys = dict(PlayerName.objects.values_list("key", "player_id"))
+    # alice holds "alice"; ALICE keeps its own other key only.
+    assert keys == {"alice": alice.pk, "allce": lookalike.pk}
+    refused(register("Alice"), 409, "username_taken")

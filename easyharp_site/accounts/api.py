@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from django.contrib.auth import login, logout
 from django.contrib.auth.validators import UnicodeUsernameValidator
-from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.request import Request
@@ -12,11 +15,39 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from easyharp_site.accounts import services
+from easyharp_site.errors import BODY_REFUSALS, error_responses
+
+USERNAME_MAX = 150  # the user model's username length
+PASSWORD_MAX = 128
 
 
+def username_schema() -> dict[str, Any]:
+    """A username in the OpenAPI schema: what `UnicodeUsernameValidator` admits."""
+    # The validator ends its pattern with Python's `\Z`; the schema's regexes write `$`.
+    pattern = re.compile(UnicodeUsernameValidator.regex).pattern.replace("\\Z", "$")
+    return {"type": "string", "pattern": pattern, "minLength": 1, "maxLength": USERNAME_MAX}
+
+
+@extend_schema_field(
+    # DRF's text fields refuse an empty value and a NUL character: the schema says so.
+    {"type": "string", "minLength": 1, "maxLength": PASSWORD_MAX, "pattern": "^[^\\x00]*$"}
+)
+class PasswordField(serializers.CharField):
+    """A password as typed: blanks kept, 1 to 128 characters, any but NUL."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(max_length=PASSWORD_MAX, trim_whitespace=False, **kwargs)
+
+
+@extend_schema_serializer(component_name="Credentials")
 class CredentialsInput(serializers.Serializer):
-    username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()])
-    password = serializers.CharField(max_length=128, trim_whitespace=False)
+    username = serializers.CharField(
+        max_length=USERNAME_MAX, validators=[UnicodeUsernameValidator()]
+    )
+    password = PasswordField()
+
+
+CREDENTIAL_REFUSALS = {401: "`invalid_credentials`: unknown username or wrong password."}
 
 
 class RegisterApi(APIView):
@@ -29,7 +60,23 @@ class RegisterApi(APIView):
         username = serializers.CharField()
         token = serializers.CharField()
 
-    @extend_schema(request=CredentialsInput, responses={201: OutputSerializer})
+    @extend_schema(
+        request=CredentialsInput,
+        responses={
+            201: OutputSerializer,
+            **error_responses(
+                *BODY_REFUSALS,
+                409,
+                429,
+                codes={
+                    400: "`invalid_password` (with `problems`): a password the site's "
+                    "password rules refuse (too short, too common, all digits, too like "
+                    "the username).",
+                    409: "`username_taken`: the name, compared without case, is taken.",
+                },
+            ),
+        },
+    )
     def post(self, request: Request) -> Response:
         data = CredentialsInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -43,11 +90,17 @@ class TokenApi(APIView):
 
     throttle_scope = "auth"
 
-    @extend_schema_serializer(component_name="TokenOutput")
+    @extend_schema_serializer(component_name="Token")
     class OutputSerializer(serializers.Serializer):
         token = serializers.CharField()
 
-    @extend_schema(request=CredentialsInput, responses={200: OutputSerializer})
+    @extend_schema(
+        request=CredentialsInput,
+        responses={
+            200: OutputSerializer,
+            **error_responses(*BODY_REFUSALS, 429, codes=CREDENTIAL_REFUSALS),
+        },
+    )
     def post(self, request: Request) -> Response:
         data = CredentialsInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -65,7 +118,13 @@ class LoginApi(APIView):
     class OutputSerializer(serializers.Serializer):
         username = serializers.CharField()
 
-    @extend_schema(request=CredentialsInput, responses={200: OutputSerializer})
+    @extend_schema(
+        request=CredentialsInput,
+        responses={
+            200: OutputSerializer,
+            **error_responses(*BODY_REFUSALS, 429, codes=CREDENTIAL_REFUSALS),
+        },
+    )
     def post(self, request: Request) -> Response:
         # Nobody is signed in yet, so DRF would skip the CSRF check; a forged
         # login would sign a victim's browser into the attacker's account.
@@ -80,7 +139,7 @@ class LoginApi(APIView):
 class LogoutApi(APIView):
     """End the browser session."""
 
-    @extend_schema(request=None, responses={204: None})
+    @extend_schema(request=None, responses={204: None, **error_responses(403, 413)})
     def post(self, request: Request) -> Response:
         logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -14,7 +14,9 @@ from django.utils import timezone
 
 # Exactly four digits, a dash, two digits, a dash, two digits. Python's own
 # parser also takes `20261201` and `2026-W49-2`, which no page ever links to.
-_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+# ASCII digits only, written so that the API schema can state the same pattern.
+ISO_DAY_PATTERN = "[0-9]{4}-[0-9]{2}-[0-9]{2}"
+_ISO_DAY = re.compile(ISO_DAY_PATTERN)
 
 
 def day_from_text(text: str) -> datetime.date:

@@ -7,12 +7,14 @@ authentication, permissions, throttling, 404, 405) and an oversized body.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
-from rest_framework import exceptions, status
+from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -42,6 +44,141 @@ class ServiceError(Exception):
 def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
     """The JSON body of every API error."""
     return {"error": {"code": code, "message": message, **extra}}
+
+
+# --- The error shape in the OpenAPI schema -------------------------------------------
+
+
+def _optional(field: type[serializers.Field], help_text: str, **kwargs: Any) -> serializers.Field:
+    return field(required=False, help_text=help_text, **kwargs)
+
+
+# What `error_body` writes: `code` and `message` always, the rest by code. (An
+# inline serializer, because a serializer class cannot declare a field named
+# `fields`.)
+ERROR_SCHEMA = inline_serializer(
+    "Error",
+    {
+        "error": inline_serializer(
+            "ErrorDetail",
+            {
+                "code": serializers.CharField(
+                    help_text="Stable and machine-readable, e.g. `illegal_action`."
+                ),
+                "message": serializers.CharField(help_text="What went wrong, in English."),
+                "fields": _optional(
+                    serializers.DictField, "`invalid`: the problems of each field, by name."
+                ),
+                "wait": _optional(
+                    serializers.IntegerField, "`throttled`: seconds to wait (as `Retry-After`)."
+                ),
+                "index": _optional(
+                    serializers.IntegerField,
+                    "`illegal_action`: the 1-based action.",
+                    allow_null=True,
+                ),
+                "token": _optional(serializers.CharField, "`illegal_action`: the action as sent."),
+                "reason": _optional(
+                    serializers.CharField, "`illegal_action`: why the rules refuse it, in English."
+                ),
+                "reason_code": _optional(
+                    serializers.CharField, "`illegal_action`: the stable key of `reason`."
+                ),
+                "params": _optional(
+                    serializers.DictField,
+                    "`illegal_action`: the fields of `reason` (columns, cards...).",
+                    child=serializers.CharField(),
+                ),
+                "max_actions": _optional(
+                    serializers.IntegerField, "`log_too_long`: the most actions a log may hold."
+                ),
+                "actions": _optional(
+                    serializers.IntegerField, "`log_too_long`: the actions of this log."
+                ),
+                "problems": _optional(
+                    serializers.ListField,
+                    "`invalid_password`: each rule the password breaks.",
+                    child=serializers.CharField(),
+                ),
+                "game": _optional(
+                    serializers.IntegerField,
+                    "`idempotency_key_reused`: the game stored with the key.",
+                ),
+            },
+        )
+    },
+)
+
+
+# What each refusal status means, with the codes any operation may answer it
+# with; `error_responses` adds the operation's own codes.
+_REFUSALS: dict[int, str] = {
+    400: "The request is not valid: `invalid` (with `fields`), `parse_error` (a body that "
+    "is not JSON), `bad_request` (a NUL character in the query or a header, a body cut "
+    "short).",
+    401: "`authentication_failed` (a token that is not valid), `not_authenticated` (no "
+    "credentials where a signed-in player is needed).",
+    403: "`permission_denied`: a write signed in by session cookie without its CSRF token.",
+    404: "Not found.",
+    406: "`not_acceptable`: an `Accept` header that admits none of the types the API "
+    "answers in (JSON).",
+    409: "A conflict with what is stored.",
+    413: "`request_too_large`: a body over the server's size limit.",
+    415: "`unsupported_media_type`: a body of a type the operation does not take (see its "
+    "request body).",
+    429: "`throttled`: too many requests of this kind; `Retry-After` (and `wait`) give "
+    "the seconds to wait.",
+    503: "`service_unavailable`: the database cannot be reached; nothing was stored. Retry "
+    "after `Retry-After` seconds.",
+}
+# Refusals any API request may get, whatever its operation: a NUL character in
+# the query or a header (400), a token that is not valid (401), an `Accept`
+# header the renderers cannot meet (406), the database away (503).
+ANY_REQUEST_REFUSALS = (400, 401, 406, 503)
+# Refusals of an operation that reads a body: a write signed in by session
+# without its CSRF token (403), a body too large (413) or of a type it does
+# not take (415).
+BODY_REFUSALS = (403, 413, 415)
+
+
+def error_responses(
+    *statuses: int, codes: Mapping[int, str] | None = None
+) -> dict[int, OpenApiResponse]:
+    """The refusals of an API operation for `extend_schema(responses=...)`, in the `Error` shape.
+
+    `statuses` are the operation's own (409, 413...) on top of `ANY_REQUEST_REFUSALS`;
+    `codes` adds, by status, the operation's own error codes to the description.
+    """
+    codes = codes or {}
+    return {
+        status_code: OpenApiResponse(
+            ERROR_SCHEMA,
+            description=" ".join(filter(None, [_REFUSALS[status_code], codes.get(status_code)])),
+        )
+        for status_code in sorted({*ANY_REQUEST_REFUSALS, *statuses, *codes})
+    }
+
+
+_RETRY_AFTER = {
+    "description": "Seconds to wait before trying again.",
+    "required": True,
+    "schema": {"type": "integer", "minimum": 0},
+}
+
+
+def schema_retry_after_headers(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular post-processing hook: every 429 and 503 carries `Retry-After`.
+
+    DRF sets it on a 429 from the throttle's wait, `easyharp_site.middleware`
+    on the 503 of a database outage; one place documents it for every operation.
+    """
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            for status_code in ("429", "503"):
+                response = operation.get("responses", {}).get(status_code)
+                if response is not None:
+                    response.setdefault("headers", {})["Retry-After"] = _RETRY_AFTER
+    return result
 
 
 # Codes for DRF's own exceptions, by class; messages come from the exception.

@@ -30,12 +30,27 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from easyharp_site.dates import parse_day, today
-from easyharp_site.errors import ServiceError
+from easyharp_site.dates import ISO_DAY_PATTERN, parse_day, today
+from easyharp_site.errors import BODY_REFUSALS, ServiceError, error_responses
 from games import selectors, services
 from games.models import Game
 
 IDEMPOTENCY_KEY_MAX = 255
+
+# What `Deal.from_code` reads: case and blanks around the code are ignored. The
+# seven letters must also stand for a deal 1..999,999 (EH1-N-AAAAAAB to
+# EH1-N-AACEXHN), which the pattern leaves to the engine's `invalid_deal`.
+DEAL_CODE_PATTERN = r"^\s*[Ee][Hh]1-[Nn]-[A-Za-z]{7}\s*$"
+DEAL_CODE_MAX = 64
+DEAL_CODE_SCHEMA = {
+    "type": "string",
+    "pattern": DEAL_CODE_PATTERN,
+    "maxLength": DEAL_CODE_MAX,
+    "description": "A deal code such as `EH1-N-AAAAAAB` (any case, blanks around it "
+    "ignored) whose letters stand for a deal 1 to 999,999.",
+    "example": "EH1-N-AAAAAAB",
+}
+HINT_RESULTS = ["move", "lost", "unknown", "won"]
 
 
 def game_url(request: Request, game: Game) -> str:
@@ -47,9 +62,27 @@ def game_url(request: Request, game: Game) -> str:
     return request.build_absolute_uri(path)
 
 
+# The 404s of a day's URL (`parse_day`, `selectors.daily_deal_get`).
+DAY_NOT_FOUND = (
+    "`not_found` (a date not written YYYY-MM-DD), `day_not_open` (a future day), "
+    "`day_not_served` (before the first day served), `day_not_prepared`."
+)
+
+
+def day_parameter() -> OpenApiParameter:
+    """The `{date}` of a day's URL: `YYYY-MM-DD`; anything else is a 404."""
+    return OpenApiParameter(
+        "date",
+        {"type": "string", "pattern": f"^{ISO_DAY_PATTERN}$"},
+        OpenApiParameter.PATH,
+        description="A UTC day written YYYY-MM-DD; another form, or a day not served, is 404.",
+    )
+
+
 # --- Deals -------------------------------------------------------------------------
 
 
+@extend_schema_serializer(component_name="DailyDeal")
 class DailyOutput(serializers.Serializer):
     date = serializers.DateField()
     deal = serializers.CharField(source="deal_code")
@@ -61,7 +94,13 @@ class DailyOutput(serializers.Serializer):
 class DailyTodayApi(APIView):
     """Today's deal (UTC): the same for everyone."""
 
-    @extend_schema(operation_id="daily_today", responses={200: DailyOutput})
+    @extend_schema(
+        operation_id="daily_today",
+        responses={
+            200: DailyOutput,
+            **error_responses(404, codes={404: "`day_not_prepared`: try again in a minute."}),
+        },
+    )
     def get(self, request: Request) -> Response:
         day = selectors.daily_deal_get(date=today())
         return Response(DailyOutput(day).data)
@@ -70,7 +109,13 @@ class DailyTodayApi(APIView):
 class DailyDetailApi(APIView):
     """The deal of a past or current day; a future day is 404."""
 
-    @extend_schema(responses={200: DailyOutput})
+    @extend_schema(
+        parameters=[day_parameter()],
+        responses={
+            200: DailyOutput,
+            **error_responses(404, codes={404: DAY_NOT_FOUND}),
+        },
+    )
     def get(self, request: Request, date: str) -> Response:
         day = selectors.daily_deal_get(date=parse_day(date))
         return Response(DailyOutput(day).data)
@@ -109,7 +154,13 @@ class DealApi(APIView):
         number = serializers.IntegerField()
         table = TableOutput()
 
-    @extend_schema(responses={200: OutputSerializer})
+    @extend_schema(
+        parameters=[OpenApiParameter("code", DEAL_CODE_SCHEMA, OpenApiParameter.PATH)],
+        responses={
+            200: OutputSerializer,
+            **error_responses(404, codes={404: "`invalid_deal`: the code names no deal."}),
+        },
+    )
     def get(self, request: Request, code: str) -> Response:
         return Response(self.OutputSerializer(selectors.deal_start(code=code)).data)
 
@@ -117,11 +168,20 @@ class DealApi(APIView):
 # --- Games -------------------------------------------------------------------------
 
 
+@extend_schema_field(DEAL_CODE_SCHEMA)
+class DealCodeField(serializers.CharField):
+    """A deal code as text; the engine reads it (`games.parsing.deal_parse`, `invalid_deal`)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(max_length=DEAL_CODE_MAX, **kwargs)
+
+
 @extend_schema_field(
     {
         "oneOf": [
-            {"type": "string", "example": "S S 37 WF U"},
-            {"type": "array", "items": {"type": "string"}, "example": ["S", "S", "37", "WF"]},
+            # Legal from the deal code's example, EH1-N-AAAAAAB.
+            {"type": "string", "example": "S W9 S"},
+            {"type": "array", "items": {"type": "string"}, "example": ["S", "W9", "S"]},
         ]
     }
 )
@@ -143,6 +203,7 @@ class LogField(serializers.Field):
         return value
 
 
+@extend_schema_serializer(component_name="Game")
 class GameOutput(serializers.Serializer):
     id = serializers.IntegerField()
     player = serializers.CharField(source="player.username")
@@ -161,8 +222,19 @@ class GameOutput(serializers.Serializer):
         return game_url(self.context["request"], game)
 
 
+@extend_schema_serializer(component_name="GameWithLog")
 class GameDetailOutput(GameOutput):
     log = serializers.CharField()
+
+
+NO_SUCH_GAME = {404: "`not_found`: there is no game with this id."}
+
+
+def game_id_parameter() -> OpenApiParameter:
+    """The `{game_id}` of a game's URL."""
+    return OpenApiParameter(
+        "game_id", {"type": "integer", "minimum": 1}, OpenApiParameter.PATH, description="A game."
+    )
 
 
 class GameCreateApi(APIView):
@@ -176,8 +248,9 @@ class GameCreateApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "submit"
 
+    @extend_schema_serializer(component_name="GameSubmission")
     class InputSerializer(serializers.Serializer):
-        deal = serializers.CharField(max_length=64)
+        deal = DealCodeField()
         log = LogField()
 
     @extend_schema(
@@ -185,12 +258,27 @@ class GameCreateApi(APIView):
         parameters=[
             OpenApiParameter(
                 "Idempotency-Key",
-                str,
+                {"type": "string", "minLength": 1, "maxLength": IDEMPOTENCY_KEY_MAX},
                 OpenApiParameter.HEADER,
-                description="Any text up to 255 characters, unique per game for this player.",
+                description=f"Any text of 1 to {IDEMPOTENCY_KEY_MAX} characters, unique per "
+                "game for this player.",
             )
         ],
-        responses={201: GameOutput, 200: GameOutput},
+        responses={
+            201: GameOutput,
+            200: GameOutput,
+            **error_responses(
+                *BODY_REFUSALS,
+                409,
+                429,
+                codes={
+                    400: "`invalid_deal`, `empty_log`, `log_too_long`, `illegal_action` (a log "
+                    "the rules refuse, with `index`, `token`, `reason`, `reason_code` and "
+                    "`params`), `invalid_idempotency_key`.",
+                    409: "`idempotency_key_reused`: the key was used for another deal or log.",
+                },
+            ),
+        },
     )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
@@ -212,7 +300,10 @@ class GameCreateApi(APIView):
 class GameDetailApi(APIView):
     """A stored game with its log (public by link)."""
 
-    @extend_schema(responses={200: GameDetailOutput})
+    @extend_schema(
+        parameters=[game_id_parameter()],
+        responses={200: GameDetailOutput, **error_responses(404, codes=NO_SUCH_GAME)},
+    )
     def get(self, request: Request, game_id: int) -> Response:
         game = selectors.game_get(game_id=game_id)
         return Response(GameDetailOutput(game, context={"request": request}).data)
@@ -305,7 +396,21 @@ class GameReplayApi(APIView):
         start = TableOutput()
         steps = ReplayStepOutput(many=True)
 
-    @extend_schema(responses={200: OutputSerializer})
+    @extend_schema(
+        parameters=[game_id_parameter()],
+        responses={
+            200: OutputSerializer,
+            **error_responses(
+                404,
+                409,
+                429,
+                codes={
+                    **NO_SUCH_GAME,
+                    409: "`rules_version_unsupported`: played under rules this server lacks.",
+                },
+            ),
+        },
+    )
     def get(self, request: Request, game_id: int) -> Response:
         game = selectors.game_get(game_id=game_id)
         # The replay is plain JSON already; running thousands of steps through
@@ -325,17 +430,29 @@ class HintApi(APIView):
 
     throttle_scope = "hint"  # each request may cost seconds of solver time
 
+    @extend_schema_serializer(component_name="HintRequest")
     class InputSerializer(serializers.Serializer):
-        deal = serializers.CharField(max_length=64)
+        deal = DealCodeField()
         log = LogField(required=False, default="")
 
+    @extend_schema_serializer(component_name="Hint")
     class OutputSerializer(serializers.Serializer):
-        result = serializers.ChoiceField(choices=["move", "lost", "unknown", "won"])
+        result = serializers.ChoiceField(choices=HINT_RESULTS)
         action = serializers.CharField(allow_null=True)
         moves_to_win = serializers.IntegerField(allow_null=True)
         seconds = serializers.FloatField()
 
-    @extend_schema(request=InputSerializer, responses={200: OutputSerializer})
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: OutputSerializer,
+            **error_responses(
+                *BODY_REFUSALS,
+                429,
+                codes={400: "`invalid_deal`, `log_too_long`, `illegal_action`."},
+            ),
+        },
+    )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

@@ -17,10 +17,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from easyharp_site.accounts.api import username_schema
 from easyharp_site.dates import parse_day
-from easyharp_site.errors import ServiceError
+from easyharp_site.errors import ServiceError, error_responses
 from games import selectors as games_selectors
-from games.api import GameOutput
+from games.api import DAY_NOT_FOUND, GameOutput, day_parameter
 from leaderboards.models import Board
 from leaderboards.selectors import (
     PAGE_LIMIT_MAX,
@@ -30,6 +31,7 @@ from leaderboards.selectors import (
 )
 
 
+@extend_schema_serializer(component_name="LeaderboardEntry")
 class EntrySerializer(serializers.Serializer):
     rank = serializers.IntegerField()
     player = serializers.CharField()
@@ -65,13 +67,19 @@ class LeaderboardApi(APIView):
         me = EntrySerializer(required=False)
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("order", str, enum=Board.values),
-            OpenApiParameter("limit", int),
-            OpenApiParameter("offset", int),
-            OpenApiParameter("around", str, enum=["me"]),
-        ],
-        responses={200: OutputSerializer},
+        # The query's bounds and defaults, as the serializer checks them.
+        parameters=[day_parameter(), InputSerializer],
+        responses={
+            200: OutputSerializer,
+            **error_responses(
+                404,
+                codes={
+                    401: "`not_authenticated`: `around=me` without a signed-in player.",
+                    404: f"{DAY_NOT_FOUND} `not_on_board`: `around=me` for a player "
+                    "without an entry on that board.",
+                },
+            ),
+        },
     )
     def get(self, request: Request, date: str) -> Response:
         query = self.InputSerializer(data=request.query_params)
@@ -101,21 +109,40 @@ class LeaderboardApi(APIView):
         return Response(around)
 
 
+@extend_schema_serializer(component_name="PlayerDay")
+class PlayerDaySerializer(serializers.Serializer):
+    """A player's result of one day: their entry on each board (null when not on it)."""
+
+    date = serializers.DateField()
+    deal = serializers.CharField(allow_null=True)
+    score = EntrySerializer(allow_null=True)
+    moves = EntrySerializer(allow_null=True)
+
+
 class PlayerApi(APIView):
     """A player's daily results (last 30 days) and recent games (last 20)."""
 
     @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "username",
+                username_schema(),
+                OpenApiParameter.PATH,
+                description="A player's username; an unknown name is 404.",
+            )
+        ],
         responses={
             200: inline_serializer(
-                "PlayerOutput",
+                "Player",
                 {
                     "username": serializers.CharField(),
                     "joined": serializers.DateTimeField(),
-                    "daily": serializers.ListField(child=serializers.DictField()),
+                    "daily": PlayerDaySerializer(many=True),
                     "games": GameOutput(many=True),
                 },
-            )
-        }
+            ),
+            **error_responses(404, codes={404: "`not_found`: there is no such player."}),
+        },
     )
     def get(self, request: Request, username: str) -> Response:
         player = games_selectors.player_get(username=username)

@@ -3,13 +3,14 @@ passwords, signing out everywhere and deleting the account."""
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import Any
 
 from django.contrib.auth import SESSION_KEY, login, logout, update_session_auth_hash
 from django.contrib.auth.models import User
 from django.contrib.auth.validators import UnicodeUsernameValidator
-from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import IsAuthenticated
@@ -19,14 +20,42 @@ from rest_framework.views import APIView
 
 from easyharp_site.accounts import deletion, emails, passwords, selectors, services, sessions
 from easyharp_site.accounts.links import email_verify_link, reset_link
-from easyharp_site.errors import ServiceError
+from easyharp_site.errors import BODY_REFUSALS, ServiceError, error_responses
+
+USERNAME_MAX = 150  # the user model's username length
+PASSWORD_MAX = 128
 
 
+def username_schema() -> dict[str, Any]:
+    """A username in the OpenAPI schema: what `UnicodeUsernameValidator` admits."""
+    # The validator ends its pattern with Python's `\Z`; the schema's regexes write `$`.
+    pattern = re.compile(UnicodeUsernameValidator.regex).pattern.replace("\\Z", "$")
+    return {"type": "string", "pattern": pattern, "minLength": 1, "maxLength": USERNAME_MAX}
+
+
+@extend_schema_field(
+    # DRF's text fields refuse an empty value and a NUL character: the schema says so.
+    {"type": "string", "minLength": 1, "maxLength": PASSWORD_MAX, "pattern": "^[^\\x00]*$"}
+)
+class PasswordField(serializers.CharField):
+    """A password as typed: blanks kept, 1 to 128 characters, any but NUL."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(max_length=PASSWORD_MAX, trim_whitespace=False, **kwargs)
+
+
+@extend_schema_serializer(component_name="Credentials")
 class CredentialsInput(serializers.Serializer):
-    username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()])
-    password = serializers.CharField(max_length=128, trim_whitespace=False)
+    username = serializers.CharField(
+        max_length=USERNAME_MAX, validators=[UnicodeUsernameValidator()]
+    )
+    password = PasswordField()
 
 
+CREDENTIAL_REFUSALS = {401: "`invalid_credentials`: unknown username or wrong password."}
+
+
+@extend_schema_serializer(component_name="Registration")
 class RegisterInput(CredentialsInput):
     email = serializers.CharField(
         max_length=254,
@@ -50,7 +79,23 @@ class RegisterApi(APIView):
         token = serializers.CharField()
         email_pending = serializers.EmailField(allow_null=True)
 
-    @extend_schema(request=RegisterInput, responses={201: OutputSerializer})
+    @extend_schema(
+        request=RegisterInput,
+        responses={
+            201: OutputSerializer,
+            **error_responses(
+                *BODY_REFUSALS,
+                409,
+                429,
+                codes={
+                    400: "`invalid_password` (with `problems`): a password the site's "
+                    "password rules refuse (too short, too common, all digits, too like "
+                    "the username).",
+                    409: "`username_taken`: the name, compared without case, is taken.",
+                },
+            ),
+        },
+    )
     def post(self, request: Request) -> Response:
         data = RegisterInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -80,11 +125,17 @@ class TokenApi(APIView):
 
     throttle_scope = "auth"
 
-    @extend_schema_serializer(component_name="TokenOutput")
+    @extend_schema_serializer(component_name="Token")
     class OutputSerializer(serializers.Serializer):
         token = serializers.CharField()
 
-    @extend_schema(request=CredentialsInput, responses={200: OutputSerializer})
+    @extend_schema(
+        request=CredentialsInput,
+        responses={
+            200: OutputSerializer,
+            **error_responses(*BODY_REFUSALS, 429, codes=CREDENTIAL_REFUSALS),
+        },
+    )
     def post(self, request: Request) -> Response:
         data = CredentialsInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -102,7 +153,13 @@ class LoginApi(APIView):
     class OutputSerializer(serializers.Serializer):
         username = serializers.CharField()
 
-    @extend_schema(request=CredentialsInput, responses={200: OutputSerializer})
+    @extend_schema(
+        request=CredentialsInput,
+        responses={
+            200: OutputSerializer,
+            **error_responses(*BODY_REFUSALS, 429, codes=CREDENTIAL_REFUSALS),
+        },
+    )
     def post(self, request: Request) -> Response:
         # Nobody is signed in yet, so DRF would skip the CSRF check; a forged
         # login would sign a victim's browser into the attacker's account.
@@ -117,7 +174,7 @@ class LoginApi(APIView):
 class LogoutApi(APIView):
     """End the browser session."""
 
-    @extend_schema(request=None, responses={204: None})
+    @extend_schema(request=None, responses={204: None, **error_responses(403, 413)})
     def post(self, request: Request) -> Response:
         logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -492,7 +492,9 @@ class ExportApi(APIView):
         exported_at = serializers.DateTimeField()
         games = GameSerializer(many=True)
 
-    @extend_schema(operation_id="auth_export", responses={200: OutputSerializer})
+    @extend_schema(
+        operation_id="auth_export", responses={200: OutputSerializer, **error_responses(429)}
+    )
     def get(self, request: Request) -> Response:
         assert request.user.is_authenticated  # permission_classes: IsAuthenticated
         games = selectors.player_games_export(player=request.user)

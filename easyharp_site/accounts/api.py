@@ -33,11 +33,22 @@ def username_schema() -> dict[str, Any]:
     return {"type": "string", "pattern": pattern, "minLength": 1, "maxLength": USERNAME_MAX}
 
 
+class TextField(serializers.CharField):
+    """Text as JSON text only: a number or a boolean is refused, not turned into text."""
+
+    default_error_messages = {"not_text": "Must be text."}
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("not_text")
+        return str(super().to_internal_value(data))
+
+
 @extend_schema_field(
     # DRF's text fields refuse an empty value and a NUL character: the schema says so.
     {"type": "string", "minLength": 1, "maxLength": PASSWORD_MAX, "pattern": "^[^\\x00]*$"}
 )
-class PasswordField(serializers.CharField):
+class PasswordField(TextField):
     """A password as typed: blanks kept, 1 to 128 characters, any but NUL."""
 
     def __init__(self, **kwargs: Any) -> None:
@@ -46,7 +57,7 @@ class PasswordField(serializers.CharField):
 
 @extend_schema_serializer(component_name="Credentials")
 class CredentialsInput(serializers.Serializer):
-    username = serializers.CharField(
+    username = TextField(
         max_length=USERNAME_MAX, validators=[UnicodeUsernameValidator()]
     )
     password = PasswordField()
@@ -57,7 +68,7 @@ CREDENTIAL_REFUSALS = {401: "`invalid_credentials`: unknown username or wrong pa
 
 @extend_schema_serializer(component_name="Registration")
 class RegisterInput(CredentialsInput):
-    email = serializers.CharField(
+    email = TextField(
         max_length=254,
         required=False,
         allow_blank=True,
@@ -219,13 +230,13 @@ class AccountApi(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(operation_id="auth_me", responses={200: AccountOutput})
+    @extend_schema(operation_id="auth_me", responses={200: AccountOutput, **error_responses()})
     def get(self, request: Request) -> Response:
         return Response(_account(_signed_in(request)))
 
 
 class EmailInput(serializers.Serializer):
-    email = serializers.CharField(max_length=emails.EMAIL_MAX_LENGTH)
+    email = TextField(max_length=emails.EMAIL_MAX_LENGTH)
 
 
 class EmailApi(APIView):
@@ -234,7 +245,9 @@ class EmailApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "email"
 
-    @extend_schema(request=EmailInput, responses={202: AccountOutput})
+    @extend_schema(
+        request=EmailInput, responses={202: AccountOutput, **error_responses(*BODY_REFUSALS, 429)}
+    )
     def post(self, request: Request) -> Response:
         data = EmailInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -245,14 +258,16 @@ class EmailApi(APIView):
         )
         return Response(_account(_signed_in(request)), status=status.HTTP_202_ACCEPTED)
 
-    @extend_schema(request=None, responses={200: AccountOutput})
+    @extend_schema(
+        request=None, responses={200: AccountOutput, **error_responses(*BODY_REFUSALS, 429)}
+    )
     def delete(self, request: Request) -> Response:
         emails.email_remove(player=_signed_in(request))
         return Response(_account(_signed_in(request)))
 
 
 class TokenInput(serializers.Serializer):
-    token = serializers.CharField(max_length=500)
+    token = TextField(max_length=500)
 
 
 class EmailVerifyApi(APIView):
@@ -266,7 +281,10 @@ class EmailVerifyApi(APIView):
         username = serializers.CharField()
         email = serializers.EmailField()
 
-    @extend_schema(request=TokenInput, responses={200: OutputSerializer})
+    @extend_schema(
+        request=TokenInput,
+        responses={200: OutputSerializer, **error_responses(*BODY_REFUSALS, 429)},
+    )
     def post(self, request: Request) -> Response:
         data = TokenInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -285,7 +303,9 @@ class PasswordResetApi(APIView):
     throttle_scope = "reset"
     authentication_classes: list[type] = []
 
-    @extend_schema(request=EmailInput, responses={202: DetailOutput})
+    @extend_schema(
+        request=EmailInput, responses={202: DetailOutput, **error_responses(*BODY_REFUSALS, 429)}
+    )
     def post(self, request: Request) -> Response:
         data = EmailInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -296,9 +316,9 @@ class PasswordResetApi(APIView):
 
 
 class PasswordResetConfirmInput(serializers.Serializer):
-    uid = serializers.CharField(max_length=64)
-    token = serializers.CharField(max_length=100)
-    password = serializers.CharField(max_length=128, trim_whitespace=False)
+    uid = TextField(max_length=64)
+    token = TextField(max_length=100)
+    password = PasswordField()
 
 
 class NewTokenOutput(serializers.Serializer):
@@ -315,7 +335,10 @@ class PasswordResetConfirmApi(APIView):
     throttle_scope = "auth"
     authentication_classes: list[type] = []
 
-    @extend_schema(request=PasswordResetConfirmInput, responses={200: NewTokenOutput})
+    @extend_schema(
+        request=PasswordResetConfirmInput,
+        responses={200: NewTokenOutput, **error_responses(*BODY_REFUSALS, 429)},
+    )
     def post(self, request: Request) -> Response:
         data = PasswordResetConfirmInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -324,8 +347,8 @@ class PasswordResetConfirmApi(APIView):
 
 
 class PasswordChangeInput(serializers.Serializer):
-    current_password = serializers.CharField(max_length=128, trim_whitespace=False)
-    new_password = serializers.CharField(max_length=128, trim_whitespace=False)
+    current_password = PasswordField()
+    new_password = PasswordField()
 
 
 class PasswordChangeApi(APIView):
@@ -334,7 +357,10 @@ class PasswordChangeApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "auth"
 
-    @extend_schema(request=PasswordChangeInput, responses={200: NewTokenOutput})
+    @extend_schema(
+        request=PasswordChangeInput,
+        responses={200: NewTokenOutput, **error_responses(*BODY_REFUSALS, 429)},
+    )
     def post(self, request: Request) -> Response:
         data = PasswordChangeInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -352,7 +378,9 @@ class TokenRotateApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "auth"
 
-    @extend_schema(request=None, responses={200: NewTokenOutput})
+    @extend_schema(
+        request=None, responses={200: NewTokenOutput, **error_responses(*BODY_REFUSALS, 429)}
+    )
     def post(self, request: Request) -> Response:
         token = sessions.token_replace(player=_signed_in(request))
         return Response(
@@ -366,7 +394,7 @@ class LogoutEverywhereApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "auth"
 
-    @extend_schema(request=None, responses={204: None})
+    @extend_schema(request=None, responses={204: None, **error_responses(*BODY_REFUSALS, 429)})
     def post(self, request: Request) -> Response:
         sessions.sessions_end_everywhere(player=_signed_in(request))
         logout(request._request)
@@ -374,7 +402,7 @@ class LogoutEverywhereApi(APIView):
 
 
 class PasswordInput(serializers.Serializer):
-    password = serializers.CharField(max_length=128, trim_whitespace=False)
+    password = PasswordField()
 
 
 class AccountDeleteApi(APIView):
@@ -387,7 +415,9 @@ class AccountDeleteApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "auth"
 
-    @extend_schema(request=PasswordInput, responses={204: None})
+    @extend_schema(
+        request=PasswordInput, responses={204: None, **error_responses(*BODY_REFUSALS, 429)}
+    )
     def post(self, request: Request) -> Response:
         data = PasswordInput(data=request.data)
         data.is_valid(raise_exception=True)

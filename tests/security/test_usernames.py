@@ -133,7 +133,7 @@ def test_the_migration_gives_existing_players_their_keys_in_sign_up_order() -> N
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
 
-    before, after = [("accounts", "0001_player_name")], [("accounts", "0002_existing_player_names")]
+    before, after = [("accounts", "0002_player_name")], [("accounts", "0003_existing_player_names")]
     executor = MigrationExecutor(connection)
     executor.migrate(before)
     old_user = executor.loader.project_state(before).apps.get_model("auth", "User")

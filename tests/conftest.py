@@ -17,7 +17,9 @@ from django.conf import settings
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 # Fixtures shared across folders, defined once.
-pytest_plugins = ["tests.mailserver"]
+# Fixtures every package of tests shares (players, clients, the pinned day, a
+# loopback SMTP server), loaded once for the whole suite.
+pytest_plugins = ["tests.fixtures", "tests.mailserver"]
 
 
 def _missing_service(marker: str) -> str | None:

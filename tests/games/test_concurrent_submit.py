@@ -15,7 +15,7 @@ from games.models import Game
 from games.services import game_submit
 from leaderboards.models import BoardEntry, BoardTotal
 from leaderboards.selectors import leaderboard_page
-from tests.games.conftest import DEAL, WIN_LOG
+from tests.fixtures import DEAL, WIN_LOG
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

@@ -18,7 +18,7 @@ from games.models import DailyDeal
 from games.rules import Deal, replay
 from games.services import daily_deal_candidates, daily_deal_is_acceptable, daily_deals_prepare
 from games.solver import Solution
-from tests.games.conftest import client_for
+from tests.fixtures import client_for
 
 pytestmark = pytest.mark.django_db
 

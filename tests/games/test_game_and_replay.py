@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from games.rules import Deal, Game
-from tests.games.conftest import DEAL, WIN, WIN_LOG, client_for, submit
+from tests.fixtures import DEAL, WIN, WIN_LOG, client_for, submit
 from tests.games.replays import replay_tables
 
 pytestmark = pytest.mark.django_db

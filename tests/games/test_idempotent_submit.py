@@ -6,7 +6,7 @@ import pytest
 
 from games.models import Game
 from leaderboards.models import BoardTotal
-from tests.games.conftest import WIN_LOG, client_for, submit
+from tests.fixtures import WIN_LOG, client_for, submit
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.games.conftest import DEAL, WIN, WIN_LOG, client_for, submit
+from tests.fixtures import DEAL, WIN, WIN_LOG, client_for, submit
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from games import rules
 from games.models import Game
 from games.rules.errors import place_in_words
 from leaderboards.models import BoardEntry
-from tests.games.conftest import DEAL, VECTOR_GAMES, WIN, WIN_LOG, client_for, submit
+from tests.fixtures import DEAL, VECTOR_GAMES, WIN, WIN_LOG, client_for, submit
 
 pytestmark = pytest.mark.django_db
 

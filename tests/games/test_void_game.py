@@ -12,7 +12,7 @@ from games.models import Game
 from games.services import game_void
 from leaderboards.models import BoardEntry, BoardTotal
 from leaderboards.selectors import leaderboard_page
-from tests.games.conftest import STOCK_CYCLE, WIN_LOG, client_for, submit
+from tests.fixtures import STOCK_CYCLE, WIN_LOG, client_for, submit
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from tests.games.conftest import STOCK_CYCLE, WIN, WIN_LOG, client_for, stored_game, submit
+from tests.fixtures import STOCK_CYCLE, WIN, WIN_LOG, client_for, stored_game, submit
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ import pytest
 from leaderboards import selectors
 from leaderboards.models import BoardTotal
 from leaderboards.selectors import leaderboard_around, leaderboard_entry, leaderboard_page
-from tests.games.conftest import WIN_LOG, client_for, stored_game, submit
+from tests.fixtures import WIN_LOG, client_for, stored_game, submit
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""Fixtures of the page tests: those of the service tests, plus stored games.
+"""Fixtures of the page tests: the suite's (`tests.fixtures`), plus stored games.
 
 Today's deal is pinned to deal 4 (`EH1-N-AAAAAAE`), which has a clean win in
 the conformance vectors, so the tests can store real won and unfinished games
@@ -14,15 +14,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 
 from games.models import Game
 from games.services import game_submit
-from tests.games.conftest import (  # noqa: F401 - fixtures shared with the service tests
-    DEAL,
-    DEAL_NUMBER,
-    WIN,
-    WIN_LOG,
-    daily,
-    make_player,
-    today,
-)
+from tests.fixtures import DEAL
 
 # The password `make_player` gives every player.
 PASSWORD = "a-long-passphrase"

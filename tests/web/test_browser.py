@@ -27,9 +27,10 @@ from django.utils.translation import gettext
 
 from games.models import DailyDeal, Game
 from games.rules import REASONS
+from tests.fixtures import DEAL_NUMBER, WIN, WIN_LOG
 from tests.games.replays import engine_tables
 
-from .conftest import DEAL_NUMBER, PASSWORD, WIN, WIN_LOG
+from .conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 

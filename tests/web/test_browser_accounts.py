@@ -19,11 +19,12 @@ from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.db import connections
 
 from games.models import Game
+from tests.fixtures import WIN
 from tests.mailserver import MailServer, body_of, link_in, mail_server
 from tests.web import test_browser
 from tests.web.test_browser import _serve_in_child, play_keys, shot
 
-from .conftest import PASSWORD, WIN
+from .conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 

@@ -15,8 +15,9 @@ from rest_framework.authtoken.models import Token
 
 from games.models import DailyDeal, Game
 from games.rules import REASONS
+from tests.fixtures import DEAL, WIN, WIN_LOG
 
-from .conftest import DEAL, PASSWORD, WIN, WIN_LOG
+from .conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 
 from games.models import DailyDeal
 from leaderboards.models import BoardEntry
-from tests.games.conftest import STOCK_CYCLE, WIN_LOG, client_for, stored_game
+from tests.fixtures import STOCK_CYCLE, WIN_LOG, client_for, stored_game
 from tests.leaderboards.test_consumers import (  # noqa: F401 - fixtures of the live tests
     _close_database_thread_connections,
     board_of,

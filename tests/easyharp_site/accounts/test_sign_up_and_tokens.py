@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.games.conftest import WIN_LOG, submit
+from tests.fixtures import WIN_LOG, submit
 
 pytestmark = pytest.mark.django_db
 

@@ -20,7 +20,7 @@ from easyharp_site.accounts.models import Account, ReservedUsername
 from games.models import DailyDeal, Game
 from games.services import game_submit, game_void
 from leaderboards.models import BoardEntry
-from tests.games.conftest import STOCK_CYCLE, WIN_LOG, client_for, stored_game, submit
+from tests.fixtures import STOCK_CYCLE, WIN_LOG, client_for, stored_game, submit
 
 from .boards import assert_boards_equal_a_recomputation
 from .conftest import PASSWORD

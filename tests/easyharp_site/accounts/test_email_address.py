@@ -17,7 +17,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from easyharp_site.accounts.models import Account
-from tests.games.conftest import client_for
+from tests.fixtures import client_for
 from tests.mailserver import MailServer, body_of, link_in
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from games.models import Game
 from games.services import game_void
-from tests.games.conftest import WIN, WIN_LOG, client_for, submit
+from tests.fixtures import WIN, WIN_LOG, client_for, submit
 
 pytestmark = pytest.mark.django_db
 

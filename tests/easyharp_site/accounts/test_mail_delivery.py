@@ -11,7 +11,7 @@ from django.core import mail as django_mail
 from django.test import Client
 
 from easyharp_site.accounts import mail
-from tests.games.conftest import client_for
+from tests.fixtures import client_for
 from tests.servers import free_port, manage, server_env
 
 pytestmark = pytest.mark.django_db(transaction=True)

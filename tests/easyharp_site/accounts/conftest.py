@@ -4,7 +4,7 @@ Tests that send mail run with real commits (`transaction=True`): mail is
 queued when the request's transaction commits.
 """
 
-from tests.games.conftest import (  # noqa: F401
+from tests.fixtures import (  # noqa: F401
     alice,
     anon,
     bob,

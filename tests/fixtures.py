@@ -1,4 +1,5 @@
-"""Fixtures of the service tests: players, API clients and today's deal.
+"""Fixtures the whole suite shares (loaded by `pytest_plugins`): players, API clients,
+today's deal.
 
 Today's deal is pinned to deal 4 (`EH1-N-AAAAAAE`), for which the conformance
 vectors hold a clean win, so the tests can submit real won and unfinished

@@ -9,7 +9,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.games.conftest import WIN_LOG, client_for, submit
+from tests.fixtures import WIN_LOG, client_for, submit
 
 from .conftest import NEW_PASSWORD, PASSWORD
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.models import User
-from django.contrib.auth.password_validation import validate_password
-from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from rest_framework import status
 from rest_framework.authtoken.models import Token
@@ -13,6 +11,7 @@ from rest_framework.authtoken.models import Token
 from easyharp_site.accounts.deletion import username_is_reserved
 from easyharp_site.accounts.models import PlayerName
 from easyharp_site.accounts.names import name_problem, player_keys
+from easyharp_site.accounts.passwords import password_validate
 from easyharp_site.errors import ServiceError
 
 
@@ -34,12 +33,7 @@ def player_register(*, username: str, password: str) -> tuple[User, str]:
     if problem is not None:
         raise ServiceError("invalid_username", problem)
     candidate = user_model(username=username)
-    try:
-        validate_password(password, user=candidate)
-    except ValidationError as error:
-        raise ServiceError(
-            "invalid_password", " ".join(error.messages), problems=list(error.messages)
-        ) from None
+    password_validate(password, player=candidate)
     candidate.set_password(password)
     return _player_store(player=candidate)
 

@@ -1,8 +1,11 @@
-"""Writes to the leaderboards: keep each player's best entry per day and board.
+"""Writes to the leaderboards: keep each player's ranked entry per day and board.
+
+Only a player's ranked game of the day counts, and only while it is not
+assisted, not voided and the player is not banned (an active account).
 
 Called by `leaderboards.receivers` when the game services announce a stored or
-voided game, inside their transaction, with the player's row locked, so one
-player's entries are never written by two transactions at once.
+voided game or a ban, inside their transaction, with the player's row locked,
+so one player's entries are never written by two transactions at once.
 The shared counters (`BoardTotal`, `BoardBucket`) are always changed in one
 order, board by board, the total before the buckets and buckets by ascending
 key, so that concurrent submissions never wait on each other in a circle.
@@ -14,17 +17,19 @@ import datetime
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
-from django.db.models import F
+from django.db.models import F, QuerySet
 
 from games.models import Game
-from leaderboards.models import Board, BoardBucket, BoardEntry, BoardTotal
+from leaderboards.models import DURATION_UNKNOWN, Board, BoardBucket, BoardEntry, BoardTotal
 
 BOARDS: tuple[str, ...] = (Board.SCORE, Board.MOVES)
 
-# The order of games on each board, as Django orderings (best first).
-GAME_ORDERINGS: dict[str, tuple[str, ...]] = {
-    Board.SCORE: ("-score", "moves", "created_at", "id"),
-    Board.MOVES: ("moves", "-score", "created_at", "id"),
+# The order of games on each board, as Django orderings (best first); a game
+# with no measured duration comes after those with one, as on the boards.
+_DURATION = F("duration_ms").asc(nulls_last=True)
+GAME_ORDERINGS: dict[str, tuple[Any, ...]] = {
+    Board.SCORE: ("-score", "moves", _DURATION, "created_at", "id"),
+    Board.MOVES: ("moves", "-score", _DURATION, "created_at", "id"),
 }
 
 
@@ -40,12 +45,37 @@ def game_counts_on(*, board: str, game: Game) -> bool:
     return board == Board.SCORE or game.won
 
 
+def game_is_ranked(game: Game) -> bool:
+    """Whether a game may be on a board at all: the player's ranked game of a day,
+    unassisted, not voided, by an active (not banned) player."""
+    return (
+        game.daily_id is not None
+        and game.ranked
+        and not game.assisted
+        and game.voided_at is None
+        and game.player.is_active
+    )
+
+
+def _ranked_games(*, player: User, date: datetime.date) -> QuerySet[Game]:
+    """`game_is_ranked` as a query: the player's games of `date` that may be on a board."""
+    return Game.objects.filter(
+        player=player,
+        daily__date=date,
+        ranked=True,
+        assisted=False,
+        voided_at__isnull=True,
+        player__is_active=True,
+    )
+
+
 def _entry_values(board: str, game: Game) -> dict[str, Any]:
     key1, key2 = board_sort_key(board=board, score=game.score, moves=game.moves)
     return {
         "game": game,
         "key1": key1,
         "key2": key2,
+        "duration_ms": game.duration_ms if game.duration_ms is not None else DURATION_UNKNOWN,
         "submitted_at": game.created_at,
         "score": game.score,
         "moves": game.moves,
@@ -79,64 +109,59 @@ def _counts_change(*, date: datetime.date, board: str, old: int | None, new: int
         _counter_add(BoardBucket, delta, date=date, board=board, key1=key1)
 
 
-def board_entries_offer(*, game: Game) -> list[str]:
-    """Put a newly stored game of the day on the boards where it beats the player's entry.
+def _entries_show(
+    *, player_id: int, date: datetime.date, games: dict[str, Game | None]
+) -> list[str]:
+    """Make the player's entry of `date` on each board show `games[board]` (None: none).
 
-    Returns the boards that moved. The caller holds the player's lock and has
-    checked that the game counts for `game.daily`.
+    Returns the boards that moved.
     """
-    assert game.daily is not None
-    date = game.daily.date
-    entries = {
-        entry.board: entry
-        for entry in BoardEntry.objects.filter(date=date, player_id=game.player_id)
-    }
+    entries = {e.board: e for e in BoardEntry.objects.filter(date=date, player_id=player_id)}
     moved: list[str] = []
     for board in BOARDS:
-        if not game_counts_on(board=board, game=game):
-            continue
-        values = _entry_values(board, game)
-        entry = entries.get(board)
-        if entry is None:
-            BoardEntry.objects.create(date=date, board=board, player_id=game.player_id, **values)
-            _counts_change(date=date, board=board, old=None, new=values["key1"])
-            moved.append(board)
-            continue
-        new = (values["key1"], values["key2"], game.created_at, game.pk)
-        old = (entry.key1, entry.key2, entry.submitted_at, entry.game_id)
-        if new < old:
-            BoardEntry.objects.filter(pk=entry.pk).update(**values)
-            _counts_change(date=date, board=board, old=entry.key1, new=values["key1"])
-            moved.append(board)
-    return moved
-
-
-def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
-    """Rebuild a player's entries of `date` from their games that still count.
-
-    Used when a game is voided. Returns the boards that moved. The caller holds
-    the player's lock.
-    """
-    games = Game.objects.filter(player=player, daily__date=date, voided_at__isnull=True)
-    entries = {entry.board: entry for entry in BoardEntry.objects.filter(date=date, player=player)}
-    moved: list[str] = []
-    for board in BOARDS:
-        candidates = games if board == Board.SCORE else games.filter(won=True)
-        best = candidates.order_by(*GAME_ORDERINGS[board]).first()
-        entry = entries.get(board)
-        if best is None:
+        game, entry = games[board], entries.get(board)
+        if game is None:
             if entry is not None:
                 entry.delete()
                 _counts_change(date=date, board=board, old=entry.key1, new=None)
                 moved.append(board)
             continue
-        values = _entry_values(board, best)
+        values = _entry_values(board, game)
         if entry is None:
-            BoardEntry.objects.create(date=date, board=board, player=player, **values)
+            BoardEntry.objects.create(date=date, board=board, player_id=player_id, **values)
             _counts_change(date=date, board=board, old=None, new=values["key1"])
             moved.append(board)
-        elif entry.game_id != best.pk:
+        elif entry.game_id != game.pk:
             BoardEntry.objects.filter(pk=entry.pk).update(**values)
             _counts_change(date=date, board=board, old=entry.key1, new=values["key1"])
             moved.append(board)
     return moved
+
+
+def board_entries_offer(*, game: Game) -> list[str]:
+    """Put a newly stored ranked game of the day on its boards.
+
+    Returns the boards that moved (none for practice, an assisted game or a
+    banned player). The caller holds the player's lock.
+    """
+    if not game_is_ranked(game):
+        return []
+    assert game.daily is not None
+    shown = {board: game if game_counts_on(board=board, game=game) else None for board in BOARDS}
+    return _entries_show(player_id=game.player_id, date=game.daily.date, games=shown)
+
+
+def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
+    """Rebuild a player's entries of `date` from their games that still count.
+
+    Used when a game is voided and when a player is banned or their ban is
+    lifted. Returns the boards that moved. The caller holds the player's lock.
+    """
+    games = _ranked_games(player=player, date=date)
+    shown: dict[str, Game | None] = {}
+    for board in BOARDS:
+        # At most one ranked game per player and day (a unique constraint);
+        # ordered all the same, so that this never depends on it.
+        candidates = games if board == Board.SCORE else games.filter(won=True)
+        shown[board] = candidates.order_by(*GAME_ORDERINGS[board]).first()
+    return _entries_show(player_id=player.pk, date=date, games=shown)

@@ -300,8 +300,9 @@ class DailyAttemptApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "submit"
 
+    @extend_schema_serializer(component_name="AttemptSave")
     class SaveInputSerializer(serializers.Serializer):
-        log = LogField()
+        log = LogField(help_text="The whole game so far (required), as text or a list of tokens.")
 
     @extend_schema(operation_id="daily_attempt_read", responses={200: AttemptOutput})
     def get(self, request: Request, date: str) -> Response:

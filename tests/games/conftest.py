@@ -32,6 +32,8 @@ DEAL_NUMBER = 4
 # A full cycle of the stock: 59 taps and one recycle leave the table as dealt,
 # so a log prefixed with it plays the same game with 60 more moves.
 STOCK_CYCLE = ["S"] * 60
+# The password `make_player` gives every player.
+PASSWORD = "a-long-passphrase"
 
 
 def _vectors() -> list[dict[str, Any]]:
@@ -57,7 +59,7 @@ def daily(db: None, today: datetime.date) -> DailyDeal:
 @pytest.fixture
 def make_player(db: None) -> Callable[[str], AbstractBaseUser]:
     def make(username: str) -> AbstractBaseUser:
-        return get_user_model().objects.create_user(username=username, password="a-long-passphrase")
+        return get_user_model().objects.create_user(username=username, password=PASSWORD)
 
     return make
 

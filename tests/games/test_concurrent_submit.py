@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from django.db import connection
-
 from django.utils import timezone
 
 from games import rules

@@ -87,9 +87,7 @@ def test_voiding_twice_changes_nothing(alice, daily):
     assert game_void(game=game).voided_at == first
 
 
-def test_the_admin_action_voids_the_selected_games_and_logs_who_and_why(
-    alice, daily, admin_user
-):
+def test_the_admin_action_voids_the_selected_games_and_logs_who_and_why(alice, daily, admin_user):
     game = submit_ranked(client_for(alice), WIN_LOG).json()["id"]
     request = RequestFactory().post("/admin/games/game/")
     request.user = admin_user

@@ -101,9 +101,7 @@ def test_submitted_games_rank_by_what_the_server_computed(alice, bob, make_playe
     assert score["date"] == daily.date.isoformat()
 
 
-def test_a_player_has_one_entry_their_ranked_game_not_a_better_practice_game(
-    alice, anon, daily
-):
+def test_a_player_has_one_entry_their_ranked_game_not_a_better_practice_game(alice, anon, daily):
     client = client_for(alice)
     practice_before = submit(client, WIN_LOG).json()  # no attempt started: practice
     ranked = submit_ranked(client, WIN_LOG[:50]).json()

@@ -266,9 +266,11 @@ async def test_a_submission_reaches_the_socket_only_after_its_transaction_commit
     try:
         assert snapshot["total"] == 0
 
+        stored: list[Game] = []
+
         def submit_and_listen_before_commit() -> bool:
             with transaction.atomic():
-                submit(alice, WIN_LOG)
+                stored.append(submit(alice, WIN_LOG))
                 return async_to_sync(communicator.receive_nothing)(timeout=QUIET)
 
         assert await database_sync_to_async(submit_and_listen_before_commit)()
@@ -278,6 +280,8 @@ async def test_a_submission_reaches_the_socket_only_after_its_transaction_commit
         assert update["total"] == 1
         assert [entry["player"] for entry in update["entries"]] == ["alice"]
         assert update["entries"][0]["won"] is True
+        # The duration the server measured travels with the entry.
+        assert update["entries"][0]["duration_ms"] == stored[0].duration_ms is not None
     finally:
         await communicator.disconnect()
 

@@ -18,15 +18,13 @@ from games.services import attempt_start, game_submit
 from tests.games.conftest import (  # noqa: F401 - fixtures shared with the service tests
     DEAL,
     DEAL_NUMBER,
+    PASSWORD,
     WIN,
     WIN_LOG,
     daily,
     make_player,
     today,
 )
-
-# The password `make_player` gives every player.
-PASSWORD = "a-long-passphrase"
 
 
 @pytest.fixture

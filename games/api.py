@@ -272,10 +272,17 @@ class AttemptOutput(serializers.Serializer):
     assisted = serializers.BooleanField(
         help_text="A hint was asked while the attempt was open: its game is on no board."
     )
-    log = serializers.CharField(allow_blank=True, help_text="The game so far, as last saved.")
+    log = serializers.CharField(
+        source="current_log",
+        allow_blank=True,
+        help_text="The game so far, as last saved (once submitted: the ranked game's log).",
+    )
     saved_at = serializers.DateTimeField(allow_null=True)
     game = serializers.IntegerField(
-        source="game_id", allow_null=True, help_text="The ranked game, once submitted."
+        source="ranked_game.pk",
+        allow_null=True,
+        default=None,
+        help_text="The ranked game, once submitted.",
     )
     elapsed_ms = serializers.SerializerMethodField(
         help_text="Milliseconds since the start by the server's clock at this answer "

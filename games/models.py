@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 
 from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
 from django.db import models
 from django.db.models import Q
 
@@ -117,6 +118,14 @@ class Game(models.Model):
     review_state = models.CharField(
         max_length=8, choices=ReviewState.choices, default=ReviewState.NONE, blank=True
     )
+    attempt = models.OneToOneField(
+        "Attempt",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="game",
+        help_text="The ranked attempt this game closed (ranked games only).",
+    )
     created_at = models.DateTimeField()
     voided_at = models.DateTimeField(null=True, blank=True)
     void_reason = models.CharField(max_length=200, blank=True)
@@ -185,7 +194,7 @@ class Attempt(models.Model):
     Started explicitly (the server's clock starts then), saved as it goes
     (`log`, and `saves`: `[elapsed ms, actions]` of each save, the progress
     over time that review reads), and closed by the submission that stores
-    its ranked game. At most one per player and day.
+    its ranked game (which points back at it). At most one per player and day.
     """
 
     class Status(models.TextChoices):
@@ -197,22 +206,14 @@ class Attempt(models.Model):
     )
     daily = models.ForeignKey(DailyDeal, on_delete=models.PROTECT, related_name="attempts")
     started_at = models.DateTimeField()
-    status = models.CharField(max_length=6, choices=Status.choices, default=Status.OPEN)
     assisted = models.BooleanField(default=False, help_text="A hint was asked while it was open.")
     log = models.TextField(blank=True, help_text="The game so far, as last saved.")
     saved_at = models.DateTimeField(null=True, blank=True)
     saves = models.JSONField(
         default=list, blank=True, help_text="[ms since the start, actions] of each save."
     )
-    game = models.OneToOneField(
-        Game,
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="attempt",
-        help_text="The ranked game that closed the attempt.",
-    )
-    closed_at = models.DateTimeField(null=True, blank=True)
+    # Closed by its ranked game (`Game.attempt`, reached here as `game`): the
+    # game's insert is the whole of closing it, so no state is kept twice.
 
     class Meta:
         ordering = ["-started_at"]
@@ -226,8 +227,31 @@ class Attempt(models.Model):
         return f"attempt of {self.player_id} on {self.daily_id} ({self.status})"
 
     @property
+    def ranked_game(self) -> Game | None:
+        """The ranked game that closed the attempt, or None while it is open."""
+        try:
+            return self.game
+        except ObjectDoesNotExist:
+            return None
+
+    @property
+    def status(self) -> str:
+        return self.Status.OPEN if self.ranked_game is None else self.Status.CLOSED
+
+    @property
     def is_open(self) -> bool:
-        return self.status == self.Status.OPEN
+        return self.ranked_game is None
+
+    @property
+    def closed_at(self) -> datetime.datetime | None:
+        game = self.ranked_game
+        return game.created_at if game is not None else None
+
+    @property
+    def current_log(self) -> str:
+        """The game so far: the ranked game's log once submitted, else the last save."""
+        game = self.ranked_game
+        return game.log if game is not None else self.log
 
 
 class ModerationAction(models.Model):

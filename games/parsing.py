@@ -7,6 +7,7 @@ per-action times a ranked submission may carry.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -87,18 +88,24 @@ def times_check(times: Sequence[object], *, actions: int, latest_ms: int | None)
             None, "count", f"There is one time per action: {actions} expected, {len(times)} sent."
         )
     checked: list[int] = []
+    previous = 0
     for index, value in enumerate(times, start=1):
-        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        # `type() is`: True is an int to isinstance, and no time.
+        if type(value) is int:
+            milliseconds = value
+        elif type(value) is float and math.isfinite(value):
+            milliseconds = int(value)
+        else:
             raise _bad_times(
                 index, "not_a_number", f"Time {index} is not a number of milliseconds."
             )
-        if value < 0 or value == float("inf"):
+        if value < 0:
             raise _bad_times(index, "out_of_range", f"Time {index} is not a time since the start.")
-        milliseconds = int(value)
-        if checked and milliseconds < checked[-1]:
+        if milliseconds < previous:
             raise _bad_times(
                 index, "decreasing", f"Time {index} ({milliseconds} ms) is before time {index - 1}."
             )
+        previous = milliseconds
         checked.append(milliseconds)
     if latest_ms is not None and checked and checked[-1] > latest_ms:
         raise _bad_times(

@@ -125,7 +125,9 @@ def _frame(index: int, token: str | None, played: rules.Game) -> dict[str, Any]:
 def attempt_get(*, player: User, date: datetime.date) -> Attempt:
     """The player's ranked attempt of `date`, or a 404 `no_attempt`."""
     attempt = (
-        Attempt.objects.select_related("daily").filter(player=player, daily__date=date).first()
+        Attempt.objects.select_related("daily", "game")
+        .filter(player=player, daily__date=date)
+        .first()
     )
     if attempt is None:
         raise ServiceError(

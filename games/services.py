@@ -14,17 +14,18 @@ from __future__ import annotations
 import datetime
 import hashlib
 import hmac
+import json
 import logging
 from collections.abc import Iterator, Sequence
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from rest_framework import status
 
-from easyharp_site.dates import today
+from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
 from games import rules, signals, solver
 from games.models import Attempt, DailyDeal, Game, ModerationAction, ReviewState
@@ -129,15 +130,15 @@ def _player_lock(player: User) -> bool:
 
     Locks the player's row until the transaction ends (other players are not
     held up) and returns whether the account is active, read under the lock.
+    Plain SQL: it runs in every submission, and the ORM's building of it cost
+    several times the statement (bench/submit.py, docs/PERFORMANCE.md).
     """
-    active: bool | None = (
-        get_user_model()
-        .objects.select_for_update()
-        .filter(pk=player.pk)
-        .values_list("is_active", flat=True)
-        .first()
-    )
-    return bool(active)
+    users = get_user_model()._meta.db_table
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT is_active FROM {users} WHERE id = %s{lock}", [player.pk])
+        row = cursor.fetchone()
+    return row is not None and bool(row[0])
 
 
 def _active_player_lock(player: User) -> None:
@@ -182,7 +183,7 @@ def attempt_start(*, player: User, date: datetime.date) -> tuple[Attempt, bool]:
     day = daily_deal_get(date=date)
     _day_open_check(day)
     _active_player_lock(player)
-    attempt = Attempt.objects.filter(player=player, daily=day).first()
+    attempt = Attempt.objects.select_related("game").filter(player=player, daily=day).first()
     if attempt is not None:
         return attempt, False
     return Attempt.objects.create(player=player, daily=day, started_at=timezone.now()), True
@@ -207,7 +208,7 @@ def attempt_save(*, player: User, date: datetime.date, log: str | Sequence[str])
             "attempt_closed",
             "This attempt was submitted; its game is stored and can no longer change.",
             status_code=status.HTTP_409_CONFLICT,
-            game=attempt.game_id,
+            game=attempt.game.pk,
         )
     _day_open_check(day)
     now = timezone.now()
@@ -235,13 +236,54 @@ def attempt_assist(*, player: User, deal: str) -> bool:
     if day is None or day.number != number:
         return False
     _player_lock(player)
-    attempt = Attempt.objects.filter(player=player, daily=day, status=Attempt.Status.OPEN).first()
+    attempt = Attempt.objects.filter(player=player, daily=day, game__isnull=True).first()
     if attempt is None:
         return False
     if not attempt.assisted:
         attempt.assisted = True
         attempt.save(update_fields=["assisted"])
     return True
+
+
+# The open attempt of a day's deal, with its day, in one plain statement (read
+# after the player's lock, so that it sees a submission that just closed it):
+# the ORM's building of this join cost more CPU than the replay of the game.
+_OPEN_ATTEMPT_SQL = """
+SELECT a.id, a.started_at, a.assisted, a.saves, d.id, d.par, d.par_log, d.created_at
+FROM games_attempt a JOIN games_dailydeal d ON d.id = a.daily_id
+WHERE a.player_id = %s AND d.date = %s AND d.number = %s
+    AND NOT EXISTS (SELECT 1 FROM games_game g WHERE g.attempt_id = a.id)
+"""
+
+
+def _open_attempt(*, player: User, date: datetime.date, number: int) -> Attempt | None:
+    """The player's open attempt at deal `number` on `date` (with its day), or None."""
+    with connection.cursor() as cursor:
+        cursor.execute(_OPEN_ATTEMPT_SQL, [player.pk, date, number])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    attempt_id, started_at, assisted, saves, daily_id, par, par_log, created_at = row
+    daily = DailyDeal.from_db(
+        connection.alias,
+        ["id", "date", "number", "par", "par_log", "created_at"],
+        [daily_id, date, number, par, par_log, utc_aware(created_at)],
+    )
+    attempt = Attempt.from_db(
+        connection.alias,
+        ["id", "player_id", "daily_id", "started_at", "assisted", "saves"],
+        [
+            attempt_id,
+            player.pk,
+            daily_id,
+            utc_aware(started_at),
+            bool(assisted),
+            # JSON arrives as text from both backends (as Django reads it).
+            json.loads(saves) if isinstance(saves, str) else saves,
+        ],
+    )
+    attempt.daily = daily
+    return attempt
 
 
 # --- Games -------------------------------------------------------------------------
@@ -297,16 +339,14 @@ def game_submit(
     # Read under the lock: an attempt started a moment ago is seen, and two
     # submissions at once close it only once.
     now = timezone.now()
-    # Days are prepared ahead (`daily_deals_prepare`); a submission never chooses one.
-    today_deal = DailyDeal.objects.filter(date=now.date()).first()
-    daily = (
-        today_deal if today_deal is not None and today_deal.number == parsed_deal.number else None
-    )
-    attempt = (
-        Attempt.objects.filter(player=player, daily=daily, status=Attempt.Status.OPEN).first()
-        if daily is not None
-        else None
-    )
+    attempt = _open_attempt(player=player, date=now.date(), number=parsed_deal.number)
+    if attempt is not None:
+        daily: DailyDeal | None = attempt.daily
+    else:
+        # Days are prepared ahead (`daily_deals_prepare`); a submission never chooses one.
+        today_deal = DailyDeal.objects.filter(date=now.date()).first()
+        is_today = today_deal is not None and today_deal.number == parsed_deal.number
+        daily = today_deal if is_today else None
 
     played = log_replay(parsed_deal, tokens)
     canonical = [str(token) for token in played.log]
@@ -344,6 +384,8 @@ def game_submit(
             times=checked_times,
             solver_line=daily.par_log.split(),
         )
+        # Pointing at the attempt is what closes it (one game per attempt).
+        game.attempt = attempt
         game.ranked = True
         game.assisted = attempt.assisted
         game.duration_ms = duration_ms
@@ -352,12 +394,6 @@ def game_submit(
         game.review_flags = " ".join(review.flags)
         game.review_state = ReviewState.FLAGGED if review.flags else ReviewState.NONE
     game.save()
-    if attempt is not None:
-        attempt.status = Attempt.Status.CLOSED
-        attempt.game = game
-        attempt.closed_at = now
-        attempt.log = game.log
-        attempt.save(update_fields=["status", "game", "closed_at", "log"])
     signals.game_stored.send(sender=Game, game=game)
     return game, True
 

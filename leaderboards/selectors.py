@@ -25,6 +25,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import connection
 
+from easyharp_site.dates import utc_aware
 from games.rules import Deal
 from leaderboards.models import DURATION_UNKNOWN, BoardTotal
 
@@ -66,13 +67,8 @@ def _rows(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
 def _key(row: tuple[Any, ...]) -> list[Any]:
     """The sort key of a row as query parameters."""
     key1, key2, duration_ms, submitted_at, game = row[:_KEY_LENGTH]
-    at = connection.ops.adapt_datetimefield_value(_aware(submitted_at))
+    at = connection.ops.adapt_datetimefield_value(utc_aware(submitted_at))
     return [key1, key2, duration_ms, at, game]
-
-
-def _aware(moment: datetime.datetime) -> datetime.datetime:
-    # SQLite hands back naive UTC datetimes to raw queries.
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=datetime.UTC)
 
 
 def _entry_dict(row: tuple[Any, ...], rank: int) -> dict[str, Any]:
@@ -85,7 +81,7 @@ def _entry_dict(row: tuple[Any, ...], rank: int) -> dict[str, Any]:
         "won": bool(won),
         "duration_ms": None if duration_ms == DURATION_UNKNOWN else duration_ms,
         "game": game,
-        "submitted_at": _aware(submitted_at)
+        "submitted_at": utc_aware(submitted_at)
         .astimezone(datetime.UTC)
         .isoformat()
         .replace("+00:00", "Z"),
@@ -253,12 +249,12 @@ def leaderboard_entries_of(
             f"ORDER BY {_ORDER_ASC}",
             [date, order, *chunk],
         ):
-            buckets.setdefault(key1, []).append((key2, duration_ms, _aware(submitted_at), game))
+            buckets.setdefault(key1, []).append((key2, duration_ms, utc_aware(submitted_at), game))
     found: dict[int, dict[str, Any]] = {}
     for player_id, *row in rows:
         key1, key2, duration_ms, submitted_at, game = row[:_KEY_LENGTH]
         # Python orders these keys as the index does (SQLite's naive times made UTC).
-        in_bucket = (key2, duration_ms, _aware(submitted_at), game)
+        in_bucket = (key2, duration_ms, utc_aware(submitted_at), game)
         place = bisect.bisect_left(buckets[key1], in_bucket) + 1
         found[player_id] = _entry_dict(tuple(row), above[key1] + place)
     return found

@@ -17,6 +17,7 @@ import datetime
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
+from django.db import connection
 from django.db.models import F, QuerySet
 
 from games.models import Game
@@ -86,13 +87,19 @@ def _entry_values(board: str, game: Game) -> dict[str, Any]:
 _Counter = TypeVar("_Counter", BoardTotal, BoardBucket)
 
 
-def _counter_add(model: type[_Counter], delta: int, **where: object) -> None:
-    updated = model.objects.filter(**where).update(players=F("players") + delta)
-    if not updated:
-        # The first entry it counts: create the row (a concurrent first entry
-        # may win the race, hence ignore_conflicts), then count.
-        model.objects.bulk_create([model(players=0, **where)], ignore_conflicts=True)
-        model.objects.filter(**where).update(players=F("players") + delta)
+def _counter_add(model: type[_Counter], delta: int, **where: datetime.date | str | int) -> None:
+    # Plain SQL: every ranked submission changes two to four counters, and the
+    # ORM's query building cost more than the statement itself (bench/submit.py).
+    columns = " AND ".join(f"{column} = %s" for column in where)
+    sql = f"UPDATE {model._meta.db_table} SET players = players + %s WHERE {columns}"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [delta, *where.values()])
+        if cursor.rowcount:
+            return
+    # The first entry it counts: create the row (a concurrent first entry may
+    # win the race, hence ignore_conflicts), then count.
+    model.objects.bulk_create([model(players=0, **where)], ignore_conflicts=True)
+    model.objects.filter(**where).update(players=F("players") + delta)
 
 
 def _counts_change(*, date: datetime.date, board: str, old: int | None, new: int | None) -> None:
@@ -109,46 +116,27 @@ def _counts_change(*, date: datetime.date, board: str, old: int | None, new: int
         _counter_add(BoardBucket, delta, date=date, board=board, key1=key1)
 
 
-def _entries_show(
-    *, player_id: int, date: datetime.date, games: dict[str, Game | None]
-) -> list[str]:
-    """Make the player's entry of `date` on each board show `games[board]` (None: none).
-
-    Returns the boards that moved.
-    """
-    entries = {e.board: e for e in BoardEntry.objects.filter(date=date, player_id=player_id)}
-    moved: list[str] = []
-    for board in BOARDS:
-        game, entry = games[board], entries.get(board)
-        if game is None:
-            if entry is not None:
-                entry.delete()
-                _counts_change(date=date, board=board, old=entry.key1, new=None)
-                moved.append(board)
-            continue
-        values = _entry_values(board, game)
-        if entry is None:
-            BoardEntry.objects.create(date=date, board=board, player_id=player_id, **values)
-            _counts_change(date=date, board=board, old=None, new=values["key1"])
-            moved.append(board)
-        elif entry.game_id != game.pk:
-            BoardEntry.objects.filter(pk=entry.pk).update(**values)
-            _counts_change(date=date, board=board, old=entry.key1, new=values["key1"])
-            moved.append(board)
-    return moved
-
-
 def board_entries_offer(*, game: Game) -> list[str]:
     """Put a newly stored ranked game of the day on its boards.
 
     Returns the boards that moved (none for practice, an assisted game or a
-    banned player). The caller holds the player's lock.
+    banned player). The caller holds the player's lock. A player's entries of
+    a day only ever show their ranked game of that day, of which there is one
+    (a unique constraint), so a new one finds no entry to replace.
     """
     if not game_is_ranked(game):
         return []
     assert game.daily is not None
-    shown = {board: game if game_counts_on(board=board, game=game) else None for board in BOARDS}
-    return _entries_show(player_id=game.player_id, date=game.daily.date, games=shown)
+    date = game.daily.date
+    boards = [board for board in BOARDS if game_counts_on(board=board, game=game)]
+    entries = [
+        BoardEntry(date=date, board=board, player_id=game.player_id, **_entry_values(board, game))
+        for board in boards
+    ]
+    BoardEntry.objects.bulk_create(entries)
+    for entry in entries:
+        _counts_change(date=date, board=entry.board, old=None, new=entry.key1)
+    return boards
 
 
 def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
@@ -158,10 +146,27 @@ def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
     lifted. Returns the boards that moved. The caller holds the player's lock.
     """
     games = _ranked_games(player=player, date=date)
-    shown: dict[str, Game | None] = {}
+    entries = {entry.board: entry for entry in BoardEntry.objects.filter(date=date, player=player)}
+    moved: list[str] = []
     for board in BOARDS:
         # At most one ranked game per player and day (a unique constraint);
         # ordered all the same, so that this never depends on it.
         candidates = games if board == Board.SCORE else games.filter(won=True)
-        shown[board] = candidates.order_by(*GAME_ORDERINGS[board]).first()
-    return _entries_show(player_id=player.pk, date=date, games=shown)
+        best = candidates.order_by(*GAME_ORDERINGS[board]).first()
+        entry = entries.get(board)
+        if best is None:
+            if entry is not None:
+                entry.delete()
+                _counts_change(date=date, board=board, old=entry.key1, new=None)
+                moved.append(board)
+            continue
+        values = _entry_values(board, best)
+        if entry is None:
+            BoardEntry.objects.create(date=date, board=board, player=player, **values)
+            _counts_change(date=date, board=board, old=None, new=values["key1"])
+            moved.append(board)
+        elif entry.game_id != best.pk:
+            BoardEntry.objects.filter(pk=entry.pk).update(**values)
+            _counts_change(date=date, board=board, old=entry.key1, new=values["key1"])
+            moved.append(board)
+    return moved

@@ -9,6 +9,7 @@ the leaderboards' migration that follows.
 """
 
 from django.db import migrations
+from django.db.models import OuterRef, Subquery
 
 BATCH = 1000
 
@@ -37,14 +38,19 @@ def rank_first_games(apps, schema_editor):
                     player_id=game.player_id,
                     daily_id=game.daily_id,
                     started_at=game.created_at,
-                    status="closed",
                     log=game.log,
-                    game_id=game.pk,
-                    closed_at=game.created_at,
                 )
                 for game in Game.objects.filter(pk__in=batch)
             ]
         )
+    # Each ranked game closes its attempt by pointing at it.
+    Game.objects.filter(ranked=True, attempt__isnull=True).update(
+        attempt_id=Subquery(
+            Attempt.objects.filter(
+                player_id=OuterRef("player_id"), daily_id=OuterRef("daily_id")
+            ).values("id")[:1]
+        )
+    )
 
 
 class Migration(migrations.Migration):

@@ -22,7 +22,7 @@ def test_a_retry_with_the_same_key_returns_the_first_game(alice, daily):
     assert retry.json() == first.json()
     assert retry.json()["ranked"] is True
     assert Game.objects.count() == 1
-    assert Attempt.objects.get().game_id == first.json()["id"]
+    assert Attempt.objects.get().game.pk == first.json()["id"]
     assert BoardTotal.objects.get(date=daily.date, board="score").players == 1
 
 

@@ -90,7 +90,7 @@ def test_the_first_game_of_each_player_and_day_becomes_the_ranked_one():
         assert attempt.status == "closed"
         assert attempt.game.player_id == attempt.player_id
         assert attempt.started_at == attempt.closed_at == attempt.game.created_at
-    assert set(Attempt.objects.values_list("game_id", flat=True)) == ranked
+    assert set(Attempt.objects.values_list("game__id", flat=True)) == ranked
 
     def board(day, order):
         page = leaderboard_page(date=day, order=order)

@@ -45,7 +45,7 @@ def test_the_game_of_the_open_attempt_is_ranked_and_closes_it(alice, daily):
     # Measured by the server from the attempt's start to the submission.
     assert 300_000 <= body["duration_ms"] < 360_000
     attempt = Attempt.objects.get()
-    assert (attempt.status, attempt.game_id) == ("closed", body["id"])
+    assert (attempt.status, attempt.game.pk) == ("closed", body["id"])
     assert attempt.closed_at == Game.objects.get(pk=body["id"]).created_at
     assert entries(daily) == entries(daily, "moves") == [("alice", body["id"])]
 

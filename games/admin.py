@@ -16,7 +16,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
-from games.models import DailyDeal, FlaggedGame, Game, ModerationAction, ReviewState
+from games.models import Attempt, DailyDeal, FlaggedGame, Game, ModerationAction, ReviewState
 from games.review import flag_reasons
 from games.services import game_review_clear, game_void, player_ban, player_unban
 
@@ -85,6 +85,20 @@ class GameAdmin(NoAddNoDelete):
             )
             voided += 1
         self.message_user(request, f"{voided} game(s) voided.", messages.SUCCESS)
+
+
+@admin.register(Attempt)
+class AttemptAdmin(NoAddNoDelete):
+    """Each player's ranked attempt of a day: read only (the services keep them)."""
+
+    list_display = ["id", "player", "daily", "started_at", "assisted", "saved_at", "status"]
+    list_filter = ["assisted", "daily__date"]
+    search_fields = ["player__username", "=id"]
+    list_select_related = ["player", "daily", "game"]
+    readonly_fields = [field.name for field in Attempt._meta.fields]
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 class FlagFilter(admin.SimpleListFilter):

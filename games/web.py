@@ -221,6 +221,8 @@ def play(request: HttpRequest) -> HttpResponse:
             games_url="/api/games/",
             leaderboard_url=f"/api/daily/{day.isoformat()}/leaderboard/",
             hint_url=reverse("api-hint"),
+            # Today's ranked attempt: POST starts it, GET reads it, PATCH saves the game.
+            attempt_url=reverse("api-daily-attempt", args=[day.isoformat()]),
         ),
     }
     return render(request, "games/play.html", context, status=400 if deal_error else 200)

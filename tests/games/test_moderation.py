@@ -210,3 +210,15 @@ def test_the_moderation_log_is_read_only_in_the_admin(alice, daily, admin_client
     assert listing.status_code == 200
     assert "a bot" in listing.content.decode()
     assert adding.status_code == 403
+
+
+def test_attempts_are_shown_read_only_in_the_admin(alice, daily, admin_client):
+    start(client_for(alice))
+
+    listing = admin_client.get("/admin/games/attempt/")
+
+    assert listing.status_code == 200
+    assert "alice" in listing.content.decode() and "open" in listing.content.decode()
+    attempt = Attempt.objects.get()
+    assert admin_client.get(f"/admin/games/attempt/{attempt.pk}/change/").status_code == 200
+    assert admin_client.post(f"/admin/games/attempt/{attempt.pk}/change/", {}).status_code == 403

@@ -94,6 +94,7 @@ class TestPlay:
         assert config["daily_deal"] == DEAL
         assert config["games_url"] == "/api/games/"
         assert config["hint_url"] == "/api/hint/"
+        assert config["attempt_url"] == f"/api/daily/{daily.date.isoformat()}/attempt/"
         assert config["user"] is None
         assert "games/play.js" in response.content.decode()
 

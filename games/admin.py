@@ -17,7 +17,7 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
 from games.models import Attempt, DailyDeal, FlaggedGame, Game, ModerationAction, ReviewState
-from games.review import flag_reasons
+from games.review import FLAGS, flag_reasons
 from games.services import game_review_clear, game_void, player_ban, player_unban
 
 
@@ -41,6 +41,37 @@ class DailyDealAdmin(NoAddNoDelete):
 def _moderator(request: HttpRequest) -> User | None:
     user = request.user
     return user if isinstance(user, User) else None
+
+
+def _ask_why(
+    model_admin: admin.ModelAdmin,
+    request: HttpRequest,
+    queryset: QuerySet[Any],
+    *,
+    action: str,
+    title: str,
+    act: Callable[[Any, str], bool],
+) -> TemplateResponse | None:
+    """Ask why on a page of its own, then `act(item, reason)` on each selected item.
+
+    Every moderation action is logged with its reason, so there is none
+    without one.
+    """
+    reason = request.POST.get("reason", "").strip()
+    if "apply" in request.POST and reason:
+        changed = sum(act(item, reason) for item in queryset)
+        model_admin.message_user(request, f"{title}: {changed} changed.", messages.SUCCESS)
+        return None
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "title": title,
+        "queryset": queryset,
+        "action": action,
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        "missing_reason": "apply" in request.POST,
+        "opts": model_admin.model._meta,
+    }
+    return TemplateResponse(request, "admin/games/moderation_reason.html", context)
 
 
 @admin.register(Game)
@@ -75,16 +106,14 @@ class GameAdmin(NoAddNoDelete):
     actions = ["void_games"]
 
     @admin.action(description="Void the selected games (they leave every board)")
-    def void_games(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
-        voided = 0
-        for game in queryset.filter(voided_at__isnull=True):
-            game_void(
-                game=game,
-                reason=f"voided by {request.user.get_username()}",
-                moderator=_moderator(request),
-            )
-            voided += 1
-        self.message_user(request, f"{voided} game(s) voided.", messages.SUCCESS)
+    def void_games(self, request: HttpRequest, queryset: QuerySet[Game]) -> TemplateResponse | None:
+        def void(game: Game, reason: str) -> bool:
+            if game.is_voided:
+                return False
+            game_void(game=game, reason=reason, moderator=_moderator(request))
+            return True
+
+        return _ask_why(self, request, queryset, action="void_games", title="Void games", act=void)
 
 
 @admin.register(Attempt)
@@ -106,12 +135,7 @@ class FlagFilter(admin.SimpleListFilter):
     parameter_name = "flag"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [
-            ("too_fast", "too fast"),
-            ("burst", "whole log at once"),
-            ("regular_times", "regular times"),
-            ("solver_line", "solver's line"),
-        ]
+        return [(code, name) for code, (name, _) in FLAGS.items()]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         value = self.value()
@@ -189,47 +213,22 @@ class PlayerAdmin(UserAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return [*super().get_readonly_fields(request, obj), "is_active"]
 
-    def _with_reason(
-        self,
-        request: HttpRequest,
-        queryset: QuerySet[Any],
-        *,
-        action: str,
-        title: str,
-        act: Callable[..., bool],
-    ) -> TemplateResponse | None:
-        """Ask why on a page of its own, then apply `act` to each selected player."""
-        reason = request.POST.get("reason", "").strip()
-        if "apply" in request.POST and reason:
-            changed = sum(
-                act(player=player, moderator=_moderator(request), reason=reason)
-                for player in queryset
-            )
-            self.message_user(request, f"{title}: {changed} player(s).", messages.SUCCESS)
-            return None
-        context = {
-            **self.admin_site.each_context(request),
-            "title": title,
-            "queryset": queryset,
-            "action": action,
-            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-            "missing_reason": "apply" in request.POST,
-            "opts": self.model._meta,
-        }
-        return TemplateResponse(request, "admin/games/moderation_reason.html", context)
-
     @admin.action(description="Ban the selected players (they leave every board)")
     def ban_players(self, request: HttpRequest, queryset: QuerySet[Any]) -> TemplateResponse | None:
-        return self._with_reason(
-            request, queryset, action="ban_players", title="Ban players", act=player_ban
-        )
+        def ban(player: Any, reason: str) -> bool:
+            return player_ban(player=player, moderator=_moderator(request), reason=reason)
+
+        return _ask_why(self, request, queryset, action="ban_players", title="Ban players", act=ban)
 
     @admin.action(description="Lift the ban of the selected players (their games come back)")
     def unban_players(
         self, request: HttpRequest, queryset: QuerySet[Any]
     ) -> TemplateResponse | None:
-        return self._with_reason(
-            request, queryset, action="unban_players", title="Lift bans", act=player_unban
+        def unban(player: Any, reason: str) -> bool:
+            return player_unban(player=player, moderator=_moderator(request), reason=reason)
+
+        return _ask_why(
+            self, request, queryset, action="unban_players", title="Lift bans", act=unban
         )
 
 

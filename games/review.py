@@ -131,24 +131,45 @@ def _common_prefix(log: Sequence[str], line: Sequence[str]) -> int:
     return common
 
 
+# Each flag: a short name (the review queue's filter) and its reason in words,
+# filled from the game's signals and the thresholds above.
+FLAGS: dict[str, tuple[str, str]] = {
+    "too_fast": (
+        "too fast",
+        "too fast: {ms_per_action} ms per action over the whole game "
+        "(a person needs {min_ms_per_action} or more)",
+    ),
+    "burst": (
+        "whole log at once",
+        "{largest_step_actions} actions ({largest_step_share:.0%} of the game) arrived in "
+        "one save or the submission, after {silence_before_largest_step_ms} ms of silence",
+    ),
+    "regular_times": (
+        "regular times",
+        "per-action times as even as a script's: variation {time_variation} "
+        "(below {regular_max_variation})",
+    ),
+    "solver_line": (
+        "solver's line",
+        "the log follows the solver's line: {solver_line_common_actions} of its "
+        "{solver_line_actions} actions",
+    ),
+}
+
+
 def flag_reasons(flags: Sequence[str], signals: dict[str, Any]) -> list[str]:
     """Each flag in words, with the numbers behind it, as the review queue shows them."""
-    words = {
-        "too_fast": "too fast: {ms_per_action} ms per action over the whole game "
-        f"(a person needs {MIN_MS_PER_ACTION} or more)",
-        "burst": "{largest_step_actions} actions ({largest_step_share:.0%} of the game) "
-        "arrived in one save or the submission, after {silence_before_largest_step_ms} ms "
-        "of silence",
-        "regular_times": "per-action times as even as a script's: variation {time_variation} "
-        f"(below {REGULAR_MAX_VARIATION})",
-        "solver_line": "the log follows the solver's line: {solver_line_common_actions} of "
-        "its {solver_line_actions} actions",
+    fields = {
+        **signals,
+        "min_ms_per_action": MIN_MS_PER_ACTION,
+        "regular_max_variation": REGULAR_MAX_VARIATION,
     }
     reasons = []
     for flag in flags:
-        template = words.get(flag)
+        _, words = FLAGS.get(flag, (flag, flag))
         try:
-            reasons.append(template.format(**signals) if template else flag)
+            reasons.append(words.format(**fields))
         except (KeyError, TypeError, ValueError):
+            # Signals stored by an older version may lack a field: the code still says why.
             reasons.append(flag)
     return reasons

@@ -5,8 +5,7 @@ from __future__ import annotations
 from unittest import mock
 
 import pytest
-from django.contrib.admin.sites import site
-from django.test import RequestFactory
+from django.test import Client
 
 from games.models import Game, ModerationAction
 from games.services import game_void
@@ -87,15 +86,20 @@ def test_voiding_twice_changes_nothing(alice, daily):
     assert game_void(game=game).voided_at == first
 
 
-def test_the_admin_action_voids_the_selected_games_and_logs_who_and_why(alice, daily, admin_user):
+def test_the_admin_asks_why_then_voids_the_selected_games_and_logs_who_and_why(
+    alice, daily, admin_user
+):
     game = submit_ranked(client_for(alice), WIN_LOG).json()["id"]
-    request = RequestFactory().post("/admin/games/game/")
-    request.user = admin_user
-    model_admin = site._registry[Game]
+    client = Client()
+    client.force_login(admin_user)
+    chosen = {"action": "void_games", "_selected_action": [game]}
 
-    with mock.patch.object(model_admin, "message_user"):
-        model_admin.void_games(request, Game.objects.filter(pk=game))
+    asked = client.post("/admin/games/game/", chosen)
+    assert asked.status_code == 200 and 'name="reason"' in asked.content.decode()
+    assert not Game.objects.get(pk=game).is_voided
+    done = client.post("/admin/games/game/", {**chosen, "apply": "1", "reason": "a bot's log"})
 
+    assert done.status_code == 302
     assert Game.objects.get(pk=game).is_voided
     assert _board(daily, "score") == []
     (logged,) = ModerationAction.objects.all()
@@ -105,4 +109,4 @@ def test_the_admin_action_voids_the_selected_games_and_logs_who_and_why(alice, d
         alice,
         game,
     )
-    assert logged.reason == "voided by admin" and logged.created_at is not None
+    assert logged.reason == "a bot's log" and logged.created_at is not None

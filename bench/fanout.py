@@ -3,8 +3,9 @@
 Runs real daphne servers on loopback ports with the Redis channel layer and
 PostgreSQL, opens N websocket clients on today's score board (spread over the
 servers), and streams game submissions through the real service
-(`game_submit`, in a separate process, each one by a new player so that every
-commit adds one to the board's player count). Then it prints the delivery
+(`game_submit`, in a separate process, each one the ranked game of a new
+player whose attempt was started beforehand, so that every commit adds one to
+the board's player count). Then it prints the delivery
 latency, from each commit to each client seeing a board that includes it
 (p50, p90, p99, max), and checks that every client's final board equals a
 fresh snapshot. With `--signed-in N`, the first N clients sign in as players
@@ -118,13 +119,17 @@ def run_submitter(args: argparse.Namespace) -> None:
     setup_django(args.database_url, args.redis_url)
     from django.contrib.auth import get_user_model
     from django.db import transaction
+    from django.utils import timezone
 
-    from games.services import game_submit
+    from games.services import attempt_start, game_submit
 
     names = json.loads(Path(args.players_file).read_text())
     deal = args.deal
     logs = random_logs(deal, LOG_POOL, seed=args.seed)
     players = {user.username: user for user in get_user_model().objects.filter(username__in=names)}
+    # Each player's day's attempt is started before the clock: their game is ranked.
+    for user in players.values():
+        attempt_start(player=user, date=timezone.now().date())
     rng = random.Random(args.seed)
     commits: list[float] = []
 
@@ -311,8 +316,9 @@ def sign_in_watchers(args: argparse.Namespace, deal: str, run_id: str) -> list[t
         SESSION_KEY,
         get_user_model,
     )
+    from django.utils import timezone
 
-    from games.services import game_submit
+    from games.services import attempt_start, game_submit
 
     if not args.signed_in:
         return []
@@ -325,6 +331,7 @@ def sign_in_watchers(args: argparse.Namespace, deal: str, run_id: str) -> list[t
     store = import_module(settings.SESSION_ENGINE).SessionStore
     watchers = []
     for player in users.objects.filter(username__in=names).order_by("pk"):
+        attempt_start(player=player, date=timezone.now().date())
         game_submit(player=player, deal=deal, log=rng.choice(logs))
         session = store()
         session[SESSION_KEY] = str(player.pk)

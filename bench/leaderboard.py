@@ -5,10 +5,13 @@
 
 It fills one day of a dedicated database (created if missing, migrated, and
 emptied first) with `--games` games by `--players` players, written with COPY
-through psycopg: the players, the games, each player's best entry on each board
-(computed with the service's own sort key) and the stored player counts. Scores,
-moves and wins are spread like real play (about one game in eight won), with
-many ties. Then it times, through the same selectors the API uses:
+through psycopg: the players, the games (each player's first game of the day
+is their ranked game, with a duration; the rest are practice), each player's
+entry on each board (their ranked game, with the service's own sort key) and
+the stored player counts. Scores, moves and wins are spread like real play
+(about one game in eight won), with many ties on score and moves, broken by
+the duration (whole seconds, so that ties remain). Then it times, through the
+same selectors the API uses:
 
 - the top page (100 entries) of each board;
 - around-me (100 entries centred on the player, with the player's rank) for a
@@ -65,11 +68,12 @@ def ensure_database(url: str) -> None:
             admin.execute(f'CREATE DATABASE "{name}"')
 
 
-def fake_game(rng: random.Random) -> tuple[int, int, bool]:
-    """(score, moves, won) spread like real play."""
+def fake_game(rng: random.Random) -> tuple[int, int, bool, int]:
+    """(score, moves, won, duration ms) spread like real play."""
+    duration_ms = 1000 * rng.randint(120, 3600)
     if rng.random() < 0.125:
-        return 1220 + 5 * rng.randint(0, 40), rng.randint(300, 1500), True
-    return 5 * rng.randint(0, 220), rng.randint(20, 2500), False
+        return 1220 + 5 * rng.randint(0, 40), rng.randint(300, 1500), True, duration_ms
+    return 5 * rng.randint(0, 220), rng.randint(20, 2500), False, duration_ms
 
 
 def fill(*, games: int, players: int, seed: int) -> None:
@@ -85,11 +89,12 @@ def fill(*, games: int, players: int, seed: int) -> None:
     with raw.cursor() as cursor:
         cursor.execute(
             "TRUNCATE leaderboards_boardentry, leaderboards_boardtotal, leaderboards_boardbucket, "
-            "games_game, "
+            "games_moderationaction, games_attempt, games_game, "
             "games_dailydeal, authtoken_token, auth_user RESTART IDENTITY CASCADE"
         )
         cursor.execute(
-            "INSERT INTO games_dailydeal (date, number, created_at) VALUES (%s, %s, now())",
+            "INSERT INTO games_dailydeal (date, number, par_log, created_at) "
+            "VALUES (%s, %s, '', now())",
             [DAY, DEAL_NUMBER],
         )
         daily_id = cursor.execute("SELECT id FROM games_dailydeal").fetchone()[0]
@@ -103,19 +108,24 @@ def fill(*, games: int, players: int, seed: int) -> None:
                 copy.write_row((pid, "!", False, f"player{pid}", "", "", "", False, True, start))
         print(f"  {players:,} players in {time.perf_counter() - t:.1f} s", flush=True)
 
-        # Games in submission order; each player's best per board kept as we go.
+        # Games in submission order; each player's first one is ranked, and is
+        # their entry on the boards it counts on.
         t = time.perf_counter()
-        best: dict[str, dict[int, tuple[Any, ...]]] = {"score": {}, "moves": {}}
+        ranked: dict[str, dict[int, tuple[Any, ...]]] = {"score": {}, "moves": {}}
+        played: set[int] = set()
         seconds = 86_399.0 / games
         with cursor.copy(
             "COPY games_game (id, player_id, deal_number, log, score, moves, won, actions, "
-            "rules_version, daily_id, created_at, void_reason, request_digest) FROM STDIN"
+            "rules_version, daily_id, created_at, void_reason, request_digest, ranked, "
+            "assisted, duration_ms, review, review_flags, review_state) FROM STDIN"
         ) as copy:
             for gid in range(1, games + 1):
                 # Every player plays at least once, then the rest at random.
                 pid = gid if gid <= players else rng.randint(1, players)
-                score, moves, won = fake_game(rng)
+                score, moves, won, duration_ms = fake_game(rng)
                 at = start + datetime.timedelta(seconds=gid * seconds)
+                first = pid not in played
+                played.add(pid)
                 # The boards never read the log; a stand-in keeps the table small.
                 copy.write_row(
                     (
@@ -132,26 +142,32 @@ def fill(*, games: int, players: int, seed: int) -> None:
                         at,
                         "",
                         "",
+                        first,
+                        False,
+                        duration_ms if first else None,
+                        "{}",
+                        "",
+                        "",
                     )
                 )
+                if not first:
+                    continue
                 for board in ("score", "moves"):
                     if board == "moves" and not won:
                         continue
-                    key = (*board_sort_key(board=board, score=score, moves=moves), at, gid)
-                    current = best[board].get(pid)
-                    if current is None or key < current[:4]:
-                        best[board][pid] = (*key, score, moves, won)
+                    key1, key2 = board_sort_key(board=board, score=score, moves=moves)
+                    ranked[board][pid] = (key1, key2, duration_ms, at, gid, score, moves, won)
         print(f"  {games:,} games in {time.perf_counter() - t:.1f} s", flush=True)
 
         t = time.perf_counter()
         with cursor.copy(
             "COPY leaderboards_boardentry (date, board, player_id, game_id, key1, key2, "
-            "submitted_at, score, moves, won) FROM STDIN"
+            "duration_ms, submitted_at, score, moves, won) FROM STDIN"
         ) as copy:
-            for board, entries in best.items():
-                for pid, (key1, key2, at, gid, score, moves, won) in entries.items():
-                    copy.write_row((DAY, board, pid, gid, key1, key2, at, score, moves, won))
-        for board, entries in best.items():
+            for board, entries in ranked.items():
+                for pid, (key1, key2, ms, at, gid, score, moves, won) in entries.items():
+                    copy.write_row((DAY, board, pid, gid, key1, key2, ms, at, score, moves, won))
+        for board, entries in ranked.items():
             cursor.execute(
                 "INSERT INTO leaderboards_boardtotal (date, board, players) VALUES (%s, %s, %s)",
                 [DAY, board, len(entries)],
@@ -162,7 +178,7 @@ def fill(*, games: int, players: int, seed: int) -> None:
             ) as copy:
                 for key1, players_in_bucket in buckets.items():
                     copy.write_row((DAY, board, key1, players_in_bucket))
-        entries_count = sum(len(e) for e in best.values())
+        entries_count = sum(len(e) for e in ranked.values())
         print(f"  {entries_count:,} board entries in {time.perf_counter() - t:.1f} s", flush=True)
         for sequence, table in (
             ("auth_user_id_seq", "auth_user"),
@@ -242,7 +258,7 @@ def measure(repeat: int) -> None:
             lambda order=order: leaderboard_page(date=DAY, order=order, limit=100),
         )
         entries = BoardEntry.objects.filter(date=DAY, board=order).order_by(
-            "-key1", "-key2", "-submitted_at", "-game_id"
+            "-key1", "-key2", "-duration_ms", "-submitted_at", "-game_id"
         )
         near_bottom = users.get(pk=entries.values_list("player_id", flat=True)[9])
         page = leaderboard_around(date=DAY, order=order, player=near_bottom, limit=100)
@@ -257,7 +273,7 @@ def measure(repeat: int) -> None:
     total = leaderboard_total(date=DAY, order="score")
     middle_id = (
         BoardEntry.objects.filter(date=DAY, board="score")
-        .order_by("key1", "key2", "submitted_at", "game_id")
+        .order_by("key1", "key2", "duration_ms", "submitted_at", "game_id")
         .values_list("player_id", flat=True)[total // 2]
     )
     middle = users.get(pk=middle_id)

@@ -2,7 +2,8 @@
 
 Starts the ASGI server (daphne, production settings, rate limits raised through
 the environment) on a loopback port, and drives it with concurrent players who
-sign up, fetch the day and its deal, submit games (each with an
+sign up, fetch the day and its deal, start the day's ranked attempt (their
+first game is ranked, the rest practice), submit games (each with an
 `Idempotency-Key`; some sent twice at once, every failed or unanswered one
 retried with the same key, as a careful client would), read both boards,
 games and player pages, while websocket watchers hold the live boards open.
@@ -331,6 +332,9 @@ async def player(
         deal = daily.json()["deal"]
         await call(client, stats, "GET /api/deals/{code}/", "GET", f"/api/deals/{deal}/")
         day = today.isoformat()
+        await retrying(
+            lambda: call(client, stats, "POST attempt", "POST", f"/api/daily/{day}/attempt/")
+        )
         while time.monotonic() < stop_at:
             log = rng.choice(logs)
             body = {"deal": deal, "log": format_log(log) if rng.random() < 0.5 else log}
@@ -400,19 +404,26 @@ async def watch(watcher: Watcher, base: str, today: datetime.date, done: asyncio
 
 
 def recompute_boards(rows: list[dict[str, Any]]) -> dict[str, list[tuple[str, int, int, bool]]]:
-    """Both boards of a day from its stored games: each player's best game, ordered."""
+    """Both boards of a day from its stored games: each player's ranked game, ordered."""
     best: dict[str, dict[str, dict[str, Any]]] = {"score": {}, "moves": {}}
+    unknown = 2**31 - 1  # a ranked game with no measured duration sorts last
+
+    def ms(game: dict[str, Any]) -> int:
+        return unknown if game["duration_ms"] is None else int(game["duration_ms"])
+
     keys = {
-        "score": lambda g: (-g["score"], g["moves"], g["created_at"], g["id"]),
-        "moves": lambda g: (g["moves"], -g["score"], g["created_at"], g["id"]),
+        "score": lambda g: (-g["score"], g["moves"], ms(g), g["created_at"], g["id"]),
+        "moves": lambda g: (g["moves"], -g["score"], ms(g), g["created_at"], g["id"]),
     }
     for game in rows:
+        if not game["ranked"] or game["assisted"]:
+            continue
         for order in ("score", "moves"):
             if order == "moves" and not game["won"]:
                 continue
-            held = best[order].get(game["player"])
-            if held is None or keys[order](game) < keys[order](held):
-                best[order][game["player"]] = game
+            if game["player"] in best[order]:
+                raise AssertionError(f"two ranked games of {game['player']} on one day")
+            best[order][game["player"]] = game
     return {
         order: [
             (g["player"], g["score"], g["moves"], g["id"])
@@ -437,7 +448,8 @@ def check(
     with psycopg.connect(env["DATABASE_URL"], row_factory=dict_row) as conn:
         games = conn.execute(
             "SELECT g.id, u.username AS player, g.deal_number, g.log, g.score, g.moves, g.won,"
-            " g.actions, g.idempotency_key, g.daily_id, g.created_at, g.voided_at"
+            " g.actions, g.idempotency_key, g.daily_id, g.created_at, g.voided_at,"
+            " g.ranked, g.assisted, g.duration_ms"
             " FROM games_game g JOIN auth_user u ON u.id = g.player_id"
         ).fetchall()
         daily_id = conn.execute(

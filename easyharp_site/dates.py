@@ -37,3 +37,8 @@ def parse_day(text: str) -> datetime.date:
 def today() -> datetime.date:
     """Today's date in UTC: the day whose deal is being played."""
     return timezone.now().date()
+
+
+def utc_aware(moment: datetime.datetime) -> datetime.datetime:
+    """`moment` as an aware datetime: SQLite hands back naive UTC datetimes to plain SQL."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=datetime.UTC)

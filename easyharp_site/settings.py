@@ -155,6 +155,9 @@ DAILY_DEAL_PREPARE_IN_PROCESS = env_bool("DAILY_DEAL_PREPARE_IN_PROCESS", False)
 GAME_MAX_ACTIONS = env_int("GAME_MAX_ACTIONS", 20_000)
 # Time the solver may spend on one hint (POST /api/hint/).
 HINT_SOLVER_SECONDS = env_float("HINT_SOLVER_SECONDS", 2.0)
+# How much later than the server measured a ranked game its last per-action
+# time may be (milliseconds): the client's clock and the network's delay.
+ATTEMPT_TIMES_ALLOWANCE_MS = env_int("ATTEMPT_TIMES_ALLOWANCE_MS", 2_000)
 
 INSTALLED_APPS = [
     "daphne",

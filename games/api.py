@@ -33,7 +33,7 @@ from rest_framework.views import APIView
 from easyharp_site.dates import ISO_DAY_PATTERN, parse_day, today
 from easyharp_site.errors import BODY_REFUSALS, ServiceError, error_responses
 from games import selectors, services
-from games.models import Game
+from games.models import Attempt, Game
 
 IDEMPOTENCY_KEY_MAX = 255
 
@@ -217,6 +217,18 @@ class GameOutput(serializers.Serializer):
     voided = serializers.BooleanField(source="is_voided")
     created_at = serializers.DateTimeField()
     url = serializers.SerializerMethodField()
+    # The fair daily contest: the player's one ranked game of the day, or practice.
+    ranked = serializers.BooleanField(
+        help_text="The player's ranked game of the day; false: practice, on no board."
+    )
+    assisted = serializers.BooleanField(
+        help_text="A hint was asked during the ranked attempt: shown, ranked on no board."
+    )
+    duration_ms = serializers.IntegerField(
+        allow_null=True,
+        help_text="Milliseconds the server measured from the attempt's start to the "
+        "submission; null for practice.",
+    )
 
     def get_url(self, game: Game) -> str:
         return game_url(self.context["request"], game)
@@ -237,12 +249,38 @@ def game_id_parameter() -> OpenApiParameter:
     )
 
 
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": {"type": "number", "minimum": 0},
+        "description": "Milliseconds since the attempt started, one per action, never "
+        "decreasing; the last no later than the server's own measure plus "
+        "ATTEMPT_TIMES_ALLOWANCE_MS. Bad times are a 400 `invalid_times` with the "
+        "1-based `index` and a `reason_code`.",
+        "example": [850, 1400, 2950],
+    }
+)
+class TimesField(serializers.Field):
+    """Per-action times: a list, whose entries `games.parsing.times_check` reads."""
+
+    default_error_messages = {"invalid": "Times are a list of milliseconds, one per action."}
+
+    def to_internal_value(self, data: Any) -> list[Any]:
+        if isinstance(data, list):
+            return data
+        self.fail("invalid")
+
+
 class GameCreateApi(APIView):
     """Submit a game: the server replays the log and stores what it computed.
 
     With an `Idempotency-Key` header, a retry with the same key, deal and log
     returns the game stored the first time with 200 (the first answer is 201);
     the same key with another deal or log is a 409 `idempotency_key_reused`.
+
+    A game of today's deal by a player whose ranked attempt of today is open
+    is their ranked game (`ranked` true) and closes the attempt, won or not;
+    every other game is practice. `times` (optional) are the per-action times.
     """
 
     permission_classes = [IsAuthenticated]
@@ -252,6 +290,7 @@ class GameCreateApi(APIView):
     class InputSerializer(serializers.Serializer):
         deal = DealCodeField()
         log = LogField()
+        times = TimesField(required=False)
 
     @extend_schema(
         request=InputSerializer,
@@ -422,11 +461,102 @@ class GameReplayApi(APIView):
         return response
 
 
+# --- The ranked attempt of the day -------------------------------------------------
+
+
+@extend_schema_serializer(component_name="Attempt")
+class AttemptOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    date = serializers.DateField(source="daily.date")
+    deal = serializers.CharField(source="daily.deal_code")
+    started_at = serializers.DateTimeField()
+    status = serializers.ChoiceField(choices=Attempt.Status.values)
+    assisted = serializers.BooleanField(
+        help_text="A hint was asked while the attempt was open: its game is on no board."
+    )
+    log = serializers.CharField(
+        source="current_log",
+        allow_blank=True,
+        help_text="The game so far, as last saved (once submitted: the ranked game's log).",
+    )
+    saved_at = serializers.DateTimeField(allow_null=True)
+    game = serializers.IntegerField(
+        source="ranked_game.pk",
+        allow_null=True,
+        default=None,
+        help_text="The ranked game, once submitted.",
+    )
+    elapsed_ms = serializers.SerializerMethodField(
+        help_text="Milliseconds since the start by the server's clock at this answer "
+        "(for a closed attempt: until its submission)."
+    )
+
+    def get_elapsed_ms(self, attempt: Attempt) -> int:
+        end = attempt.closed_at or timezone.now()
+        return max(0, int((end - attempt.started_at).total_seconds() * 1000))
+
+
+class DailyAttemptApi(APIView):
+    """The signed-in player's one ranked attempt at a day's deal.
+
+    `POST` starts it (today only): 201 the first time, then 200 with the same
+    attempt, from any device. The server's clock starts then. `GET` reads it
+    (404 `no_attempt` before it is started). `PATCH` saves the game so far,
+    validated like a submission (a refused log is a 400 `illegal_action` and
+    saves nothing). Submitting today's deal to `POST /api/games/` closes it.
+    """
+
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "submit"
+
+    @extend_schema_serializer(component_name="AttemptSave")
+    class SaveInputSerializer(serializers.Serializer):
+        log = LogField(help_text="The whole game so far (required), as text or a list of tokens.")
+
+    @extend_schema(operation_id="daily_attempt_read", responses={200: AttemptOutput})
+    def get(self, request: Request, date: str) -> Response:
+        assert request.user.is_authenticated  # permission_classes: IsAuthenticated
+        attempt = selectors.attempt_get(player=request.user, date=parse_day(date))
+        return Response(AttemptOutput(attempt).data)
+
+    @extend_schema(
+        operation_id="daily_attempt_start",
+        request=None,
+        responses={201: AttemptOutput, 200: AttemptOutput},
+    )
+    def post(self, request: Request, date: str) -> Response:
+        assert request.user.is_authenticated  # permission_classes: IsAuthenticated
+        attempt, created = services.attempt_start(player=request.user, date=parse_day(date))
+        return Response(
+            AttemptOutput(attempt).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
+
+    @extend_schema(
+        operation_id="daily_attempt_save",
+        request=SaveInputSerializer,
+        responses={200: AttemptOutput},
+    )
+    def patch(self, request: Request, date: str) -> Response:
+        data = self.SaveInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        assert request.user.is_authenticated  # permission_classes: IsAuthenticated
+        attempt = services.attempt_save(
+            player=request.user, date=parse_day(date), log=data.validated_data["log"]
+        )
+        return Response(AttemptOutput(attempt).data)
+
+
 # --- Hints -------------------------------------------------------------------------
 
 
 class HintApi(APIView):
-    """The next action of a win from a position, or that there is none, or that time ran out."""
+    """The next action of a win from a position, or that there is none, or that time ran out.
+
+    A hint on today's deal asked by a signed-in player whose ranked attempt is
+    open marks that attempt assisted (`assisted` true): its game is stored and
+    shown with the mark, and ranked on no board.
+    """
 
     throttle_scope = "hint"  # each request may cost seconds of solver time
 
@@ -441,6 +571,10 @@ class HintApi(APIView):
         action = serializers.CharField(allow_null=True)
         moves_to_win = serializers.IntegerField(allow_null=True)
         seconds = serializers.FloatField()
+        assisted = serializers.BooleanField(
+            default=False,
+            help_text="This hint counted against the player's open ranked attempt of today.",
+        )
 
     @extend_schema(
         request=InputSerializer,
@@ -457,7 +591,12 @@ class HintApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         answer = selectors.game_hint(**data.validated_data)
-        return Response(self.OutputSerializer(answer).data)
+        output = self.OutputSerializer(answer).data
+        if request.user.is_authenticated:
+            output["assisted"] = services.attempt_assist(
+                player=request.user, deal=data.validated_data["deal"]
+            )
+        return Response(output)
 
 
 # --- Export --------------------------------------------------------------------------

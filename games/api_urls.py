@@ -7,6 +7,7 @@ from games import api
 urlpatterns = [
     path("daily/", api.DailyTodayApi.as_view(), name="api-daily-today"),
     path("daily/<str:date>/", api.DailyDetailApi.as_view(), name="api-daily"),
+    path("daily/<str:date>/attempt/", api.DailyAttemptApi.as_view(), name="api-daily-attempt"),
     path("deals/<str:code>/", api.DealApi.as_view(), name="api-deal"),
     path("games/", api.GameCreateApi.as_view(), name="api-game-create"),
     path("games/<int:game_id>/", api.GameDetailApi.as_view(), name="api-game-detail"),

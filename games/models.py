@@ -1,10 +1,12 @@
-"""Stored data of the daily challenge: the deal of each day and the games played."""
+"""Stored data of the daily challenge: the deal of each day, the games played, each
+player's ranked attempt of a day, and the log of what moderators did."""
 
 from __future__ import annotations
 
 import datetime
 
 from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
 from django.db import models
 from django.db.models import Q
 
@@ -22,6 +24,11 @@ class DailyDeal(models.Model):
     number = models.PositiveIntegerField(help_text="Deal number, 1..999,999.")
     par = models.PositiveIntegerField(
         null=True, blank=True, help_text="Fewest moves the solver found, when it ran."
+    )
+    par_log = models.TextField(
+        blank=True,
+        help_text="The solver's winning log (its line) when it ran; submitted games are "
+        "compared with it.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -43,11 +50,25 @@ class DailyDeal(models.Model):
         return datetime.datetime.combine(next_day, datetime.time.min, tzinfo=datetime.UTC)
 
 
+class ReviewState(models.TextChoices):
+    """Where a game stands with the moderators (see docs/FAIR_PLAY.md)."""
+
+    NONE = "", "Not flagged"
+    FLAGGED = "flagged", "Flagged, waiting for review"
+    CLEARED = "cleared", "Cleared by a moderator"
+    VOIDED = "voided", "Voided by a moderator"
+
+
 class Game(models.Model):
     """A game submitted by a player: the deal, the log, and what the server computed.
 
     `score`, `moves`, `won` and `actions` always come from the server's own replay
     of `log` under `rules_version`; a client never supplies them.
+
+    A game is either the player's ranked game of a day (`ranked`: the game that
+    closed their attempt, the only one that can be on a board) or practice.
+    A ranked game carries the server-measured `duration_ms` and, when a hint
+    was asked during the attempt, `assisted` (shown, ranked on no board).
     """
 
     player = models.ForeignKey(
@@ -70,7 +91,40 @@ class Game(models.Model):
         blank=True,
         on_delete=models.PROTECT,
         related_name="games",
-        help_text="The day whose boards this game counts for, if any.",
+        help_text="The day whose deal this game played, submitted that day (ranked or practice).",
+    )
+    ranked = models.BooleanField(
+        default=False, help_text="The player's ranked game of the day (else practice)."
+    )
+    assisted = models.BooleanField(
+        default=False, help_text="A hint was asked during the ranked attempt: on no board."
+    )
+    duration_ms = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Milliseconds from the attempt's start to the submission (ranked games).",
+    )
+    times = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Per-action times the client sent (ms since the attempt's start), ranked games.",
+    )
+    review = models.JSONField(
+        default=dict, blank=True, help_text="Plausibility signals computed at submission."
+    )
+    review_flags = models.CharField(
+        max_length=200, blank=True, help_text="Why the game was flagged: reason codes."
+    )
+    review_state = models.CharField(
+        max_length=8, choices=ReviewState.choices, default=ReviewState.NONE, blank=True
+    )
+    attempt = models.OneToOneField(
+        "Attempt",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="game",
+        help_text="The ranked attempt this game closed (ranked games only).",
     )
     created_at = models.DateTimeField()
     voided_at = models.DateTimeField(null=True, blank=True)
@@ -89,10 +143,22 @@ class Game(models.Model):
                 condition=Q(idempotency_key__isnull=False),
                 name="game_unique_idempotency_key_per_player",
             ),
+            # One ranked game per player and day, whatever races the requests run.
+            models.UniqueConstraint(
+                fields=["player", "daily"],
+                condition=Q(ranked=True),
+                name="game_one_ranked_per_player_and_day",
+            ),
         ]
         indexes = [
             models.Index(fields=["player", "-created_at"], name="game_player_recent"),
             models.Index(fields=["daily", "player"], name="game_daily_player"),
+            # The moderators' queue: the few games waiting for review.
+            models.Index(
+                fields=["created_at"],
+                condition=Q(review_state="flagged"),
+                name="game_review_queue",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -106,3 +172,121 @@ class Game(models.Model):
     def deal_code(self) -> str:
         """The deal's code, e.g. `EH1-N-AAAAAAF`."""
         return Deal(self.deal_number).code
+
+    @property
+    def flags(self) -> list[str]:
+        """The reason codes the game was flagged for (empty when it was not)."""
+        return self.review_flags.split()
+
+
+class FlaggedGame(Game):
+    """The moderators' review queue in the admin: flagged games not yet cleared or voided."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "flagged game"
+        verbose_name_plural = "review queue (flagged games)"
+
+
+class Attempt(models.Model):
+    """A player's one ranked attempt at one day's deal.
+
+    Started explicitly (the server's clock starts then), saved as it goes
+    (`log`, and `saves`: `[elapsed ms, actions]` of each save, the progress
+    over time that review reads), and closed by the submission that stores
+    its ranked game (which points back at it). At most one per player and day.
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="attempts"
+    )
+    daily = models.ForeignKey(DailyDeal, on_delete=models.PROTECT, related_name="attempts")
+    started_at = models.DateTimeField()
+    assisted = models.BooleanField(default=False, help_text="A hint was asked while it was open.")
+    log = models.TextField(blank=True, help_text="The game so far, as last saved.")
+    saved_at = models.DateTimeField(null=True, blank=True)
+    saves = models.JSONField(
+        default=list, blank=True, help_text="[ms since the start, actions] of each save."
+    )
+    # Closed by its ranked game (`Game.attempt`, reached here as `game`): the
+    # game's insert is the whole of closing it, so no state is kept twice.
+
+    class Meta:
+        ordering = ["-started_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player", "daily"], name="attempt_one_per_player_and_day"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"attempt of {self.player_id} on {self.daily_id} ({self.status})"
+
+    @property
+    def ranked_game(self) -> Game | None:
+        """The ranked game that closed the attempt, or None while it is open."""
+        try:
+            return self.game
+        except ObjectDoesNotExist:
+            return None
+
+    @property
+    def status(self) -> str:
+        return self.Status.OPEN if self.ranked_game is None else self.Status.CLOSED
+
+    @property
+    def is_open(self) -> bool:
+        return self.ranked_game is None
+
+    @property
+    def closed_at(self) -> datetime.datetime | None:
+        game = self.ranked_game
+        return game.created_at if game is not None else None
+
+    @property
+    def current_log(self) -> str:
+        """The game so far: the ranked game's log once submitted, else the last save."""
+        game = self.ranked_game
+        return game.log if game is not None else self.log
+
+
+class ModerationAction(models.Model):
+    """What a moderator did, to whom, when and why (kept for ever, never edited)."""
+
+    class Kind(models.TextChoices):
+        VOID = "void", "Void a game"
+        CLEAR = "clear", "Clear a flagged game"
+        BAN = "ban", "Ban a player"
+        UNBAN = "unban", "Lift a ban"
+
+    kind = models.CharField(max_length=5, choices=Kind.choices)
+    moderator = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="Who did it (empty: the service itself).",
+    )
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="moderation_actions"
+    )
+    game = models.ForeignKey(
+        Game,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="moderation_actions",
+    )
+    reason = models.CharField(max_length=500)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of {self.player_id} at {self.created_at:%Y-%m-%d %H:%M}"

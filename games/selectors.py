@@ -16,7 +16,7 @@ from rest_framework import status
 from easyharp_site.dates import today
 from easyharp_site.errors import ServiceError
 from games import rules
-from games.models import DailyDeal, Game
+from games.models import Attempt, DailyDeal, Game
 from games.parsing import deal_parse, illegal_action, log_tokens
 from games.solver import Hint, hint
 
@@ -156,6 +156,22 @@ def _step(token: str, before: dict[str, Any], after: dict[str, Any]) -> dict[str
     if foundations:
         step["foundations"] = foundations
     return step
+
+
+def attempt_get(*, player: User, date: datetime.date) -> Attempt:
+    """The player's ranked attempt of `date`, or a 404 `no_attempt`."""
+    attempt = (
+        Attempt.objects.select_related("daily", "game")
+        .filter(player=player, daily__date=date)
+        .first()
+    )
+    if attempt is None:
+        raise ServiceError(
+            "no_attempt",
+            f"You have not started the ranked attempt of {date.isoformat()}.",
+            status_code=status.HTTP_404_NOT_FOUND,
+        )
+    return attempt
 
 
 def player_get(*, username: str) -> User:

@@ -1,10 +1,12 @@
-"""Writes of the daily challenge: prepare the days' deals, submit and void games.
+"""Writes of the daily challenge: prepare the days' deals, run each player's ranked
+attempt, submit games, and what moderators do (void, clear, ban).
 
-Services are the only place that changes deals and games. Each one is typed,
-takes keyword-only arguments and runs in one transaction. A stored or voided
-game is announced with `games.signals` inside that transaction, so that what
-ranks games (the `leaderboards` app, which builds on this one) changes in the
-same commit, and nothing is announced that did not happen.
+Services are the only place that changes deals, attempts and games. Each one
+is typed, takes keyword-only arguments and runs in one transaction. A stored
+or voided game, or a player whose games now count differently, is announced
+with `games.signals` inside that transaction, so that what ranks games (the
+`leaderboards` app, which builds on this one) changes in the same commit, and
+nothing is announced that did not happen.
 """
 
 from __future__ import annotations
@@ -12,20 +14,24 @@ from __future__ import annotations
 import datetime
 import hashlib
 import hmac
+import json
 import logging
 from collections.abc import Iterator, Sequence
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from rest_framework import status
 
+from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
 from games import rules, signals, solver
-from games.models import DailyDeal, Game
-from games.parsing import deal_parse, log_replay, log_tokens
+from games.models import Attempt, DailyDeal, Game, ModerationAction, ReviewState
+from games.parsing import deal_parse, log_replay, log_tokens, times_check
+from games.review import review_game
+from games.selectors import attempt_get, daily_deal_get
 
 logger = logging.getLogger(__name__)
 
@@ -51,20 +57,21 @@ def daily_deal_candidates(date: datetime.date) -> Iterator[int]:
         attempt += 1
 
 
-def daily_deal_is_acceptable(number: int) -> tuple[bool, int | None]:
-    """Whether deal `number` may be a deal of the day, and its par if known.
+def daily_deal_is_acceptable(number: int) -> tuple[bool, int | None, str]:
+    """Whether deal `number` may be a deal of the day, its par if known, and the solver's line.
 
     With DAILY_DEAL_REQUIRE_WIN on, a deal is acceptable only when the solver
     wins it within DAILY_DEAL_SOLVER_SECONDS; the par is the move count of the
-    win it found (a score to beat, not a proven minimum). With it off every
-    deal is accepted, with no par.
+    win it found (a score to beat, not a proven minimum) and the line its log,
+    kept so that submissions can be compared with it without running the
+    solver again. With it off every deal is accepted, with no par and no line.
     """
     if not settings.DAILY_DEAL_REQUIRE_WIN:
-        return True, None
+        return True, None, ""
     solution = solver.solve(rules.Deal(number), seconds=settings.DAILY_DEAL_SOLVER_SECONDS)
     if solution.result == "won":
-        return True, solution.moves
-    return False, None
+        return True, solution.moves, " ".join(solution.log)
+    return False, None, ""
 
 
 def daily_deal_store(*, date: datetime.date) -> DailyDeal:
@@ -77,121 +84,27 @@ def daily_deal_store(*, date: datetime.date) -> DailyDeal:
     existing = DailyDeal.objects.filter(date=date).first()
     if existing is not None:
         return existing
-    number, par = _daily_deal_choose(date)
+    number, par, line = _daily_deal_choose(date)
     try:
         with transaction.atomic():
-            return DailyDeal.objects.create(date=date, number=number, par=par)
+            return DailyDeal.objects.create(date=date, number=number, par=par, par_log=line)
     except IntegrityError:
         return DailyDeal.objects.get(date=date)
 
 
-def _daily_deal_choose(date: datetime.date) -> tuple[int, int | None]:
+def _daily_deal_choose(date: datetime.date) -> tuple[int, int | None, str]:
     first: int | None = None
-    for attempt, number in enumerate(daily_deal_candidates(date)):
+    for tried, number in enumerate(daily_deal_candidates(date)):
         if first is None:
             first = number
-        acceptable, par = daily_deal_is_acceptable(number)
+        acceptable, par, line = daily_deal_is_acceptable(number)
         if acceptable:
-            return number, par
-        if attempt + 1 >= DAILY_DEAL_MAX_CANDIDATES:
+            return number, par, line
+        if tried + 1 >= DAILY_DEAL_MAX_CANDIDATES:
             break
     logger.warning("no acceptable deal among %s candidates for %s", DAILY_DEAL_MAX_CANDIDATES, date)
     assert first is not None
-    return first, None
-
-
-# --- Games -------------------------------------------------------------------------
-
-
-def _request_digest(deal_number: int, tokens: Sequence[str]) -> str:
-    return hashlib.sha256(f"{deal_number}\n{' '.join(tokens)}".encode()).hexdigest()
-
-
-def _player_lock(player: User) -> None:
-    """Serialise one player's writes (their board rows and idempotency keys).
-
-    Locks the player's row until the transaction ends; other players are not
-    held up.
-    """
-    get_user_model().objects.select_for_update().filter(pk=player.pk).values_list("pk").first()
-
-
-@transaction.atomic
-def game_submit(
-    *,
-    player: User,
-    deal: str,
-    log: str | Sequence[str],
-    idempotency_key: str | None = None,
-) -> tuple[Game, bool]:
-    """Validate a game with the rules engine and store it; returns (game, created).
-
-    The server replays the log itself and stores its own score, moves, win and
-    action count. A refused log raises `illegal_action` with the engine's index,
-    token and reason, and stores nothing. With an `idempotency_key` already used
-    by this player for the same deal and log, the first game is returned with
-    `created` False; for another deal or log the key is refused.
-
-    The game counts for today's boards when its deal is today's deal (UTC).
-    """
-    parsed_deal = deal_parse(deal)
-    tokens = log_tokens(log)
-    if not tokens:
-        raise ServiceError("empty_log", "The log holds no action.")
-    digest = _request_digest(parsed_deal.number, tokens)
-
-    now = timezone.now()
-    # Days are prepared ahead (`daily_deals_prepare`); a submission never chooses one.
-    today = DailyDeal.objects.filter(date=now.date()).first()
-
-    _player_lock(player)
-    if idempotency_key is not None:
-        earlier = Game.objects.filter(player=player, idempotency_key=idempotency_key).first()
-        if earlier is not None:
-            if earlier.request_digest != digest:
-                raise ServiceError(
-                    "idempotency_key_reused",
-                    "This Idempotency-Key was already used for another deal or log.",
-                    status_code=status.HTTP_409_CONFLICT,
-                    game=earlier.pk,
-                )
-            return earlier, False
-
-    played = log_replay(parsed_deal, tokens)
-
-    game = Game.objects.create(
-        player=player,
-        deal_number=parsed_deal.number,
-        log=" ".join(str(token) for token in played.log),
-        score=played.score,
-        moves=played.moves,
-        won=played.is_won,
-        actions=len(played.log),
-        rules_version=rules.RULES_VERSION,
-        daily=today if today is not None and today.number == parsed_deal.number else None,
-        created_at=now,
-        idempotency_key=idempotency_key,
-        request_digest=digest,
-    )
-    signals.game_stored.send(sender=Game, game=game)
-    return game, True
-
-
-@transaction.atomic
-def game_void(*, game: Game, reason: str = "") -> Game:
-    """Void a game: it leaves every board at once (the player's best is recomputed).
-
-    Voiding a voided game changes nothing.
-    """
-    _player_lock(game.player)
-    game = Game.objects.select_related("daily").get(pk=game.pk)
-    if game.is_voided:
-        return game
-    game.voided_at = timezone.now()
-    game.void_reason = reason[:200]
-    game.save(update_fields=["voided_at", "void_reason"])
-    signals.game_voided.send(sender=Game, game=game)
-    return game
+    return first, None, ""
 
 
 def daily_deals_prepare(*, first: datetime.date, days: int) -> list[tuple[DailyDeal, bool]]:
@@ -207,3 +120,393 @@ def daily_deals_prepare(*, first: datetime.date, days: int) -> list[tuple[DailyD
         stored = DailyDeal.objects.filter(date=date).first()
         prepared.append((stored, False) if stored else (daily_deal_store(date=date), True))
     return prepared
+
+
+# --- One player's writes ----------------------------------------------------------
+
+
+def _player_lock(player: User) -> bool:
+    """Serialise one player's writes (their attempt, board rows and idempotency keys).
+
+    Locks the player's row until the transaction ends (other players are not
+    held up) and returns whether the account is active, read under the lock.
+    Plain SQL: it runs in every submission, and the ORM's building of it cost
+    several times the statement (bench/submit.py, docs/PERFORMANCE.md).
+    """
+    users = get_user_model()._meta.db_table
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT is_active FROM {users} WHERE id = %s{lock}", [player.pk])
+        row = cursor.fetchone()
+    return row is not None and bool(row[0])
+
+
+def _active_player_lock(player: User) -> None:
+    """`_player_lock`, refusing a banned player (their sign-in may predate the ban)."""
+    if not _player_lock(player):
+        raise ServiceError(
+            "player_banned",
+            "This account is banned: it can no longer play ranked games or submit.",
+            status_code=status.HTTP_403_FORBIDDEN,
+        )
+
+
+def _elapsed_ms(since: datetime.datetime, now: datetime.datetime) -> int:
+    return max(0, int((now - since).total_seconds() * 1000))
+
+
+# --- The ranked attempt ------------------------------------------------------------
+
+# Saves kept per attempt for review (a page saving every few seconds keeps
+# more than an hour of play); later saves replace the last one kept.
+ATTEMPT_SAVES_KEPT = 2_000
+
+
+def _day_open_check(day: DailyDeal) -> None:
+    if day.date != today():
+        raise ServiceError(
+            "day_closed",
+            f"The day {day.date.isoformat()} is over: its ranked attempt can no longer "
+            f"be started or played.",
+            status_code=status.HTTP_409_CONFLICT,
+        )
+
+
+@transaction.atomic
+def attempt_start(*, player: User, date: datetime.date) -> tuple[Attempt, bool]:
+    """Start the player's ranked attempt of `date` (today only); returns (attempt, created).
+
+    The server's clock starts now. A second call, from any device, returns
+    the same attempt, open or closed: one attempt per player and day, however
+    many requests race (the player's lock, and a unique constraint behind it).
+    """
+    day = daily_deal_get(date=date)
+    _day_open_check(day)
+    _active_player_lock(player)
+    attempt = Attempt.objects.select_related("game").filter(player=player, daily=day).first()
+    if attempt is not None:
+        return attempt, False
+    return Attempt.objects.create(player=player, daily=day, started_at=timezone.now()), True
+
+
+@transaction.atomic
+def attempt_save(*, player: User, date: datetime.date, log: str | Sequence[str]) -> Attempt:
+    """Save the game so far of the player's open attempt of `date`, validated like a submission.
+
+    A refused log is a 400 `illegal_action` and saves nothing. A closed
+    attempt is a 409 `attempt_closed`, a past day's a 409 `day_closed`.
+    Each save is kept with its time, the progress that review reads.
+    """
+    day = daily_deal_get(date=date)
+    tokens = log_tokens(log)
+    # The engine's replay needs no lock: it depends on the deal alone.
+    played = log_replay(rules.Deal(day.number), tokens)
+    _active_player_lock(player)
+    attempt = attempt_get(player=player, date=date)
+    if not attempt.is_open:
+        raise ServiceError(
+            "attempt_closed",
+            "This attempt was submitted; its game is stored and can no longer change.",
+            status_code=status.HTTP_409_CONFLICT,
+            game=attempt.game.pk,
+        )
+    _day_open_check(day)
+    now = timezone.now()
+    attempt.log = " ".join(str(token) for token in played.log)
+    attempt.saved_at = now
+    point = [_elapsed_ms(attempt.started_at, now), len(played.log)]
+    if len(attempt.saves) >= ATTEMPT_SAVES_KEPT:
+        attempt.saves[-1] = point
+    else:
+        attempt.saves.append(point)
+    attempt.save(update_fields=["log", "saved_at", "saves"])
+    return attempt
+
+
+@transaction.atomic
+def attempt_assist(*, player: User, deal: str) -> bool:
+    """Mark the player's open attempt assisted when `deal` is today's deal.
+
+    Called for each hint a signed-in player asks. Returns whether the hint
+    was asked during that attempt (its game will be shown as assisted and
+    ranked on no board).
+    """
+    number = deal_parse(deal).number
+    day = DailyDeal.objects.filter(date=today()).first()
+    if day is None or day.number != number:
+        return False
+    _player_lock(player)
+    attempt = Attempt.objects.filter(player=player, daily=day, game__isnull=True).first()
+    if attempt is None:
+        return False
+    if not attempt.assisted:
+        attempt.assisted = True
+        attempt.save(update_fields=["assisted"])
+    return True
+
+
+# The open attempt of a day's deal, with its day, in one plain statement (read
+# after the player's lock, so that it sees a submission that just closed it):
+# the ORM's building of this join cost more CPU than the replay of the game.
+_OPEN_ATTEMPT_SQL = """
+SELECT a.id, a.started_at, a.assisted, a.saves, d.id, d.par, d.par_log, d.created_at
+FROM games_attempt a JOIN games_dailydeal d ON d.id = a.daily_id
+WHERE a.player_id = %s AND d.date = %s AND d.number = %s
+    AND NOT EXISTS (SELECT 1 FROM games_game g WHERE g.attempt_id = a.id)
+"""
+
+
+def _open_attempt(*, player: User, date: datetime.date, number: int) -> Attempt | None:
+    """The player's open attempt at deal `number` on `date` (with its day), or None."""
+    with connection.cursor() as cursor:
+        cursor.execute(_OPEN_ATTEMPT_SQL, [player.pk, date, number])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    attempt_id, started_at, assisted, saves, daily_id, par, par_log, created_at = row
+    daily = DailyDeal.from_db(
+        connection.alias,
+        ["id", "date", "number", "par", "par_log", "created_at"],
+        [daily_id, date, number, par, par_log, utc_aware(created_at)],
+    )
+    attempt = Attempt.from_db(
+        connection.alias,
+        ["id", "player_id", "daily_id", "started_at", "assisted", "saves"],
+        [
+            attempt_id,
+            player.pk,
+            daily_id,
+            utc_aware(started_at),
+            bool(assisted),
+            # JSON arrives as text from both backends (as Django reads it).
+            json.loads(saves) if isinstance(saves, str) else saves,
+        ],
+    )
+    attempt.daily = daily
+    return attempt
+
+
+# --- Games -------------------------------------------------------------------------
+
+
+def _request_digest(deal_number: int, tokens: Sequence[str]) -> str:
+    return hashlib.sha256(f"{deal_number}\n{' '.join(tokens)}".encode()).hexdigest()
+
+
+@transaction.atomic
+def game_submit(
+    *,
+    player: User,
+    deal: str,
+    log: str | Sequence[str],
+    idempotency_key: str | None = None,
+    times: Sequence[object] | None = None,
+) -> tuple[Game, bool]:
+    """Validate a game with the rules engine and store it; returns (game, created).
+
+    The server replays the log itself and stores its own score, moves, win and
+    action count. A refused log raises `illegal_action` with the engine's index,
+    token and reason, and stores nothing; so do bad per-action `times`
+    (`invalid_times`). With an `idempotency_key` already used by this player
+    for the same deal and log, the first game is returned with `created` False;
+    for another deal or log the key is refused.
+
+    A game of today's deal (UTC) by a player whose attempt of today is open is
+    their ranked game: it closes the attempt, won or not, carries the duration
+    the server measured since the attempt started, the attempt's `assisted`
+    mark, and the plausibility signals of `games.review`. Every other game is
+    practice (`ranked` False): stored and replayable, on no board.
+    """
+    parsed_deal = deal_parse(deal)
+    tokens = log_tokens(log)
+    if not tokens:
+        raise ServiceError("empty_log", "The log holds no action.")
+    digest = _request_digest(parsed_deal.number, tokens)
+
+    _active_player_lock(player)
+    if idempotency_key is not None:
+        earlier = Game.objects.filter(player=player, idempotency_key=idempotency_key).first()
+        if earlier is not None:
+            if earlier.request_digest != digest:
+                raise ServiceError(
+                    "idempotency_key_reused",
+                    "This Idempotency-Key was already used for another deal or log.",
+                    status_code=status.HTTP_409_CONFLICT,
+                    game=earlier.pk,
+                )
+            return earlier, False
+
+    # Read under the lock: an attempt started a moment ago is seen, and two
+    # submissions at once close it only once.
+    now = timezone.now()
+    attempt = _open_attempt(player=player, date=now.date(), number=parsed_deal.number)
+    if attempt is not None:
+        daily: DailyDeal | None = attempt.daily
+    else:
+        # Days are prepared ahead (`daily_deals_prepare`); a submission never chooses one.
+        today_deal = DailyDeal.objects.filter(date=now.date()).first()
+        is_today = today_deal is not None and today_deal.number == parsed_deal.number
+        daily = today_deal if is_today else None
+
+    played = log_replay(parsed_deal, tokens)
+    canonical = [str(token) for token in played.log]
+    duration_ms = _elapsed_ms(attempt.started_at, now) if attempt is not None else None
+    checked_times = None
+    if times is not None:
+        allowance: int = settings.ATTEMPT_TIMES_ALLOWANCE_MS
+        checked_times = times_check(
+            times,
+            actions=len(canonical),
+            latest_ms=duration_ms + allowance if duration_ms is not None else None,
+        )
+
+    game = Game(
+        player=player,
+        deal_number=parsed_deal.number,
+        log=" ".join(canonical),
+        score=played.score,
+        moves=played.moves,
+        won=played.is_won,
+        actions=len(canonical),
+        rules_version=rules.RULES_VERSION,
+        daily=daily,
+        created_at=now,
+        idempotency_key=idempotency_key,
+        request_digest=digest,
+    )
+    if attempt is not None:
+        assert daily is not None and duration_ms is not None
+        review = review_game(
+            log=canonical,
+            won=played.is_won,
+            duration_ms=duration_ms,
+            saves=attempt.saves,
+            times=checked_times,
+            solver_line=daily.par_log.split(),
+        )
+        # Pointing at the attempt is what closes it (one game per attempt).
+        game.attempt = attempt
+        game.ranked = True
+        game.assisted = attempt.assisted
+        game.duration_ms = duration_ms
+        game.times = checked_times
+        game.review = review.signals
+        game.review_flags = " ".join(review.flags)
+        game.review_state = ReviewState.FLAGGED if review.flags else ReviewState.NONE
+    game.save()
+    signals.game_stored.send(sender=Game, game=game)
+    return game, True
+
+
+# --- Moderation --------------------------------------------------------------------
+
+
+def _moderation_log(
+    *,
+    kind: str,
+    moderator: User | None,
+    player_id: int,
+    reason: str,
+    game: Game | None = None,
+) -> ModerationAction:
+    return ModerationAction.objects.create(
+        kind=kind,
+        moderator=moderator,
+        player_id=player_id,
+        game=game,
+        reason=reason[:500],
+        created_at=timezone.now(),
+    )
+
+
+@transaction.atomic
+def game_void(*, game: Game, reason: str = "", moderator: User | None = None) -> Game:
+    """Void a game: it leaves every board at once; logged with who and why.
+
+    Voiding a voided game changes nothing.
+    """
+    _player_lock(game.player)
+    game = Game.objects.select_related("daily", "player").get(pk=game.pk)
+    if game.is_voided:
+        return game
+    game.voided_at = timezone.now()
+    game.void_reason = reason[:200]
+    fields = ["voided_at", "void_reason"]
+    if game.review_state == ReviewState.FLAGGED:
+        game.review_state = ReviewState.VOIDED
+        fields.append("review_state")
+    game.save(update_fields=fields)
+    _moderation_log(
+        kind=ModerationAction.Kind.VOID,
+        moderator=moderator,
+        player_id=game.player_id,
+        game=game,
+        reason=reason,
+    )
+    signals.game_voided.send(sender=Game, game=game)
+    return game
+
+
+@transaction.atomic
+def game_review_clear(*, game: Game, moderator: User | None, reason: str = "") -> Game:
+    """Clear a flagged game after review: it leaves the queue (its boards never changed)."""
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    if game.review_state != ReviewState.FLAGGED:
+        return game
+    game.review_state = ReviewState.CLEARED
+    game.save(update_fields=["review_state"])
+    _moderation_log(
+        kind=ModerationAction.Kind.CLEAR,
+        moderator=moderator,
+        player_id=game.player_id,
+        game=game,
+        reason=reason,
+    )
+    return game
+
+
+def _player_ranked_dates(player: User) -> list[datetime.date]:
+    dates = (
+        Game.objects.filter(player=player, ranked=True, daily__isnull=False)
+        .values_list("daily__date", flat=True)
+        .distinct()
+    )
+    return sorted(dates)
+
+
+def _player_set_active(*, player: User, active: bool, moderator: User | None, reason: str) -> bool:
+    if not reason.strip():
+        raise ServiceError("reason_required", "Say why: a ban and its lifting are logged.")
+    if _player_lock(player) == active:
+        return False
+    get_user_model().objects.filter(pk=player.pk).update(is_active=active)
+    player.is_active = active
+    _moderation_log(
+        kind=ModerationAction.Kind.UNBAN if active else ModerationAction.Kind.BAN,
+        moderator=moderator,
+        player_id=player.pk,
+        reason=reason,
+    )
+    signals.player_games_changed.send(
+        sender=Game, player=player, dates=_player_ranked_dates(player)
+    )
+    return True
+
+
+@transaction.atomic
+def player_ban(*, player: User, moderator: User | None, reason: str) -> bool:
+    """Ban a player: sign-in and submission stop, their games leave every board at once.
+
+    The account is deactivated (Django refuses its password, token and session).
+    Returns False when the player was banned already. Logged with who and why.
+    """
+    return _player_set_active(player=player, active=False, moderator=moderator, reason=reason)
+
+
+@transaction.atomic
+def player_unban(*, player: User, moderator: User | None, reason: str) -> bool:
+    """Lift a player's ban: they may sign in again and their ranked games come back.
+
+    Returns False when the player was not banned. Logged with who and why.
+    """
+    return _player_set_active(player=player, active=True, moderator=moderator, reason=reason)

@@ -1,8 +1,9 @@
 """What the games app announces, for the apps that build on it (the leaderboards).
 
-Both are sent inside the service's transaction, with the player's row locked,
-so a receiver's writes commit or roll back with the game itself. Receivers
-get the stored `game` as a keyword argument.
+All are sent inside the service's transaction, with the player's row locked,
+so a receiver's writes commit or roll back with the change itself.
+`game_stored` and `game_voided` carry the stored `game`; `player_games_changed`
+carries the `player` and the `dates` whose ranked games now count differently.
 """
 
 from __future__ import annotations
@@ -13,3 +14,6 @@ from django.dispatch import Signal
 game_stored = Signal()
 # A game was voided by a moderator: it no longer counts anywhere.
 game_voided = Signal()
+# Whether a player's ranked games count changed without any game changing:
+# a ban (they leave every board) or its lifting (they come back).
+player_games_changed = Signal()

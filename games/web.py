@@ -96,6 +96,35 @@ def client_strings() -> dict[str, Any]:
         "hint_refused": _("The hint was refused:"),
         "hint_failed": _("The hint could not be fetched; check the connection and try again."),
         "hint_stale": _("The game moved on while the hint was being found; ask again."),
+        # The ranked attempt of the day (/api/daily/{date}/attempt/): one per
+        # player and day, timed by the server, off the board once a hint is used.
+        "attempt_explain": _(
+            "One ranked attempt a day: the clock starts when you begin, a hint takes the "
+            "game off the board, and submitting ends the attempt."
+        ),
+        "attempt_start": _("Start the ranked attempt"),
+        "attempt_started": _("Ranked attempt started: the clock is running."),
+        "attempt_resumed": _("Your ranked attempt goes on where you left it."),
+        "attempt_done": _(
+            "You have played today's ranked attempt. Any other game of this deal is practice."
+        ),
+        "attempt_day_closed": _("The day is over: this attempt can no longer be ranked."),
+        "attempt_save_failed": _(
+            "Your game could not be saved on the server; it is kept on this device and "
+            "saved again in a moment."
+        ),
+        "clock": _("Time {time}"),
+        "ranked": _("Ranked"),
+        "practice": _("Practice: this game is not ranked on any board."),
+        "assisted": _("Assisted: a hint was used, so this game is on no board."),
+        "confirm_hint_ranked": _(
+            "A hint takes your ranked game off today's boards for good. Ask for a hint anyway?"
+        ),
+        "confirm_give_up": _(
+            "Submit this unfinished game as your ranked attempt? That ends the attempt."
+        ),
+        "result_time": _("Your result: score {score}, {moves} moves in {time}."),
+        "player_banned": _("This account is banned: its games are on no board."),
     }
 
 
@@ -152,6 +181,8 @@ def play(request: HttpRequest) -> HttpResponse:
             games_url="/api/games/",
             leaderboard_url=f"/api/daily/{day.isoformat()}/leaderboard/",
             hint_url=reverse("api-hint"),
+            # Today's ranked attempt: POST starts it, GET reads it, PATCH saves the game.
+            attempt_url=reverse("api-daily-attempt", args=[day.isoformat()]),
         ),
     }
     return render(request, "games/play.html", context, status=400 if deal_error else 200)

@@ -21,7 +21,17 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(BoardEntry)
 class BoardEntryAdmin(ReadOnlyAdmin):
-    list_display = ["date", "board", "player", "score", "moves", "won", "game", "submitted_at"]
+    list_display = [
+        "date",
+        "board",
+        "player",
+        "score",
+        "moves",
+        "won",
+        "duration_ms",
+        "game",
+        "submitted_at",
+    ]
     list_filter = ["board", "date"]
     search_fields = ["player__username"]
     list_select_related = ["player"]

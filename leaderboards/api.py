@@ -38,6 +38,10 @@ class EntrySerializer(serializers.Serializer):
     score = serializers.IntegerField()
     moves = serializers.IntegerField()
     won = serializers.BooleanField()
+    duration_ms = serializers.IntegerField(
+        allow_null=True,
+        help_text="Milliseconds the ranked game took by the server's clock (null: not measured).",
+    )
     game = serializers.IntegerField()
     submitted_at = serializers.DateTimeField()
 
@@ -45,8 +49,10 @@ class EntrySerializer(serializers.Serializer):
 class LeaderboardApi(APIView):
     """One page of a day's board, or (`around=me`) the page centred on the signed-in player.
 
-    Boards: `score` (high score, then fewer moves, then earlier) and `moves`
-    (won games only: fewer moves, then high score, then earlier).
+    Each player's ranked game of the day only (not assisted, not voided).
+    Boards: `score` (high score, then fewer moves, then shorter duration, then
+    earlier) and `moves` (won games only: fewer moves, then high score, then
+    shorter duration, then earlier).
     """
 
     class InputSerializer(serializers.Serializer):

@@ -1,10 +1,11 @@
-"""Leaderboard storage: each player's best entry per day and board, and the player counts.
+"""Leaderboard storage: each player's ranked entry per day and board, and the player counts.
 
 The boards are read far more often than written, and must stay fast with a
 million games in a day, so they are kept ready rather than computed from games:
 
-- `BoardEntry` holds one row per (date, board, player): that player's best game
-  of the day on that board. Its sort key (`key1`, `key2`, `submitted_at`,
+- `BoardEntry` holds one row per (date, board, player): that player's ranked
+  game of the day, when it counts (not assisted, not voided, the player not
+  banned). Its sort key (`key1`, `key2`, `duration_ms`, `submitted_at`,
   `game_id`) is ascending for both boards, so one composite index serves the
   page, the neighbours of a player and the rank count (a row comparison on the
   index).
@@ -24,13 +25,19 @@ class Board(models.TextChoices):
     MOVES = "moves", "By moves"
 
 
+# The duration of an entry whose game has none (ranked before games were
+# timed): it sorts after every measured one of the same score and moves.
+DURATION_UNKNOWN = 2_147_483_647
+
+
 class BoardEntry(models.Model):
-    """One player's best game of one day on one board.
+    """One player's ranked game of one day on one board.
 
     Sort key, ascending on both boards:
     - score board: `key1 = -score`, `key2 = moves` (high score, then fewer moves);
     - moves board: `key1 = moves`, `key2 = -score` (fewer moves, then high score);
-    then the earlier submission, then the lower game id (which never ties).
+    then the shorter duration, then the earlier submission, then the lower
+    game id (which never ties).
     """
 
     date = models.DateField()
@@ -41,6 +48,10 @@ class BoardEntry(models.Model):
     game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="board_entries")
     key1 = models.IntegerField()
     key2 = models.IntegerField()
+    duration_ms = models.IntegerField(
+        default=DURATION_UNKNOWN,
+        help_text="Milliseconds the game took (DURATION_UNKNOWN when it was not measured).",
+    )
     submitted_at = models.DateTimeField()
     score = models.PositiveIntegerField()
     moves = models.PositiveIntegerField()
@@ -54,7 +65,7 @@ class BoardEntry(models.Model):
         ]
         indexes = [
             models.Index(
-                fields=["date", "board", "key1", "key2", "submitted_at", "game"],
+                fields=["date", "board", "key1", "key2", "duration_ms", "submitted_at", "game"],
                 name="boardentry_rank",
             ),
         ]

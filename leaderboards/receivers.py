@@ -8,7 +8,7 @@ player's row locked; the live boards hear of a change only after it commits.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from functools import partial
 from typing import Any
 
@@ -19,7 +19,7 @@ from django.dispatch import receiver
 from easyharp_site.accounts.selectors import player_is_deleted
 from easyharp_site.accounts.signals import player_deleted
 from games.models import Game
-from games.signals import game_stored, game_voided
+from games.signals import game_stored, game_voided, player_games_changed
 from leaderboards import live
 from leaderboards.models import BoardEntry
 from leaderboards.services import board_entries_offer, board_entries_recompute
@@ -32,7 +32,7 @@ def _announce(date: datetime.date, orders: Collection[str]) -> None:
 
 @receiver(game_stored, sender=Game, dispatch_uid="leaderboards.game_stored")
 def game_ranked(*, game: Game, **_: Any) -> None:
-    """A game of the day goes on the boards where it beats the player's entry.
+    """A player's ranked game of the day goes on the boards (practice goes nowhere).
 
     Not if the player was deleted while the submission waited for their row
     (the deletion holds it): their games no longer rank.
@@ -43,7 +43,7 @@ def game_ranked(*, game: Game, **_: Any) -> None:
 
 @receiver(game_voided, sender=Game, dispatch_uid="leaderboards.game_voided")
 def game_unranked(*, game: Game, **_: Any) -> None:
-    """A voided game of the day leaves the boards (the player's best is recomputed)."""
+    """A voided game of the day leaves the boards (the player's entries are recomputed)."""
     if game.daily is not None:
         _announce(
             game.daily.date, board_entries_recompute(player=game.player, date=game.daily.date)
@@ -61,4 +61,11 @@ def player_unranked(*, player: User, **_: Any) -> None:
         .order_by("date")
     )
     for date in list(dates):
+        _announce(date, board_entries_recompute(player=player, date=date))
+
+
+@receiver(player_games_changed, sender=Game, dispatch_uid="leaderboards.player_games_changed")
+def player_reranked(*, player: User, dates: Iterable[datetime.date], **_: Any) -> None:
+    """A banned player leaves every board at once; a lifted ban brings them back."""
+    for date in dates:
         _announce(date, board_entries_recompute(player=player, date=date))

@@ -1,7 +1,7 @@
 """Reads of the leaderboards, shared by the REST API, the websocket snapshot and the pages.
 
 Every board is read through the composite index
-(date, board, key1, key2, submitted_at, game_id): a page is an index range, the
+(date, board, key1, key2, duration_ms, submitted_at, game_id): a page is an index range, the
 neighbours of a player are two short index scans from their entry, and a rank
 adds the stored bucket counts of the better `key1` values (a score, or a move
 count) to a count over the shorter side of the player's own bucket, so a rank
@@ -25,18 +25,24 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import connection
 
+from easyharp_site.dates import utc_aware
 from games.rules import Deal
-from leaderboards.models import BoardTotal
+from leaderboards.models import DURATION_UNKNOWN, BoardTotal
 
 PAGE_LIMIT_MAX = 100
 # Rank counts run with growing caps on both sides until one side is exhausted.
 _RANK_CAPS = (1_024, 32_768, 1_048_576)
-_ROW = "(e.key1, e.key2, e.submitted_at, e.game_id)"
-_ORDER_ASC = "e.key1, e.key2, e.submitted_at, e.game_id"
-_ORDER_DESC = "e.key1 DESC, e.key2 DESC, e.submitted_at DESC, e.game_id DESC"
+# The sort key of an entry, in index order; a row's first _KEY_LENGTH columns.
+_ROW = "(e.key1, e.key2, e.duration_ms, e.submitted_at, e.game_id)"
+_ORDER_ASC = "e.key1, e.key2, e.duration_ms, e.submitted_at, e.game_id"
+_ORDER_DESC = "e.key1 DESC, e.key2 DESC, e.duration_ms DESC, e.submitted_at DESC, e.game_id DESC"
+_KEY_LENGTH = 5
+_KEY_MARKS = ", ".join(["%s"] * _KEY_LENGTH)
 
 
-_COLUMNS = "e.key1, e.key2, e.submitted_at, e.game_id, e.score, e.moves, e.won, u.username"
+_COLUMNS = (
+    "e.key1, e.key2, e.duration_ms, e.submitted_at, e.game_id, e.score, e.moves, e.won, u.username"
+)
 
 
 @functools.cache
@@ -60,24 +66,22 @@ def _rows(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
 
 def _key(row: tuple[Any, ...]) -> list[Any]:
     """The sort key of a row as query parameters."""
-    return [row[0], row[1], connection.ops.adapt_datetimefield_value(_aware(row[2])), row[3]]
-
-
-def _aware(moment: datetime.datetime) -> datetime.datetime:
-    # SQLite hands back naive UTC datetimes to raw queries.
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=datetime.UTC)
+    key1, key2, duration_ms, submitted_at, game = row[:_KEY_LENGTH]
+    at = connection.ops.adapt_datetimefield_value(utc_aware(submitted_at))
+    return [key1, key2, duration_ms, at, game]
 
 
 def _entry_dict(row: tuple[Any, ...], rank: int) -> dict[str, Any]:
-    key1, key2, submitted_at, game, score, moves, won, username = row
+    key1, key2, duration_ms, submitted_at, game, score, moves, won, username = row
     return {
         "rank": rank,
         "player": username,
         "score": score,
         "moves": moves,
         "won": bool(won),
+        "duration_ms": None if duration_ms == DURATION_UNKNOWN else duration_ms,
         "game": game,
-        "submitted_at": _aware(submitted_at)
+        "submitted_at": utc_aware(submitted_at)
         .astimezone(datetime.UTC)
         .isoformat()
         .replace("+00:00", "Z"),
@@ -103,7 +107,7 @@ _TOTAL_AND_DEAL_SQL = """
     (SELECT number FROM games_dailydeal WHERE date = %s)
 """
 # Inside the player's bucket (same key1), the rest of the sort key decides.
-_IN_BUCKET = "(e.key2, e.submitted_at, e.game_id)"
+_IN_BUCKET = "(e.key2, e.duration_ms, e.submitted_at, e.game_id)"
 _RANK_SQL = f"""
 SELECT
     (SELECT COALESCE(SUM(players), 0) FROM leaderboards_boardbucket
@@ -111,11 +115,11 @@ SELECT
     (SELECT players FROM leaderboards_boardbucket WHERE date = %s AND board = %s AND key1 = %s),
     (SELECT count(*) FROM (
         SELECT 1 FROM leaderboards_boardentry e
-        WHERE e.date = %s AND e.board = %s AND e.key1 = %s AND {_IN_BUCKET} < (%s, %s, %s)
+        WHERE e.date = %s AND e.board = %s AND e.key1 = %s AND {_IN_BUCKET} < (%s, %s, %s, %s)
         LIMIT %s) better),
     (SELECT count(*) FROM (
         SELECT 1 FROM leaderboards_boardentry e
-        WHERE e.date = %s AND e.board = %s AND e.key1 = %s AND {_IN_BUCKET} > (%s, %s, %s)
+        WHERE e.date = %s AND e.board = %s AND e.key1 = %s AND {_IN_BUCKET} > (%s, %s, %s, %s)
         LIMIT %s) worse),
     {_TOTAL_AND_DEAL_SQL}
 """
@@ -138,8 +142,7 @@ def _rank(date: datetime.date, order: str, row: tuple[Any, ...]) -> tuple[int, i
     are counted with a cap until one is exhausted. One statement per cap, so
     the counts, the counters and the total come from one snapshot.
     """
-    key1, key2, submitted_at, game = _key(row)
-    rest = [key2, submitted_at, game]
+    key1, *rest = _key(row)
     with connection.cursor() as cursor:
         for cap in (*_RANK_CAPS, None):
             limit = cap if cap is not None else 2**62
@@ -240,18 +243,19 @@ def leaderboard_entries_of(
     buckets: dict[int, list[tuple[Any, ...]]] = {}
     for chunk in _chunks(sorted({row[1] for row in rows})):
         placeholders = ", ".join(["%s"] * len(chunk))
-        for key1, *rest in _rows(
-            "SELECT e.key1, e.key2, e.submitted_at, e.game_id FROM leaderboards_boardentry e "
+        for key1, key2, duration_ms, submitted_at, game in _rows(
+            f"SELECT {_ORDER_ASC} FROM leaderboards_boardentry e "
             f"WHERE e.date = %s AND e.board = %s AND e.key1 IN ({placeholders}) "
             f"ORDER BY {_ORDER_ASC}",
             [date, order, *chunk],
         ):
-            buckets.setdefault(key1, []).append((rest[0], _aware(rest[1]), rest[2]))
+            buckets.setdefault(key1, []).append((key2, duration_ms, utc_aware(submitted_at), game))
     found: dict[int, dict[str, Any]] = {}
     for player_id, *row in rows:
-        key1, key2, submitted_at, game = row[:4]
+        key1, key2, duration_ms, submitted_at, game = row[:_KEY_LENGTH]
         # Python orders these keys as the index does (SQLite's naive times made UTC).
-        place = bisect.bisect_left(buckets[key1], (key2, _aware(submitted_at), game)) + 1
+        in_bucket = (key2, duration_ms, utc_aware(submitted_at), game)
+        place = bisect.bisect_left(buckets[key1], in_bucket) + 1
         found[player_id] = _entry_dict(tuple(row), above[key1] + place)
     return found
 
@@ -277,10 +281,10 @@ def leaderboard_around(
     # that it keeps its own order and limit).
     key = _key(row)
     side_rows = _rows(
-        f"SELECT * FROM (SELECT 0 AS side, a.* FROM ({_select()} AND {_ROW} < (%s, %s, %s, %s) "
+        f"SELECT * FROM (SELECT 0 AS side, a.* FROM ({_select()} AND {_ROW} < ({_KEY_MARKS}) "
         f"ORDER BY {_ORDER_DESC} LIMIT %s) a) above "
         f"UNION ALL "
-        f"SELECT * FROM (SELECT 1 AS side, b.* FROM ({_select()} AND {_ROW} > (%s, %s, %s, %s) "
+        f"SELECT * FROM (SELECT 1 AS side, b.* FROM ({_select()} AND {_ROW} > ({_KEY_MARKS}) "
         f"ORDER BY {_ORDER_ASC} LIMIT %s) b) below",
         [date, order, *key, take_above, date, order, *key, take_below],
     )

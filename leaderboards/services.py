@@ -1,8 +1,11 @@
-"""Writes to the leaderboards: keep each player's best entry per day and board.
+"""Writes to the leaderboards: keep each player's ranked entry per day and board.
+
+Only a player's ranked game of the day counts, and only while it is not
+assisted, not voided and the player is not banned (an active account).
 
 Called by `leaderboards.receivers` when the game services announce a stored or
-voided game, inside their transaction, with the player's row locked, so one
-player's entries are never written by two transactions at once.
+voided game or a ban, inside their transaction, with the player's row locked,
+so one player's entries are never written by two transactions at once.
 The shared counters (`BoardTotal`, `BoardBucket`) are always changed in one
 order, board by board, the total before the buckets and buckets by ascending
 key, so that concurrent submissions never wait on each other in a circle.
@@ -14,18 +17,21 @@ import datetime
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
-from django.db.models import F
+from django.db import connection
+from django.db.models import F, QuerySet
 
 from easyharp_site.accounts.selectors import player_is_deleted
 from games.models import Game
-from leaderboards.models import Board, BoardBucket, BoardEntry, BoardTotal
+from leaderboards.models import DURATION_UNKNOWN, Board, BoardBucket, BoardEntry, BoardTotal
 
 BOARDS: tuple[str, ...] = (Board.SCORE, Board.MOVES)
 
-# The order of games on each board, as Django orderings (best first).
-GAME_ORDERINGS: dict[str, tuple[str, ...]] = {
-    Board.SCORE: ("-score", "moves", "created_at", "id"),
-    Board.MOVES: ("moves", "-score", "created_at", "id"),
+# The order of games on each board, as Django orderings (best first); a game
+# with no measured duration comes after those with one, as on the boards.
+_DURATION = F("duration_ms").asc(nulls_last=True)
+GAME_ORDERINGS: dict[str, tuple[Any, ...]] = {
+    Board.SCORE: ("-score", "moves", _DURATION, "created_at", "id"),
+    Board.MOVES: ("moves", "-score", _DURATION, "created_at", "id"),
 }
 
 
@@ -41,12 +47,37 @@ def game_counts_on(*, board: str, game: Game) -> bool:
     return board == Board.SCORE or game.won
 
 
+def game_is_ranked(game: Game) -> bool:
+    """Whether a game may be on a board at all: the player's ranked game of a day,
+    unassisted, not voided, by an active (not banned) player."""
+    return (
+        game.daily_id is not None
+        and game.ranked
+        and not game.assisted
+        and game.voided_at is None
+        and game.player.is_active
+    )
+
+
+def _ranked_games(*, player: User, date: datetime.date) -> QuerySet[Game]:
+    """`game_is_ranked` as a query: the player's games of `date` that may be on a board."""
+    return Game.objects.filter(
+        player=player,
+        daily__date=date,
+        ranked=True,
+        assisted=False,
+        voided_at__isnull=True,
+        player__is_active=True,
+    )
+
+
 def _entry_values(board: str, game: Game) -> dict[str, Any]:
     key1, key2 = board_sort_key(board=board, score=game.score, moves=game.moves)
     return {
         "game": game,
         "key1": key1,
         "key2": key2,
+        "duration_ms": game.duration_ms if game.duration_ms is not None else DURATION_UNKNOWN,
         "submitted_at": game.created_at,
         "score": game.score,
         "moves": game.moves,
@@ -57,13 +88,19 @@ def _entry_values(board: str, game: Game) -> dict[str, Any]:
 _Counter = TypeVar("_Counter", BoardTotal, BoardBucket)
 
 
-def _counter_add(model: type[_Counter], delta: int, **where: object) -> None:
-    updated = model.objects.filter(**where).update(players=F("players") + delta)
-    if not updated:
-        # The first entry it counts: create the row (a concurrent first entry
-        # may win the race, hence ignore_conflicts), then count.
-        model.objects.bulk_create([model(players=0, **where)], ignore_conflicts=True)
-        model.objects.filter(**where).update(players=F("players") + delta)
+def _counter_add(model: type[_Counter], delta: int, **where: datetime.date | str | int) -> None:
+    # Plain SQL: every ranked submission changes two to four counters, and the
+    # ORM's query building cost more than the statement itself (bench/submit.py).
+    columns = " AND ".join(f"{column} = %s" for column in where)
+    sql = f"UPDATE {model._meta.db_table} SET players = players + %s WHERE {columns}"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [delta, *where.values()])
+        if cursor.rowcount:
+            return
+    # The first entry it counts: create the row (a concurrent first entry may
+    # win the race, hence ignore_conflicts), then count.
+    model.objects.bulk_create([model(players=0, **where)], ignore_conflicts=True)
+    model.objects.filter(**where).update(players=F("players") + delta)
 
 
 def _counts_change(*, date: datetime.date, board: str, old: int | None, new: int | None) -> None:
@@ -81,49 +118,43 @@ def _counts_change(*, date: datetime.date, board: str, old: int | None, new: int
 
 
 def board_entries_offer(*, game: Game) -> list[str]:
-    """Put a newly stored game of the day on the boards where it beats the player's entry.
+    """Put a newly stored ranked game of the day on its boards.
 
-    Returns the boards that moved. The caller holds the player's lock and has
-    checked that the game counts for `game.daily`.
+    Returns the boards that moved (none for practice, an assisted game or a
+    banned player). The caller holds the player's lock. A player's entries of
+    a day only ever show their ranked game of that day, of which there is one
+    (a unique constraint), so a new one finds no entry to replace.
     """
+    if not game_is_ranked(game):
+        return []
     assert game.daily is not None
     date = game.daily.date
-    entries = {
-        entry.board: entry
-        for entry in BoardEntry.objects.filter(date=date, player_id=game.player_id)
-    }
-    moved: list[str] = []
-    for board in BOARDS:
-        if not game_counts_on(board=board, game=game):
-            continue
-        values = _entry_values(board, game)
-        entry = entries.get(board)
-        if entry is None:
-            BoardEntry.objects.create(date=date, board=board, player_id=game.player_id, **values)
-            _counts_change(date=date, board=board, old=None, new=values["key1"])
-            moved.append(board)
-            continue
-        new = (values["key1"], values["key2"], game.created_at, game.pk)
-        old = (entry.key1, entry.key2, entry.submitted_at, entry.game_id)
-        if new < old:
-            BoardEntry.objects.filter(pk=entry.pk).update(**values)
-            _counts_change(date=date, board=board, old=entry.key1, new=values["key1"])
-            moved.append(board)
-    return moved
+    boards = [board for board in BOARDS if game_counts_on(board=board, game=game)]
+    entries = [
+        BoardEntry(date=date, board=board, player_id=game.player_id, **_entry_values(board, game))
+        for board in boards
+    ]
+    BoardEntry.objects.bulk_create(entries)
+    for entry in entries:
+        _counts_change(date=date, board=entry.board, old=None, new=entry.key1)
+    return boards
 
 
 def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
     """Rebuild a player's entries of `date` from their games that still count.
 
-    Used when a game is voided or a player deleted (whose games count no
-    more). Returns the boards that moved. The caller holds the player's lock.
+    Used when a game is voided, when a player is banned or their ban is lifted,
+    and when a player is deleted (whose games count no more). Returns the boards
+    that moved. The caller holds the player's lock.
     """
-    games = Game.objects.filter(player=player, daily__date=date, voided_at__isnull=True)
+    games = _ranked_games(player=player, date=date)
     if player_is_deleted(player_id=player.pk):
         games = games.none()
     entries = {entry.board: entry for entry in BoardEntry.objects.filter(date=date, player=player)}
     moved: list[str] = []
     for board in BOARDS:
+        # At most one ranked game per player and day (a unique constraint);
+        # ordered all the same, so that this never depends on it.
         candidates = games if board == Board.SCORE else games.filter(won=True)
         best = candidates.order_by(*GAME_ORDERINGS[board]).first()
         entry = entries.get(board)

@@ -3,7 +3,8 @@ today's deal.
 
 Today's deal is pinned to deal 4 (`EH1-N-AAAAAAE`), for which the conformance
 vectors hold a clean win, so the tests can submit real won and unfinished
-games of the day.
+games of the day. A game reaches a board only as the player's ranked game:
+`submit_ranked` (API) and `play_ranked` (services) start the day's attempt first.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.db.models import F
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from games.models import DailyDeal, Game
+from games.models import Attempt, DailyDeal, Game
+from games.services import attempt_start, game_submit
 from leaderboards.services import board_entries_offer
 from tests.paths import GAME_VECTORS
 
@@ -30,6 +33,8 @@ DEAL_NUMBER = 4
 # A full cycle of the stock: 59 taps and one recycle leave the table as dealt,
 # so a log prefixed with it plays the same game with 60 more moves.
 STOCK_CYCLE = ["S"] * 60
+# The password `make_player` gives every player.
+PASSWORD = "a-long-passphrase"
 
 
 def _vectors() -> list[dict[str, Any]]:
@@ -55,7 +60,7 @@ def daily(db: None, today: datetime.date) -> DailyDeal:
 @pytest.fixture
 def make_player(db: None) -> Callable[[str], AbstractBaseUser]:
     def make(username: str) -> AbstractBaseUser:
-        return get_user_model().objects.create_user(username=username, password="a-long-passphrase")
+        return get_user_model().objects.create_user(username=username, password=PASSWORD)
 
     return make
 
@@ -84,9 +89,47 @@ def anon() -> APIClient:
     return APIClient()
 
 
-def submit(client: APIClient, log: str | list[str], deal: str = DEAL, **headers: str) -> Any:
+def submit(
+    client: APIClient,
+    log: str | list[str],
+    deal: str = DEAL,
+    times: list[Any] | None = None,
+    **headers: str,
+) -> Any:
     """POST a game; `headers` as Django META keys (HTTP_IDEMPOTENCY_KEY=...)."""
-    return client.post("/api/games/", {"deal": deal, "log": log}, format="json", **headers)
+    body: dict[str, Any] = {"deal": deal, "log": log}
+    if times is not None:
+        body["times"] = times
+    return client.post("/api/games/", body, format="json", **headers)
+
+
+def attempt_url(date: datetime.date | None = None) -> str:
+    return f"/api/daily/{(date or timezone.now().date()).isoformat()}/attempt/"
+
+
+def start(client: APIClient, date: datetime.date | None = None) -> Any:
+    """POST: start (or find) the player's ranked attempt of `date` (today)."""
+    return client.post(attempt_url(date), format="json")
+
+
+def submit_ranked(client: APIClient, log: str | list[str], **kwargs: Any) -> Any:
+    """Start today's attempt, then submit its game: the player's ranked game of the day."""
+    assert start(client).status_code in (200, 201)
+    return submit(client, log, **kwargs)
+
+
+def rewind(player: AbstractBaseUser, seconds: float) -> None:
+    """Move the start of the player's attempt `seconds` back, as if it began then."""
+    Attempt.objects.filter(player=player).update(
+        started_at=F("started_at") - datetime.timedelta(seconds=seconds)
+    )
+
+
+def play_ranked(player: AbstractBaseUser, log: str | list[str], deal: str = DEAL) -> Game:
+    """`submit_ranked` through the services."""
+    attempt_start(player=player, date=timezone.now().date())
+    game, _ = game_submit(player=player, deal=deal, log=log)
+    return game
 
 
 def stored_game(
@@ -97,10 +140,13 @@ def stored_game(
     moves: int,
     won: bool = False,
     at: datetime.datetime | None = None,
+    duration_ms: int | None = None,
+    ranked: bool = True,
 ) -> Game:
     """A game of the day stored directly and offered to the boards (no engine involved).
 
-    For leaderboard tests that need many exact scores and moves quickly.
+    For leaderboard tests that need many exact scores and moves quickly. It is
+    the player's ranked game of the day unless `ranked` is False.
     """
     game = Game.objects.create(
         player=player,
@@ -113,6 +159,8 @@ def stored_game(
         rules_version="EH1",
         daily=daily,
         created_at=at or timezone.now(),
+        ranked=ranked,
+        duration_ms=duration_ms,
     )
     board_entries_offer(game=game)
     return game

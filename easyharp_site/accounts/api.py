@@ -57,9 +57,7 @@ class PasswordField(TextField):
 
 @extend_schema_serializer(component_name="Credentials")
 class CredentialsInput(serializers.Serializer):
-    username = TextField(
-        max_length=USERNAME_MAX, validators=[UnicodeUsernameValidator()]
-    )
+    username = TextField(max_length=USERNAME_MAX, validators=[UnicodeUsernameValidator()])
     password = PasswordField()
 
 

@@ -1,4 +1,5 @@
-"""Submissions at the same moment, on PostgreSQL with real concurrent transactions."""
+"""Attempts and submissions at the same moment, on PostgreSQL with real concurrent
+transactions: one attempt per player and day, one ranked game per attempt."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ from typing import Any
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from games import rules
-from games.models import Game
-from games.services import game_submit
+from games.models import Attempt, Game
+from games.services import attempt_start, game_submit
 from leaderboards.models import BoardEntry, BoardTotal
 from leaderboards.selectors import leaderboard_page
 from tests.fixtures import DEAL, WIN_LOG
@@ -51,7 +53,28 @@ def at_once(*calls: Callable[[], Any]) -> list[Any]:
     return results
 
 
-def test_two_games_of_one_player_at_once_leave_one_correct_entry(alice, daily, monkeypatch):
+real_now = timezone.now
+
+
+def slow_now() -> Any:
+    # Between looking for the player's attempt and creating it: two requests
+    # that both looked before either created would make two.
+    time.sleep(0.2)
+    return real_now()
+
+
+def test_two_devices_starting_the_attempt_at_once_get_one_attempt(alice, daily, monkeypatch):
+    monkeypatch.setattr("games.services.timezone.now", slow_now)
+
+    results = at_once(*[lambda: attempt_start(player=alice, date=daily.date)] * 3)
+
+    assert not [r for r in results if isinstance(r, Exception)], results
+    assert sorted(created for _, created in results) == [False, False, True]
+    assert {attempt.pk for attempt, _ in results} == {Attempt.objects.get().pk}
+
+
+def test_two_submissions_of_one_attempt_at_once_give_one_ranked_game(alice, daily, monkeypatch):
+    attempt_start(player=alice, date=daily.date)
     monkeypatch.setattr("games.parsing.rules.replay", slow_replay)
 
     results = at_once(
@@ -60,13 +83,15 @@ def test_two_games_of_one_player_at_once_leave_one_correct_entry(alice, daily, m
     )
 
     assert not [r for r in results if isinstance(r, Exception)], results
-    win = Game.objects.get(won=True)
-    assert list(BoardEntry.objects.filter(player=alice).values_list("board", "game_id")) in (
-        [("score", win.pk), ("moves", win.pk)],
-        [("moves", win.pk), ("score", win.pk)],
-    )
+    (ranked,) = Game.objects.filter(ranked=True)
+    assert Game.objects.filter(ranked=False).count() == 1
+    assert Attempt.objects.get().game == ranked
+    boards = {"score", "moves"} if ranked.won else {"score"}
+    assert set(BoardEntry.objects.filter(player=alice).values_list("board", "game_id")) == {
+        (board, ranked.pk) for board in boards
+    }
     totals = dict(BoardTotal.objects.filter(date=daily.date).values_list("board", "players"))
-    assert totals == {"score": 1, "moves": 1}
+    assert totals == {board: 1 for board in boards}
 
 
 def test_the_same_retry_at_once_stores_one_game(alice, daily, monkeypatch):
@@ -86,6 +111,8 @@ def test_the_same_retry_at_once_stores_one_game(alice, daily, monkeypatch):
 def test_first_players_of_the_day_at_once_are_all_counted(daily, make_player, monkeypatch):
     monkeypatch.setattr("games.parsing.rules.replay", slow_replay)
     players = [make_player(f"p{i}") for i in range(4)]
+    for player in players:
+        attempt_start(player=player, date=daily.date)
 
     results = at_once(
         *[

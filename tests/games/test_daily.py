@@ -127,16 +127,19 @@ def test_candidates_depend_on_the_date_and_the_secret_salt():
         assert next(daily_deal_candidates(date)) != numbers[0]
 
 
-def test_the_first_acceptable_candidate_is_chosen_with_its_par(today, monkeypatch):
+def test_the_first_acceptable_candidate_is_chosen_with_its_par_and_the_solvers_line(
+    today, monkeypatch
+):
     candidates = list(itertools.islice(daily_deal_candidates(today), 3))
-    verdicts = {candidates[0]: (False, None), candidates[1]: (True, 87)}
+    verdicts = {candidates[0]: (False, None, ""), candidates[1]: (True, 3, "S 37 WF")}
     monkeypatch.setattr(
-        "games.services.daily_deal_is_acceptable", lambda number: verdicts.get(number, (True, None))
+        "games.services.daily_deal_is_acceptable",
+        lambda number: verdicts.get(number, (True, None, "")),
     )
 
     day = prepare(today)
 
-    assert (day.number, day.par) == (candidates[1], 87)
+    assert (day.number, day.par, day.par_log) == (candidates[1], 3, "S 37 WF")
 
 
 def test_with_the_solver_a_deal_is_acceptable_when_it_is_won_and_its_par_is_that_win(
@@ -154,12 +157,14 @@ def test_with_the_solver_a_deal_is_acceptable_when_it_is_won_and_its_par_is_that
 
     monkeypatch.setattr("games.solver.solve", solve)
 
-    acceptable, par = daily_deal_is_acceptable(12345)
+    acceptable, par, line = daily_deal_is_acceptable(12345)
 
     (solution,) = answers
     assert solution.result == "won"
     assert (acceptable, par) == (True, solution.moves)
-    assert replay(Deal(12345), solution.log).is_won
+    # The line is kept to compare submissions with, never solved again.
+    assert line.split() == list(solution.log)
+    assert replay(Deal(12345), line.split()).is_won
 
 
 @pytest.mark.parametrize("result", ["unknown", "lost"])
@@ -169,14 +174,14 @@ def test_with_the_solver_a_deal_it_does_not_win_is_passed_over(settings, monkeyp
         "games.solver.solve", lambda deal, seconds: Solution(result, (), 10, seconds)
     )
 
-    assert daily_deal_is_acceptable(12345) == (False, None)
+    assert daily_deal_is_acceptable(12345) == (False, None, "")
 
 
 def test_without_require_win_every_deal_is_acceptable(settings, monkeypatch):
     settings.DAILY_DEAL_REQUIRE_WIN = False
     monkeypatch.setattr("games.solver.solve", mock_never_called)
 
-    assert daily_deal_is_acceptable(12345) == (True, None)
+    assert daily_deal_is_acceptable(12345) == (True, None, "")
 
 
 def mock_never_called(*args, **kwargs):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from games.models import Game
+from games.models import Attempt, Game
 from leaderboards.models import BoardTotal
-from tests.fixtures import WIN_LOG, client_for, submit
+from tests.fixtures import WIN_LOG, client_for, submit, submit_ranked
 
 pytestmark = pytest.mark.django_db
 
@@ -14,12 +14,15 @@ pytestmark = pytest.mark.django_db
 def test_a_retry_with_the_same_key_returns_the_first_game(alice, daily):
     client = client_for(alice)
 
-    first = submit(client, WIN_LOG, HTTP_IDEMPOTENCY_KEY="game-1")
+    first = submit_ranked(client, WIN_LOG, HTTP_IDEMPOTENCY_KEY="game-1")
     retry = submit(client, " ".join(WIN_LOG).lower(), HTTP_IDEMPOTENCY_KEY="game-1")
 
     assert (first.status_code, retry.status_code) == (201, 200)
+    # The retry is the ranked game itself, not a practice game after it.
     assert retry.json() == first.json()
+    assert retry.json()["ranked"] is True
     assert Game.objects.count() == 1
+    assert Attempt.objects.get().game.pk == first.json()["id"]
     assert BoardTotal.objects.get(date=daily.date, board="score").players == 1
 
 

@@ -4,29 +4,39 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fixtures import DEAL, WIN, WIN_LOG, client_for, submit
+from tests.fixtures import DEAL, WIN, WIN_LOG, client_for, rewind, start, submit
 
 pytestmark = pytest.mark.django_db
 
 
 def test_it_lists_the_players_games_and_daily_results(anon, alice, bob, daily):
+    for player, minutes in ((bob, 10), (alice, 5)):
+        start(client_for(player))
+        rewind(player, minutes * 60)
     submit(client_for(bob), WIN_LOG)
-    unfinished = submit(client_for(alice), WIN_LOG[:40]).json()
     won = submit(client_for(alice), WIN_LOG).json()
+    practice = submit(client_for(alice), WIN_LOG[:40]).json()
 
     response = anon.get("/api/players/alice/")
 
     assert response.status_code == 200
     body = response.json()
     assert body["username"] == "alice"
-    assert [game["id"] for game in body["games"]] == [won["id"], unfinished["id"]]
-    # The win is alice's best on both boards, behind bob's earlier identical win.
+    assert [(g["id"], g["ranked"]) for g in body["games"]] == [
+        (practice["id"], False),
+        (won["id"], True),
+    ]
+    assert body["games"][0]["duration_ms"] is None
+    assert 5 * 60_000 <= body["games"][1]["duration_ms"] < 6 * 60_000
+    # The ranked win is alice's entry on both boards, ahead of bob's identical
+    # but slower win.
     entry = {
-        "rank": 2,
+        "rank": 1,
         "player": "alice",
         "score": WIN["score"],
         "moves": WIN["moves"],
         "won": True,
+        "duration_ms": won["duration_ms"],
         "game": won["id"],
         "submitted_at": won["created_at"],
     }

@@ -1,18 +1,17 @@
-"""Voiding a game: it leaves every board at once, and the player's next best takes its place."""
+"""Voiding a game: it leaves every board at once, and no practice game takes its place."""
 
 from __future__ import annotations
 
 from unittest import mock
 
 import pytest
-from django.contrib.admin.sites import site
-from django.test import RequestFactory
+from django.test import Client
 
-from games.models import Game
+from games.models import Game, ModerationAction
 from games.services import game_void
 from leaderboards.models import BoardEntry, BoardTotal
 from leaderboards.selectors import leaderboard_page
-from tests.fixtures import STOCK_CYCLE, WIN_LOG, client_for, submit
+from tests.fixtures import STOCK_CYCLE, WIN_LOG, client_for, submit, submit_ranked
 
 pytestmark = pytest.mark.django_db
 
@@ -24,53 +23,42 @@ def _board(daily, order):
     ]
 
 
-def test_a_voided_best_game_is_replaced_by_the_next_best(alice, bob, daily):
-    slow_win = submit(client_for(alice), STOCK_CYCLE + WIN_LOG).json()["id"]
-    fast_win = submit(client_for(alice), WIN_LOG).json()["id"]
-    bob_game = submit(client_for(bob), WIN_LOG[:50]).json()["id"]
-    assert _board(daily, "moves") == [("alice", fast_win)]
-
-    game_void(game=Game.objects.get(pk=fast_win), reason="cheating")
-
-    assert _board(daily, "moves") == [("alice", slow_win)]
-    assert _board(daily, "score") == [("alice", slow_win), ("bob", bob_game)]
-    assert BoardTotal.objects.get(date=daily.date, board="moves").players == 1
-    assert Game.objects.get(pk=fast_win).void_reason == "cheating"
-
-
-def test_a_player_whose_only_game_is_voided_leaves_the_boards(alice, bob, daily):
-    alice_game = submit(client_for(alice), WIN_LOG).json()["id"]
-    submit(client_for(bob), WIN_LOG[:50])
-
-    game_void(game=Game.objects.get(pk=alice_game))
-
-    assert [player for player, _ in _board(daily, "score")] == ["bob"]
-    assert _board(daily, "moves") == []
-    assert BoardTotal.objects.get(date=daily.date, board="score").players == 1
-    assert BoardTotal.objects.get(date=daily.date, board="moves").players == 0
-    assert not BoardEntry.objects.filter(player=alice).exists()
-
-
-def test_voiding_a_game_that_is_not_a_best_moves_nothing(
-    alice, daily, django_capture_on_commit_callbacks
+def test_a_voided_ranked_game_leaves_the_boards_and_no_practice_game_takes_its_place(
+    alice, bob, daily
 ):
-    best = submit(client_for(alice), WIN_LOG).json()["id"]
-    worse = submit(client_for(alice), WIN_LOG[:30]).json()["id"]
+    ranked = submit_ranked(client_for(alice), WIN_LOG).json()["id"]
+    submit(client_for(alice), STOCK_CYCLE + WIN_LOG)  # practice, after the attempt
+    bob_game = submit_ranked(client_for(bob), WIN_LOG[:50]).json()["id"]
+    assert _board(daily, "moves") == [("alice", ranked)]
+
+    game_void(game=Game.objects.get(pk=ranked), reason="cheating")
+
+    assert _board(daily, "moves") == []
+    assert _board(daily, "score") == [("bob", bob_game)]
+    assert BoardTotal.objects.get(date=daily.date, board="moves").players == 0
+    assert BoardTotal.objects.get(date=daily.date, board="score").players == 1
+    assert not BoardEntry.objects.filter(player=alice).exists()
+    assert Game.objects.get(pk=ranked).void_reason == "cheating"
+
+
+def test_voiding_a_practice_game_moves_nothing(alice, daily, django_capture_on_commit_callbacks):
+    ranked = submit_ranked(client_for(alice), WIN_LOG).json()["id"]
+    practice = submit(client_for(alice), WIN_LOG[:30]).json()["id"]
 
     with (
         mock.patch("leaderboards.receivers.live.board_changed") as changed,
         django_capture_on_commit_callbacks(execute=True),
     ):
-        game_void(game=Game.objects.get(pk=worse))
+        game_void(game=Game.objects.get(pk=practice))
 
-    assert _board(daily, "score") == [("alice", best)]
+    assert _board(daily, "score") == [("alice", ranked)]
     changed.assert_not_called()
 
 
 def test_voiding_announces_the_boards_that_moved_after_commit(
     alice, daily, django_capture_on_commit_callbacks
 ):
-    game = submit(client_for(alice), WIN_LOG).json()["id"]
+    game = submit_ranked(client_for(alice), WIN_LOG).json()["id"]
 
     with (
         mock.patch("leaderboards.receivers.live.board_changed") as changed,
@@ -98,14 +86,27 @@ def test_voiding_twice_changes_nothing(alice, daily):
     assert game_void(game=game).voided_at == first
 
 
-def test_the_admin_action_voids_the_selected_games(alice, daily, admin_user):
-    game = submit(client_for(alice), WIN_LOG).json()["id"]
-    request = RequestFactory().post("/admin/games/game/")
-    request.user = admin_user
-    model_admin = site._registry[Game]
+def test_the_admin_asks_why_then_voids_the_selected_games_and_logs_who_and_why(
+    alice, daily, admin_user
+):
+    game = submit_ranked(client_for(alice), WIN_LOG).json()["id"]
+    client = Client()
+    client.force_login(admin_user)
+    chosen = {"action": "void_games", "_selected_action": [game]}
 
-    with mock.patch.object(model_admin, "message_user"):
-        model_admin.void_games(request, Game.objects.filter(pk=game))
+    asked = client.post("/admin/games/game/", chosen)
+    assert asked.status_code == 200 and 'name="reason"' in asked.content.decode()
+    assert not Game.objects.get(pk=game).is_voided
+    done = client.post("/admin/games/game/", {**chosen, "apply": "1", "reason": "a bot's log"})
 
+    assert done.status_code == 302
     assert Game.objects.get(pk=game).is_voided
     assert _board(daily, "score") == []
+    (logged,) = ModerationAction.objects.all()
+    assert (logged.kind, logged.moderator, logged.player, logged.game_id) == (
+        "void",
+        admin_user,
+        alice,
+        game,
+    )
+    assert logged.reason == "a bot's log" and logged.created_at is not None

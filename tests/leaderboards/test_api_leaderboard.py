@@ -7,7 +7,15 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from tests.fixtures import STOCK_CYCLE, WIN, WIN_LOG, client_for, stored_game, submit
+from tests.fixtures import (
+    STOCK_CYCLE,
+    WIN,
+    WIN_LOG,
+    client_for,
+    stored_game,
+    submit,
+    submit_ranked,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -27,43 +35,58 @@ def names(response) -> list[str]:
     return [entry["player"] for entry in response.json()["entries"]]
 
 
-def test_the_score_board_breaks_ties_by_fewer_moves_then_earlier(anon, daily, make_player):
-    p = {name: make_player(name) for name in ["late", "early", "fewer", "top", "low"]}
-    stored_game(player=p["late"], daily=daily, score=300, moves=100, at=at(20))
-    stored_game(player=p["early"], daily=daily, score=300, moves=100, at=at(10))
-    stored_game(player=p["fewer"], daily=daily, score=300, moves=90, at=at(30))
-    stored_game(player=p["top"], daily=daily, score=310, moves=500, at=at(40))
-    stored_game(player=p["low"], daily=daily, score=5, moves=1, at=at(0))
+def test_the_score_board_breaks_ties_by_fewer_moves_then_duration_then_earlier(
+    anon, daily, make_player
+):
+    names_ = ["late", "early", "quick", "untimed", "fewer", "top", "low"]
+    p = {name: make_player(name) for name in names_}
+    stored_game(player=p["late"], daily=daily, score=300, moves=100, at=at(20), duration_ms=9_000)
+    stored_game(player=p["early"], daily=daily, score=300, moves=100, at=at(10), duration_ms=9_000)
+    stored_game(player=p["quick"], daily=daily, score=300, moves=100, at=at(50), duration_ms=8_000)
+    # Ranked before games were timed: after every timed game of the same result.
+    stored_game(player=p["untimed"], daily=daily, score=300, moves=100, at=at(0))
+    stored_game(player=p["fewer"], daily=daily, score=300, moves=90, at=at(30), duration_ms=10**8)
+    stored_game(player=p["top"], daily=daily, score=310, moves=500, at=at(40), duration_ms=10**8)
+    stored_game(player=p["low"], daily=daily, score=5, moves=1, at=at(0), duration_ms=1_000)
 
     response = board(anon, daily, order="score")
 
     assert response.status_code == 200
-    assert names(response) == ["top", "fewer", "early", "late", "low"]
-    assert [e["rank"] for e in response.json()["entries"]] == [1, 2, 3, 4, 5]
-    assert response.json()["total"] == 5
+    assert names(response) == ["top", "fewer", "quick", "early", "late", "untimed", "low"]
+    assert [e["rank"] for e in response.json()["entries"]] == [1, 2, 3, 4, 5, 6, 7]
+    assert [e["duration_ms"] for e in response.json()["entries"]][2:6] == [
+        8_000,
+        9_000,
+        9_000,
+        None,
+    ]
+    assert response.json()["total"] == 7
 
 
-def test_the_moves_board_has_won_games_only_by_fewer_moves_then_score_then_earlier(
+def test_the_moves_board_has_won_games_only_by_fewer_moves_then_score_then_duration_then_earlier(
     anon, daily, make_player
 ):
-    p = {name: make_player(name) for name in ["late", "early", "richer", "fast", "unfinished"]}
-    stored_game(player=p["late"], daily=daily, score=1300, moves=400, won=True, at=at(20))
-    stored_game(player=p["early"], daily=daily, score=1300, moves=400, won=True, at=at(10))
-    stored_game(player=p["richer"], daily=daily, score=1350, moves=400, won=True, at=at(30))
-    stored_game(player=p["fast"], daily=daily, score=1220, moves=300, won=True, at=at(40))
+    names_ = ["late", "early", "quick", "richer", "fast", "unfinished"]
+    p = {name: make_player(name) for name in names_}
+    won = {"daily": daily, "won": True}
+    stored_game(player=p["late"], score=1300, moves=400, at=at(20), duration_ms=60_000, **won)
+    stored_game(player=p["early"], score=1300, moves=400, at=at(10), duration_ms=60_000, **won)
+    stored_game(player=p["quick"], score=1300, moves=400, at=at(60), duration_ms=50_000, **won)
+    stored_game(player=p["richer"], score=1350, moves=400, at=at(30), duration_ms=90_000, **won)
+    stored_game(player=p["fast"], score=1220, moves=300, at=at(40), duration_ms=99_000, **won)
     stored_game(player=p["unfinished"], daily=daily, score=900, moves=50, at=at(0))
 
     response = board(anon, daily, order="moves")
 
-    assert names(response) == ["fast", "richer", "early", "late"]
-    assert response.json()["total"] == 4
+    assert names(response) == ["fast", "richer", "quick", "early", "late"]
+    assert response.json()["total"] == 5
 
 
 def test_submitted_games_rank_by_what_the_server_computed(alice, bob, make_player, anon, daily):
     carol = make_player("carol")
-    submit(client_for(alice), STOCK_CYCLE + WIN_LOG)  # a win in 60 more moves
-    submit(client_for(bob), WIN_LOG)
-    submit(client_for(carol), WIN_LOG[:100])
+    submit_ranked(client_for(alice), STOCK_CYCLE + WIN_LOG)  # a win in 60 more moves
+    submit_ranked(client_for(bob), WIN_LOG)
+    submit_ranked(client_for(carol), WIN_LOG[:100])
 
     score = board(anon, daily, order="score").json()
     moves = board(anon, daily, order="moves").json()
@@ -78,17 +101,24 @@ def test_submitted_games_rank_by_what_the_server_computed(alice, bob, make_playe
     assert score["date"] == daily.date.isoformat()
 
 
-def test_a_player_has_one_entry_their_best_game(alice, anon, daily):
+def test_a_player_has_one_entry_their_ranked_game_not_a_better_practice_game(alice, anon, daily):
     client = client_for(alice)
-    submit(client, WIN_LOG[:50])
-    best = submit(client, WIN_LOG).json()
-    submit(client, WIN_LOG[:80])
+    practice_before = submit(client, WIN_LOG).json()  # no attempt started: practice
+    ranked = submit_ranked(client, WIN_LOG[:50]).json()
+    practice_after = submit(client, WIN_LOG).json()  # the attempt is closed: practice
 
     response = board(anon, daily, order="score").json()
 
-    assert [(e["player"], e["game"]) for e in response["entries"]] == [("alice", best["id"])]
-    assert response["entries"][0]["submitted_at"] == best["created_at"]
+    assert [(e["player"], e["game"]) for e in response["entries"]] == [("alice", ranked["id"])]
+    assert response["entries"][0]["submitted_at"] == ranked["created_at"]
+    assert response["entries"][0]["duration_ms"] == ranked["duration_ms"]
     assert response["total"] == 1
+    assert board(anon, daily, order="moves").json()["total"] == 0
+    assert (practice_before["ranked"], ranked["ranked"], practice_after["ranked"]) == (
+        False,
+        True,
+        False,
+    )
 
 
 def test_pages_carry_their_ranks(anon, daily, make_player):

@@ -1,8 +1,9 @@
 """The live leaderboard socket, driven through the whole ASGI stack with `WebsocketCommunicator`.
 
 Every test runs twice: on the in-memory channel layer, and on real Redis
-(`redis` marker) when REDIS_URL is set. Games go through the real service
-(`game_submit`, `game_void`), so updates come from its `on_commit` hook.
+(`redis` marker) when REDIS_URL is set. Games go through the real services
+(`attempt_start`, `game_submit`, `game_void`, `player_ban`), so updates come
+from their `on_commit` hook.
 """
 
 from __future__ import annotations
@@ -30,7 +31,14 @@ from django.utils import timezone
 from easyharp_site.asgi import application
 from games.models import DailyDeal, Game
 from games.rules import Game as Play
-from games.services import game_submit, game_void
+from games.services import (
+    attempt_assist,
+    attempt_start,
+    game_submit,
+    game_void,
+    player_ban,
+    player_unban,
+)
 from leaderboards import live
 from leaderboards.consumers import CLOSE_BAD_ORDER, CLOSE_NO_BOARD, LeaderboardConsumer
 from leaderboards.selectors import leaderboard_entry, leaderboard_page
@@ -125,6 +133,8 @@ def random_log(rng: random.Random, length: int) -> list[str]:
 
 
 def submit(player: AbstractBaseUser, log: list[str]) -> Game:
+    """The player's game of today: their ranked game the first time, then practice."""
+    attempt_start(player=player, date=timezone.now().date())
     return game_submit(player=player, deal=DEAL, log=log)[0]
 
 
@@ -256,9 +266,11 @@ async def test_a_submission_reaches_the_socket_only_after_its_transaction_commit
     try:
         assert snapshot["total"] == 0
 
+        stored: list[Game] = []
+
         def submit_and_listen_before_commit() -> bool:
             with transaction.atomic():
-                submit(alice, WIN_LOG)
+                stored.append(submit(alice, WIN_LOG))
                 return async_to_sync(communicator.receive_nothing)(timeout=QUIET)
 
         assert await database_sync_to_async(submit_and_listen_before_commit)()
@@ -268,6 +280,8 @@ async def test_a_submission_reaches_the_socket_only_after_its_transaction_commit
         assert update["total"] == 1
         assert [entry["player"] for entry in update["entries"]] == ["alice"]
         assert update["entries"][0]["won"] is True
+        # The duration the server measured travels with the entry.
+        assert update["entries"][0]["duration_ms"] == stored[0].duration_ms is not None
     finally:
         await communicator.disconnect()
 
@@ -290,47 +304,50 @@ async def test_a_rolled_back_submission_sends_nothing(
         await communicator.disconnect()
 
 
-async def test_a_change_below_the_top_of_the_board_sends_nothing_to_anonymous_watchers(
+async def test_a_newcomer_below_the_top_of_the_board_sends_anonymous_watchers_only_the_total(
     flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
 ) -> None:
-    """The last player improves but stays below the top 50: total and top are unchanged."""
+    """The top 50 stand still: anonymous watchers get the new player count and
+    no entries; the newcomer's own socket gets their entry and rank."""
 
     def play() -> AbstractBaseUser:
         for number in range(live.WATCHED_ENTRIES):
             submit(make_player(f"p{number:02}"), WIN_LOG)
-        last = make_player("last")
-        submit(last, ["S"])
-        return last
+        return make_player("last")
 
     last = await database_sync_to_async(play)()
     communicator, snapshot = await connect(daily.date)
     watcher, watcher_snapshot = await connect(daily.date, player=last)
     try:
-        assert watcher_snapshot["me"]["rank"] == live.WATCHED_ENTRIES + 1
-        better = await database_sync_to_async(submit)(last, random_log(random.Random(3), 30))
+        assert watcher_snapshot["me"] is None
+        game = await database_sync_to_async(submit)(last, ["S"])
         moved = await database_sync_to_async(fresh_board)(daily.date, "score", last)
-        assert moved["me"]["game"] == better.pk, "the board did move"
+        assert (moved["me"]["game"], moved["me"]["rank"]) == (game.pk, live.WATCHED_ENTRIES + 1)
         assert moved["entries"] == snapshot["entries"]
+        update = await communicator.receive_json_from(timeout=5)
+        assert "entries" not in update
+        assert update["total"] == snapshot["total"] + 1
         assert await communicator.receive_nothing(timeout=QUIET)
         # The player's own socket sees their new entry, and nothing else changed.
-        update = await watcher.receive_json_from(timeout=5)
-        assert update["me"] == moved["me"]
-        assert "entries" not in update
-        assert update["total"] == snapshot["total"]
+        own = await watcher.receive_json_from(timeout=5)
+        assert own["me"] == moved["me"]
+        assert "entries" not in own
+        assert own["total"] == snapshot["total"] + 1
     finally:
         await communicator.disconnect()
         await watcher.disconnect()
 
 
-async def test_a_game_that_is_not_the_players_best_sends_nothing(
+async def test_a_practice_game_sends_nothing(
     flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
 ) -> None:
     alice = await database_sync_to_async(make_player)("alice")
-    await database_sync_to_async(submit)(alice, WIN_LOG)
+    await database_sync_to_async(submit)(alice, ["S"])
     communicator, _ = await connect(daily.date, player=alice)
     moves_socket, _ = await connect(daily.date, "moves")
     try:
-        await database_sync_to_async(submit)(alice, ["S"])
+        practice = await database_sync_to_async(submit)(alice, WIN_LOG)
+        assert not practice.ranked
         assert await communicator.receive_nothing(timeout=QUIET)
         assert await moves_socket.receive_nothing(timeout=QUIET)
     finally:
@@ -394,7 +411,8 @@ async def test_a_snapshot_plus_its_updates_equals_a_fresh_snapshot(
     monkeypatch: pytest.MonkeyPatch,
     seed: int,
 ) -> None:
-    """Random submissions and voids, watched on both boards through a small window.
+    """Random ranked and practice games, assisted attempts, voids, bans and lifted
+    bans, watched on both boards through a small window.
 
     The window is cut to 3 entries so that players move in and out of it.
     """
@@ -409,17 +427,25 @@ async def test_a_snapshot_plus_its_updates_equals_a_fresh_snapshot(
             sockets.append((communicator, order, player, board_of(snapshot), snapshot["version"]))
     try:
         stored: list[Game] = []
-        for _ in range(25):
+        moderator = await database_sync_to_async(make_player)("moderator")
+        for _ in range(30):
             roll = rng.random()
-            if stored and roll < 0.2:
+            player = rng.choice(players)
+            if stored and roll < 0.15:
                 game = stored.pop(rng.randrange(len(stored)))
                 await database_sync_to_async(game_void)(game=game, reason="random")
-            else:
-                player = rng.choice(players)
-                if roll < 0.45:
+            elif roll < 0.3:
+                act = player_ban if player.is_active else player_unban
+                await database_sync_to_async(act)(player=player, moderator=moderator, reason="r")
+            elif player.is_active:
+                if roll < 0.55:
                     log = STOCK_CYCLE * rng.randint(0, 2) + WIN_LOG
                 else:
                     log = random_log(rng, rng.randint(1, 60))
+                if roll > 0.9:
+                    # A hint during the attempt: the game is stored, on no board.
+                    await database_sync_to_async(attempt_start)(player=player, date=daily.date)
+                    await database_sync_to_async(attempt_assist)(player=player, deal=DEAL)
                 stored.append(await database_sync_to_async(submit)(player, log))
             if rng.random() < 0.3:
                 # Let some updates out between changes, not only at the end.
@@ -434,6 +460,9 @@ async def test_a_snapshot_plus_its_updates_equals_a_fresh_snapshot(
             # A new socket's snapshot agrees too.
             fresh_socket, fresh_snapshot = await connect(daily.date, order, player=player)
             await fresh_socket.disconnect()
+            if player is not None and not player.is_active:
+                # A banned player's session no longer signs a new socket in.
+                assert board.pop("me") is None
             assert board_of(fresh_snapshot) == board
     finally:
         for communicator, *_ in sockets:

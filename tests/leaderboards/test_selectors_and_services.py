@@ -7,17 +7,18 @@ from unittest import mock
 
 import pytest
 
+from games.models import Game
 from leaderboards import selectors
 from leaderboards.models import BoardTotal
 from leaderboards.selectors import leaderboard_around, leaderboard_entry, leaderboard_page
-from tests.fixtures import WIN_LOG, client_for, stored_game, submit
+from tests.fixtures import WIN_LOG, client_for, stored_game, submit, submit_ranked
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def crowded(daily, make_player):
-    """40 players with random scores and moves (many ties), half of them winners."""
+    """40 players with random scores, moves and durations (many ties), half of them winners."""
     rng = random.Random(7)
     players = []
     for i in range(40):
@@ -29,6 +30,8 @@ def crowded(daily, make_player):
             score=rng.choice([50, 60, 70]),
             moves=rng.choice([5, 6]),
             won=won,
+            # Ties on score and moves broken by the duration, or not (None: not measured).
+            duration_ms=rng.choice([None, 1_000, 2_000, 2_000]),
         )
         players.append(player)
     return players
@@ -85,8 +88,9 @@ def test_around_matches_a_slice_of_the_full_board(crowded, daily):
 
 
 def test_totals_count_players_not_games(alice, bob, daily):
-    for _ in range(3):
-        stored_game(player=alice, daily=daily, score=10, moves=5)
+    stored_game(player=alice, daily=daily, score=10, moves=5)
+    for _ in range(2):
+        stored_game(player=alice, daily=daily, score=30, moves=5, won=True, ranked=False)
     stored_game(player=bob, daily=daily, score=20, moves=5, won=True)
 
     totals = dict(BoardTotal.objects.filter(date=daily.date).values_list("board", "players"))
@@ -95,21 +99,24 @@ def test_totals_count_players_not_games(alice, bob, daily):
 
 
 def test_the_live_hook_hears_only_boards_that_moved(
-    alice, daily, django_capture_on_commit_callbacks
+    alice, bob, daily, django_capture_on_commit_callbacks
 ):
-    client = client_for(alice)
     calls = []
     with mock.patch(
         "leaderboards.receivers.live.board_changed", side_effect=lambda **kw: calls.append(kw)
     ):
-        for log in (WIN_LOG[:40], WIN_LOG[:20], WIN_LOG):
+        for client, log, ranked in (
+            (client_for(alice), WIN_LOG[:40], True),
+            (client_for(alice), WIN_LOG, False),
+            (client_for(bob), WIN_LOG, True),
+        ):
             with django_capture_on_commit_callbacks(execute=True):
-                submit(client, log)
+                (submit_ranked if ranked else submit)(client, log)
 
     assert calls == [
-        {"date": daily.date, "orders": ("score",)},  # first, unfinished: score board only
-        # the worse second game moved nothing
-        {"date": daily.date, "orders": ("score", "moves")},  # the win moved both
+        {"date": daily.date, "orders": ("score",)},  # ranked, unfinished: score board only
+        # alice's practice win after her attempt moved nothing
+        {"date": daily.date, "orders": ("score", "moves")},  # bob's ranked win moved both
     ]
 
 
@@ -126,39 +133,65 @@ def test_a_game_of_another_deal_tells_the_live_hook_nothing(
     changed.assert_not_called()
 
 
-def test_the_stored_counters_always_match_the_entries(daily, make_player):
+def test_the_stored_counters_always_match_the_entries(daily, make_player, admin_user):
+    """Random ranked and practice games, voids, bans and lifted bans over two days."""
+    import datetime
     from collections import Counter
 
-    from games.services import game_void
+    from games.models import DailyDeal
+    from games.services import game_void, player_ban, player_unban
     from leaderboards.models import BoardBucket, BoardEntry
 
     rng = random.Random(3)
+    days = [daily, DailyDeal.objects.create(date=daily.date - datetime.timedelta(days=1), number=9)]
     players = [make_player(f"q{i}") for i in range(6)]
     games = []
-    for _ in range(60):
-        won = rng.random() < 0.4
-        games.append(
-            stored_game(
-                player=rng.choice(players),
-                daily=daily,
-                score=rng.choice([0, 10, 20, 30]),
-                moves=rng.randint(1, 5),
-                won=won,
-            )
-        )
-        if rng.random() < 0.3:
+    ranked: set[tuple[int, int]] = set()
+    for _ in range(80):
+        roll = rng.random()
+        player = rng.choice(players)
+        if roll < 0.15 and games:
             game_void(game=rng.choice(games))
+        elif roll < 0.25:
+            ban = rng.random() < 0.5
+            (player_ban if ban else player_unban)(player=player, moderator=admin_user, reason="t")
+        else:
+            day = rng.choice(days)
+            first = (player.pk, day.pk) not in ranked
+            ranked.add((player.pk, day.pk))
+            games.append(
+                stored_game(
+                    player=player,
+                    daily=day,
+                    score=rng.choice([0, 10, 20, 30]),
+                    moves=rng.randint(1, 5),
+                    won=rng.random() < 0.4,
+                    duration_ms=rng.choice([None, 500, 900]),
+                    ranked=first,
+                )
+            )
 
-        entries = list(BoardEntry.objects.values_list("board", "key1"))
+        entries = list(BoardEntry.objects.values_list("date", "board", "key1"))
         buckets = {
-            (board, key1): players
-            for board, key1, players in BoardBucket.objects.values_list("board", "key1", "players")
+            (date, board, key1): players
+            for date, board, key1, players in BoardBucket.objects.values_list(
+                "date", "board", "key1", "players"
+            )
             if players
         }
         totals = {
-            board: players
-            for board, players in BoardTotal.objects.values_list("board", "players")
+            (date, board): players
+            for date, board, players in BoardTotal.objects.values_list("date", "board", "players")
             if players
         }
         assert buckets == dict(Counter(entries))
-        assert totals == dict(Counter(board for board, _ in entries))
+        assert totals == dict(Counter((date, board) for date, board, _ in entries))
+        # Exactly the ranked games that count: not voided, by a player not banned.
+        expected = {
+            (game.daily.date, game.pk)
+            for game in games
+            if game.ranked
+            and not Game.objects.get(pk=game.pk).is_voided
+            and game.player.__class__.objects.get(pk=game.player_id).is_active
+        }
+        assert set(BoardEntry.objects.filter(board="score").values_list("date", "game")) == expected

@@ -20,6 +20,11 @@ def submit(api: APIClient, body: dict[str, Any], **extra: Any) -> Any:
     return api.post("/api/games/", json.dumps(body), content_type="application/json", **extra)
 
 
+def start(api: APIClient, date: datetime.date) -> Any:
+    """Start the day's ranked attempt (the server's clock starts)."""
+    return api.post(f"/api/daily/{date.isoformat()}/attempt/")
+
+
 def board(date: datetime.date, order: str = "score") -> dict[str, Any]:
     response = APIClient().get(f"/api/daily/{date.isoformat()}/leaderboard/?order={order}")
     assert response.status_code == 200, response.content
@@ -29,6 +34,7 @@ def board(date: datetime.date, order: str = "score") -> dict[str, Any]:
 def test_a_forged_score_moves_and_win_are_ignored(api: APIClient, daily: DailyDeal) -> None:
     log = WON_LOG[:40]
     truth = replay(WON_DEAL, log)
+    start(api, daily.date)
     response = submit(
         api,
         {
@@ -41,6 +47,9 @@ def test_a_forged_score_moves_and_win_are_ignored(api: APIClient, daily: DailyDe
             "player": "somebody-else",
             "rules_version": "EH0",
             "daily": "2020-01-01",
+            "duration_ms": 1,
+            "assisted": False,
+            "ranked": True,
         },
     )
     assert response.status_code == 201, response.content
@@ -53,6 +62,9 @@ def test_a_forged_score_moves_and_win_are_ignored(api: APIClient, daily: DailyDe
     )
     assert game.player.username == "alice"
     assert game.rules_version == "EH1"
+    # The duration is the server's own measure, never the client's.
+    assert game.duration_ms is not None and game.duration_ms >= 0
+    assert game.duration_ms == response.json()["duration_ms"]
     entry = board(daily.date)["entries"][0]
     assert (entry["score"], entry["moves"], entry["won"]) == (truth.score, truth.moves, False)
 
@@ -88,6 +100,7 @@ def test_an_undo_after_the_win_is_refused_too(api: APIClient, daily: DailyDeal) 
 
 
 def test_the_won_log_itself_is_accepted_and_ranked(api: APIClient, daily: DailyDeal) -> None:
+    start(api, daily.date)
     response = submit(api, {"deal": WON_DEAL, "log": " ".join(WON_LOG)})
     assert response.status_code == 201, response.content
     assert response.json()["won"] is True
@@ -97,6 +110,7 @@ def test_the_won_log_itself_is_accepted_and_ranked(api: APIClient, daily: DailyD
 def test_a_replayed_idempotency_key_with_another_body_is_refused(
     api: APIClient, daily: DailyDeal
 ) -> None:
+    start(api, daily.date)
     first = submit(api, {"deal": WON_DEAL, "log": WON_LOG[:10]}, HTTP_IDEMPOTENCY_KEY="k-1")
     assert first.status_code == 201
     again = submit(api, {"deal": WON_DEAL, "log": WON_LOG[:10]}, HTTP_IDEMPOTENCY_KEY="k-1")
@@ -156,4 +170,39 @@ def test_anonymous_and_bad_token_submissions_are_refused(daily: DailyDeal) -> No
     forged = APIClient()
     forged.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
     assert submit(forged, {"deal": WON_DEAL, "log": "S"}).status_code == 401
+    assert Game.objects.count() == 0
+
+
+def test_a_second_game_of_the_day_is_practice_however_good(
+    api: APIClient, daily: DailyDeal
+) -> None:
+    start(api, daily.date)
+    first = submit(api, {"deal": WON_DEAL, "log": WON_LOG[:5]})
+    better = submit(api, {"deal": WON_DEAL, "log": WON_LOG})
+    assert (first.json()["ranked"], better.json()["ranked"]) == (True, False)
+    # Starting again (a cleared browser, another device) gives the same, closed attempt.
+    again = start(api, daily.date)
+    assert again.status_code == 200
+    assert (again.json()["status"], again.json()["game"]) == ("closed", first.json()["id"])
+    third = submit(api, {"deal": WON_DEAL, "log": WON_LOG})
+    assert third.json()["ranked"] is False
+    assert board(daily.date, "moves")["total"] == 0
+    assert [e["game"] for e in board(daily.date)["entries"]] == [first.json()["id"]]
+
+
+def test_per_action_times_cannot_claim_more_time_than_the_server_saw(
+    api: APIClient, daily: DailyDeal
+) -> None:
+    start(api, daily.date)
+    log = WON_LOG[:20]
+    # The attempt began a moment ago: times spread over an hour are refused.
+    times = [i * 180_000 for i in range(1, len(log) + 1)]
+    response = submit(api, {"deal": WON_DEAL, "log": log, "times": times})
+    assert response.status_code == 400
+    error = assert_error_shape(response.json())
+    assert (error["code"], error["reason_code"], error["index"]) == (
+        "invalid_times",
+        "after_submission",
+        len(log),
+    )
     assert Game.objects.count() == 0

@@ -11,20 +11,20 @@ from collections.abc import Callable
 
 import pytest
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.utils import timezone
 
 from games.models import Game
-from games.services import game_submit
-from tests.fixtures import DEAL
-
-# The password `make_player` gives every player.
-PASSWORD = "a-long-passphrase"
+from games.services import attempt_start, game_submit
+from tests.fixtures import DEAL, PASSWORD  # noqa: F401 - PASSWORD: imported by the page tests
 
 
 @pytest.fixture
 def submit() -> Callable[..., Game]:
-    """Store a game through the service, as the API would."""
+    """Store a game through the services, as the API would: the player's ranked
+    game of today the first time (the attempt started just before), then practice."""
 
     def play(player: AbstractBaseUser, log: list[str] | str, deal: str = DEAL) -> Game:
+        attempt_start(player=player, date=timezone.now().date())
         game, _created = game_submit(player=player, deal=deal, log=log)
         return game
 

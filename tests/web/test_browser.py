@@ -22,11 +22,12 @@ from channels.testing.live import make_application
 from daphne.testing import DaphneProcess
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.db import connections
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext
 
 from games.models import DailyDeal, Game
 from games.rules import REASONS
+from games.services import attempt_start
 from tests.fixtures import DEAL_NUMBER, WIN, WIN_LOG
 from tests.games.replays import engine_tables
 
@@ -277,7 +278,9 @@ def test_the_keyboard_plays_too(site) -> None:
 def test_a_won_game_is_submitted_and_a_second_page_sees_the_live_board_move(
     site, make_player
 ) -> None:
-    make_player("alice")
+    # Today's ranked attempt, started as from another device: the page submits
+    # into it (the page's own start button is the play page's to add).
+    attempt_start(player=make_player("alice"), date=timezone.now().date())
     watcher = site("/leaderboard/")
     watcher.wait_for_selector('[data-live-state][data-state="live"]')
     assert "Nobody has played" in watcher.inner_text("table.board tbody")
@@ -310,7 +313,7 @@ def test_a_won_game_is_submitted_and_a_second_page_sees_the_live_board_move(
 def test_a_submission_whose_answer_is_lost_is_retried_with_the_same_key_and_stored_once(
     site, make_player
 ) -> None:
-    make_player("alice")
+    attempt_start(player=make_player("alice"), date=timezone.now().date())
     page = site("/play/")
     log_in(page, "alice")
     page.wait_for_url(re.compile(r"/play/"))

@@ -92,6 +92,7 @@ class TestPlay:
         assert config["daily_deal"] == DEAL
         assert config["games_url"] == "/api/games/"
         assert config["hint_url"] == "/api/hint/"
+        assert config["attempt_url"] == f"/api/daily/{daily.date.isoformat()}/attempt/"
         assert config["user"] is None
         assert "games/play.js" in response.content.decode()
 
@@ -164,6 +165,10 @@ class TestLeaderboard:
         by_score = client.get("/leaderboard/")
         assert by_score.status_code == 200
         assert [e["player"] for e in by_score.context["page"]["entries"]] == ["alice", "bob"]
+        # Each ranked game's duration, as a clock shows it.
+        alice_row = re.search(r'<tr class="">.*?alice.*?</tr>', by_score.content.decode(), re.S)
+        assert alice_row is not None
+        assert re.search(r'<td class="num">\d+:\d\d</td>', alice_row.group(0))
         by_moves = client.get("/leaderboard/", {"order": "moves"})
         # Only won games are on the moves board.
         assert [e["player"] for e in by_moves.context["page"]["entries"]] == ["alice"]
@@ -289,6 +294,19 @@ class TestPlayer:
         assert f"/replays/{game.pk}/" in body
         assert response.context["days"][0]["score"]["rank"] == 1
         assert list(response.context["games"]) == [game]
+
+    def test_it_marks_ranked_and_practice_games_with_their_time(
+        self, client: Client, daily: DailyDeal, make_player, submit
+    ) -> None:
+        alice = make_player("alice")
+        ranked = submit(alice, WIN_LOG)
+        Game.objects.filter(pk=ranked.pk).update(duration_ms=(4 * 60 + 7) * 1000)
+        submit(alice, WIN_LOG[:10])  # the attempt is closed: practice
+        body = client.get("/players/alice/").content.decode()
+        rows = re.findall(r"<tr>.*?</tr>", body, flags=re.S)
+        games = [row for row in rows if "/replays/" in row]
+        assert "practice" in games[0] and "ranked" not in games[0]
+        assert "ranked" in games[1] and "4:07" in games[1]
 
     def test_it_is_404_for_an_unknown_player(self, client: Client, db: None) -> None:
         assert client.get("/players/nobody/").status_code == 404

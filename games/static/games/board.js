@@ -4,7 +4,7 @@
  * then updates as games arrive. The page's own server-rendered rows stay
  * until the first snapshot, so the board reads fine without JavaScript.
  */
-import { config, t } from "./ui.js";
+import { clock, config, t } from "./ui.js";
 
 const table = document.querySelector("[data-board]");
 const around = document.querySelector("[data-around]");
@@ -41,6 +41,7 @@ function row(entry, flash) {
     cell(link(`/players/${encodeURIComponent(entry.player)}/`, entry.player)),
     cell(String(entry.score), "num"),
     cell(String(entry.moves), "num"),
+    cell(clock(entry.duration_ms), "num"),
     cell(entry.won ? "✓" : ""),
     cell(entry.game ? link(`/replays/${entry.game}/`, t("replay")) : ""),
   );
@@ -55,7 +56,7 @@ function renderRows(tbody, entries, previous) {
     const tr = document.createElement("tr");
     tr.className = "empty";
     const td = cell(t("no_entries"));
-    td.colSpan = 6;
+    td.colSpan = 7;
     tr.append(td);
     tbody.replaceChildren(tr);
     return;

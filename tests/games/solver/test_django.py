@@ -70,6 +70,9 @@ def test_prepare_daily_deals_gives_each_day_the_par_of_a_real_win(settings):
     assert (kept.number, kept.par) == (4, None)  # a stored day is never changed
     for day in new:
         assert day.par is not None and day.par > 0
+        # The solver's line is kept with the day, to compare submissions with.
+        assert len(day.par_log.split()) == day.par
+        assert replay(Deal(day.number), day.par_log.split()).is_won
     lines = out.getvalue().splitlines()
     assert lines[0].endswith("already stored")
     assert lines[-1] == "2 new day(s) stored, 1 already stored."
@@ -124,6 +127,7 @@ def test_a_hint_says_when_the_budget_ran_out(api, settings):
         "action": None,
         "moves_to_win": None,
         "seconds": response.json()["seconds"],
+        "assisted": False,
     }
 
 

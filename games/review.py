@@ -1,0 +1,175 @@
+"""Plausibility signals of a ranked game, computed once at submission for the moderators.
+
+Pure functions of what the server saw: its own clock (the attempt's start,
+each save, the submission), the per-action times the client sent, and the
+solver's line for the day. Nothing here runs the solver or changes a board: a
+flag only puts the game in the review queue. How each threshold was set is
+written up in docs/FAIR_PLAY.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+# A person needs at least this long per action, sustained over a whole game:
+# see a card, decide, move the pointer or finger, press. Faster on average
+# than this is a script.
+MIN_MS_PER_ACTION = 150
+# "The whole winning log at once": one save (or the submission) brings at least
+# this share of a won game's actions, and at least this many, while the play
+# page saves every few seconds of play.
+BURST_SHARE = 0.5
+BURST_MIN_ACTIONS = 50
+# Per-action times as even as a metronome: the spread of the gaps between
+# actions (their coefficient of variation) below this, over at least
+# REGULAR_MIN_INTERVALS gaps. People pause to think; a paced script does not.
+REGULAR_MAX_VARIATION = 0.2
+REGULAR_MIN_INTERVALS = 30
+# The solver's line: the log is the solver's, or starts with nine tenths of it.
+SOLVER_LINE_SHARE = 0.9
+
+
+@dataclass(frozen=True)
+class Review:
+    """The signals of one game (JSON-ready) and the reason codes it is flagged for."""
+
+    signals: dict[str, Any]
+    flags: list[str]
+
+
+def review_game(
+    *,
+    log: Sequence[str],
+    won: bool,
+    duration_ms: int,
+    saves: Sequence[Sequence[int]],
+    times: Sequence[int] | None,
+    solver_line: Sequence[str],
+) -> Review:
+    """The signals of a ranked game and what they flag.
+
+    `saves` are the attempt's saves as `[ms since the start, actions]`, in
+    order; the submission itself counts as the last one. `solver_line` is the
+    day's par log (empty when the solver did not run).
+    """
+    actions = len(log)
+    flags: list[str] = []
+    ms_per_action = duration_ms / actions if actions else None
+    if ms_per_action is not None and ms_per_action < MIN_MS_PER_ACTION:
+        flags.append("too_fast")
+
+    step_actions, step_silence = _largest_step([*saves, [duration_ms, actions]])
+    if won and step_actions >= BURST_MIN_ACTIONS and step_actions >= BURST_SHARE * actions:
+        flags.append("burst")
+
+    variation = _variation(times) if times else None
+    intervals = max(len(times) - 1, 0) if times else 0
+    if (
+        variation is not None
+        and intervals >= REGULAR_MIN_INTERVALS
+        and variation < REGULAR_MAX_VARIATION
+    ):
+        flags.append("regular_times")
+
+    common = _common_prefix(log, solver_line) if solver_line else None
+    if common is not None and (
+        list(log) == list(solver_line) or common >= SOLVER_LINE_SHARE * len(solver_line)
+    ):
+        flags.append("solver_line")
+
+    signals = {
+        "actions": actions,
+        "duration_ms": duration_ms,
+        "ms_per_action": round(ms_per_action) if ms_per_action is not None else None,
+        "saves": len(saves),
+        "largest_step_actions": step_actions,
+        "largest_step_share": round(step_actions / actions, 3) if actions else None,
+        "silence_before_largest_step_ms": step_silence,
+        "times_sent": times is not None,
+        "time_variation": round(variation, 3) if variation is not None else None,
+        "solver_line_common_actions": common,
+        "solver_line_actions": len(solver_line) or None,
+    }
+    return Review(signals, flags)
+
+
+def _largest_step(points: Sequence[Sequence[int]]) -> tuple[int, int]:
+    """(actions, ms of silence before it) of the save that brought the most new actions."""
+    best_actions, best_silence = 0, 0
+    previous_ms, previous_actions = 0, 0
+    for elapsed_ms, actions in points:
+        added = actions - previous_actions
+        if added > best_actions:
+            best_actions, best_silence = added, max(elapsed_ms - previous_ms, 0)
+        previous_ms, previous_actions = elapsed_ms, actions
+    return best_actions, best_silence
+
+
+def _variation(times: Sequence[int]) -> float | None:
+    """The coefficient of variation of the gaps between actions (0: perfectly even)."""
+    gaps = [later - earlier for earlier, later in zip(times, times[1:], strict=False)]
+    if len(gaps) < 2:
+        return None
+    # Plain floats: the statistics module's exact arithmetic costs milliseconds
+    # on a long game, in every ranked submission.
+    mean = math.fsum(gaps) / len(gaps)
+    if mean == 0:
+        return 0.0
+    return math.sqrt(math.fsum((gap - mean) ** 2 for gap in gaps) / len(gaps)) / mean
+
+
+def _common_prefix(log: Sequence[str], line: Sequence[str]) -> int:
+    """How many leading actions the log shares with the solver's line."""
+    common = 0
+    for mine, its in zip(log, line, strict=False):
+        if mine != its:
+            break
+        common += 1
+    return common
+
+
+# Each flag: a short name (the review queue's filter) and its reason in words,
+# filled from the game's signals and the thresholds above.
+FLAGS: dict[str, tuple[str, str]] = {
+    "too_fast": (
+        "too fast",
+        "too fast: {ms_per_action} ms per action over the whole game "
+        "(a person needs {min_ms_per_action} or more)",
+    ),
+    "burst": (
+        "whole log at once",
+        "{largest_step_actions} actions ({largest_step_share:.0%} of the game) arrived in "
+        "one save or the submission, after {silence_before_largest_step_ms} ms of silence",
+    ),
+    "regular_times": (
+        "regular times",
+        "per-action times as even as a script's: variation {time_variation} "
+        "(below {regular_max_variation})",
+    ),
+    "solver_line": (
+        "solver's line",
+        "the log follows the solver's line: {solver_line_common_actions} of its "
+        "{solver_line_actions} actions",
+    ),
+}
+
+
+def flag_reasons(flags: Sequence[str], signals: dict[str, Any]) -> list[str]:
+    """Each flag in words, with the numbers behind it, as the review queue shows them."""
+    fields = {
+        **signals,
+        "min_ms_per_action": MIN_MS_PER_ACTION,
+        "regular_max_variation": REGULAR_MAX_VARIATION,
+    }
+    reasons = []
+    for flag in flags:
+        _, words = FLAGS.get(flag, (flag, flag))
+        try:
+            reasons.append(words.format(**fields))
+        except (KeyError, TypeError, ValueError):
+            # Signals stored by an older version may lack a field: the code still says why.
+            reasons.append(flag)
+    return reasons

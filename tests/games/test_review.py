@@ -1,0 +1,261 @@
+"""Plausibility signals: computed at submission, stored with the ranked game, reviewed
+in the admin's queue; flags alone never change a board."""
+
+from __future__ import annotations
+
+import datetime
+from unittest import mock
+
+import pytest
+from django.contrib.admin.sites import site
+from django.test import Client, RequestFactory
+from django.utils import timezone
+
+from games import review
+from games.models import FlaggedGame, Game, ModerationAction
+from games.review import review_game
+from leaderboards.selectors import leaderboard_page
+from tests.fixtures import WIN_LOG, attempt_url, client_for, rewind, start, submit
+
+pytestmark = pytest.mark.django_db
+
+LOG = ["S"] * 200
+
+
+def signals_of(**overrides):
+    arguments = {
+        "log": LOG,
+        "won": True,
+        "duration_ms": 200 * 2_000,
+        "saves": [[t * 20_000, t * 10] for t in range(1, 20)],
+        "times": None,
+        "solver_line": [],
+    }
+    arguments.update(overrides)
+    return review_game(**arguments)
+
+
+# --- The signals, one by one --------------------------------------------------------
+
+
+def test_an_ordinary_game_is_not_flagged():
+    found = signals_of()
+
+    assert found.flags == []
+    assert found.signals["ms_per_action"] == 2_000
+    assert found.signals["saves"] == 19
+    assert found.signals["largest_step_actions"] == 10
+
+
+@pytest.mark.parametrize(("ms_per_action", "flagged"), [(149, True), (150, False)])
+def test_fewer_than_150_ms_per_action_sustained_is_too_fast(ms_per_action, flagged):
+    found = signals_of(duration_ms=ms_per_action * len(LOG), saves=[])
+
+    assert ("too_fast" in found.flags) is flagged
+
+
+def test_a_whole_winning_log_in_one_submission_after_a_silence_is_a_burst():
+    found = signals_of(saves=[[5_000, 3]], duration_ms=900_000)
+
+    assert "burst" in found.flags
+    assert found.signals["largest_step_actions"] == 197
+    assert found.signals["silence_before_largest_step_ms"] == 895_000
+
+
+def test_a_whole_winning_log_in_one_save_is_a_burst_too():
+    found = signals_of(saves=[[1_000, 2], [600_000, 198]], duration_ms=610_000)
+
+    assert "burst" in found.flags
+    assert found.signals["largest_step_actions"] == 196
+
+
+def test_an_unfinished_game_given_up_at_once_is_no_burst():
+    assert "burst" not in signals_of(won=False, saves=[]).flags
+
+
+def test_a_short_step_is_no_burst_even_for_a_short_game():
+    found = signals_of(log=["S"] * 40, duration_ms=60_000, saves=[])
+
+    assert found.flags == []
+
+
+def test_even_per_action_times_are_flagged_and_uneven_ones_are_not():
+    metronome = [1_000 + 400 * i + (i % 3) * 10 for i in range(len(LOG))]
+    rng_like = [sum((97 * k) % 1_900 + 150 for k in range(i + 1)) for i in range(len(LOG))]
+
+    even = signals_of(times=metronome)
+    uneven = signals_of(times=rng_like)
+
+    assert "regular_times" in even.flags
+    assert even.signals["time_variation"] < review.REGULAR_MAX_VARIATION
+    assert "regular_times" not in uneven.flags
+    assert uneven.signals["time_variation"] > review.REGULAR_MAX_VARIATION
+
+
+def test_too_few_times_say_nothing_about_regularity():
+    found = signals_of(log=["S"] * 20, times=[500 * i for i in range(20)], saves=[])
+
+    assert "regular_times" not in found.flags
+    assert found.signals["times_sent"] is True
+
+
+def test_the_solver_line_itself_or_most_of_it_is_flagged():
+    line = [f"A{i}" for i in range(100)]
+
+    same = signals_of(log=line, solver_line=line, saves=[[i * 5_000, i] for i in range(1, 100)])
+    mostly = signals_of(log=[*line[:95], "S"], solver_line=line)
+    own = signals_of(log=[*line[:40], *["S"] * 60], solver_line=line)
+
+    assert "solver_line" in same.flags and "solver_line" in mostly.flags
+    assert "solver_line" not in own.flags
+    assert own.signals["solver_line_common_actions"] == 40
+    assert own.signals["solver_line_actions"] == 100
+
+
+def test_flags_read_as_words_with_their_numbers():
+    found = signals_of(duration_ms=100 * len(LOG), saves=[])
+
+    reasons = review.flag_reasons(found.flags, found.signals)
+
+    assert reasons[0].startswith("too fast: 100 ms per action")
+    assert any("actions (100% of the game) arrived in one save" in r for r in reasons)
+
+
+# --- At submission ------------------------------------------------------------------
+
+
+def test_a_ranked_submission_stores_its_signals_and_flags_without_running_the_solver(alice, daily):
+    daily.par_log = " ".join(WIN_LOG)
+    daily.save()
+    start(client_for(alice))
+    rewind(alice, 1)
+
+    with mock.patch("games.solver.solve", side_effect=AssertionError("no solver here")):
+        body = submit(client_for(alice), WIN_LOG).json()
+
+    game = Game.objects.get(pk=body["id"])
+    assert set(game.flags) == {"too_fast", "burst", "solver_line"}
+    assert game.review_state == "flagged"
+    assert game.review["actions"] == len(WIN_LOG)
+    assert game.review["solver_line_common_actions"] == len(WIN_LOG)
+    # Flags alone change no board.
+    assert [e["game"] for e in leaderboard_page(date=daily.date, order="moves")["entries"]] == [
+        game.pk
+    ]
+    # Moderators' business: the public game says nothing of it.
+    assert "review" not in body and "flags" not in body
+
+
+def test_a_game_played_at_a_human_pace_with_saves_is_not_flagged(alice, daily):
+    start(client_for(alice))
+    rewind(alice, 3_600)
+    base = timezone.now()
+    saves = range(20, len(WIN_LOG), 20)
+    with mock.patch("django.utils.timezone.now") as now:
+        # Saves every twenty actions along the hour, then the submission.
+        for index, length in enumerate(saves, start=1):
+            now.return_value = base - datetime.timedelta(seconds=3_600 - index * 60)
+            response = client_for(alice).patch(
+                attempt_url(daily.date), {"log": WIN_LOG[:length]}, format="json"
+            )
+            assert response.status_code == 200
+        now.return_value = base
+        body = submit(client_for(alice), WIN_LOG).json()
+
+    game = Game.objects.get(pk=body["id"])
+    assert game.flags == []
+    assert game.review_state == ""
+    assert game.review["saves"] == len(saves)
+    assert game.review["largest_step_actions"] == 20
+
+
+def test_practice_games_are_never_reviewed(alice, daily):
+    submit(client_for(alice), WIN_LOG)
+
+    game = Game.objects.get()
+    assert (game.review, game.flags, game.review_state) == ({}, [], "")
+
+
+# --- The review queue ---------------------------------------------------------------
+
+
+@pytest.fixture
+def flagged(alice, daily):
+    start(client_for(alice))
+    body = submit(client_for(alice), WIN_LOG).json()  # a whole win within a second
+    game = Game.objects.get(pk=body["id"])
+    assert game.review_state == "flagged"
+    return game
+
+
+def queue_admin():
+    return site._registry[FlaggedGame]
+
+
+def admin_request(user):
+    request = RequestFactory().post("/admin/games/flaggedgame/")
+    request.user = user
+    return request
+
+
+def test_the_queue_holds_the_flagged_games_waiting_for_review(flagged, admin_user):
+    client = Client()
+    client.force_login(admin_user)
+
+    page = client.get("/admin/games/flaggedgame/")
+    filtered = client.get("/admin/games/flaggedgame/?flag=burst")
+    other = client.get("/admin/games/flaggedgame/?flag=regular_times")
+
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert f">{flagged.pk}<" in html
+    assert "too fast:" in html and "arrived in one save or the submission" in html
+    assert f">{flagged.pk}<" in filtered.content.decode()
+    assert f">{flagged.pk}<" not in other.content.decode()
+
+
+def test_voiding_from_the_queue_takes_the_game_off_the_boards_and_logs_it(
+    flagged, daily, admin_user
+):
+    model_admin = queue_admin()
+
+    with mock.patch.object(model_admin, "message_user"):
+        model_admin.void_flagged(admin_request(admin_user), FlaggedGame.objects.all())
+
+    game = Game.objects.get(pk=flagged.pk)
+    assert game.is_voided and game.review_state == "voided"
+    assert leaderboard_page(date=daily.date, order="score")["total"] == 0
+    assert not model_admin.get_queryset(admin_request(admin_user)).exists()
+    logged = ModerationAction.objects.get()
+    assert (logged.kind, logged.moderator, logged.game_id) == ("void", admin_user, flagged.pk)
+    assert "too_fast" in logged.reason
+
+
+def test_clearing_from_the_queue_keeps_the_game_ranked_and_logs_it(flagged, daily, admin_user):
+    model_admin = queue_admin()
+
+    with mock.patch.object(model_admin, "message_user"):
+        model_admin.clear_flagged(admin_request(admin_user), FlaggedGame.objects.all())
+
+    assert Game.objects.get(pk=flagged.pk).review_state == "cleared"
+    assert leaderboard_page(date=daily.date, order="score")["total"] == 1
+    assert not model_admin.get_queryset(admin_request(admin_user)).exists()
+    logged = ModerationAction.objects.get()
+    assert (logged.kind, logged.moderator, logged.player_id) == (
+        "clear",
+        admin_user,
+        flagged.player_id,
+    )
+
+
+def test_the_queue_actions_are_one_click_from_the_changelist(flagged, admin_user):
+    client = Client()
+    client.force_login(admin_user)
+
+    response = client.post(
+        "/admin/games/flaggedgame/",
+        {"action": "clear_flagged", "_selected_action": [flagged.pk]},
+    )
+
+    assert response.status_code == 302
+    assert Game.objects.get(pk=flagged.pk).review_state == "cleared"

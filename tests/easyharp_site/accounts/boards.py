@@ -1,8 +1,8 @@
 """A day's boards recomputed from the games alone, to compare with the stored boards.
 
-Written without the leaderboards' own code: which games count (of the day,
-not voided, of a player not deleted), each player's best, and the board
-order, straight from docs/RULES.md.
+Written without the leaderboards' own code: which games count (each player's
+ranked game of the day, unaided, not voided, of a player not deleted), and the
+board order with its tie-breaks, straight from docs/RULES.md.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from leaderboards.selectors import leaderboard_page
 
 def _key(order: str, game: Game) -> tuple[Any, ...]:
     if order == "score":
-        return (-game.score, game.moves, game.created_at, game.pk)
-    return (game.moves, -game.score, game.created_at, game.pk)
+        return (-game.score, game.moves, game.duration_ms, game.created_at, game.pk)
+    return (game.moves, -game.score, game.duration_ms, game.created_at, game.pk)
 
 
 def recomputed(date: datetime.date, order: str) -> list[tuple[str, int, int, int]]:
@@ -29,9 +29,10 @@ def recomputed(date: datetime.date, order: str) -> list[tuple[str, int, int, int
         Account.objects.filter(deleted_at__isnull=False).values_list("player_id", flat=True)
     )
     best: dict[int, Game] = {}
-    for game in Game.objects.filter(daily__date=date, voided_at__isnull=True).select_related(
-        "player"
-    ):
+    counted = Game.objects.filter(
+        daily__date=date, ranked=True, assisted=False, voided_at__isnull=True
+    ).select_related("player")
+    for game in counted:
         if game.player_id in deleted or (order == "moves" and not game.won):
             continue
         current = best.get(game.player_id)

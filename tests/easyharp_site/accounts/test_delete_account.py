@@ -17,10 +17,11 @@ from rest_framework.test import APIClient
 from easyharp_site.accounts import signals
 from easyharp_site.accounts.deletion import TOMBSTONE_PREFIX, player_erase
 from easyharp_site.accounts.models import Account, ReservedUsername
+from easyharp_site.errors import ServiceError
 from games.models import DailyDeal, Game
 from games.services import game_submit, game_void
 from leaderboards.models import BoardEntry
-from tests.fixtures import STOCK_CYCLE, WIN_LOG, client_for, stored_game, submit
+from tests.fixtures import STOCK_CYCLE, WIN_LOG, client_for, stored_game, submit, submit_ranked
 
 from .boards import assert_boards_equal_a_recomputation
 from .conftest import PASSWORD
@@ -38,10 +39,10 @@ def played(alice: Any, bob: Any, make_player: Any, daily: DailyDeal, yesterday: 
     """Alice leads both boards of two days; bob and carol play too."""
     carol = make_player("carol")
     games = {
-        "alice_today": submit(client_for(alice), WIN_LOG).json()["id"],
+        "alice_today": submit_ranked(client_for(alice), WIN_LOG).json()["id"],
         "alice_today_slow": submit(client_for(alice), STOCK_CYCLE + WIN_LOG).json()["id"],
-        "bob_today": submit(client_for(bob), STOCK_CYCLE + WIN_LOG).json()["id"],
-        "carol_today": submit(client_for(carol), WIN_LOG[:40]).json()["id"],
+        "bob_today": submit_ranked(client_for(bob), STOCK_CYCLE + WIN_LOG).json()["id"],
+        "carol_today": submit_ranked(client_for(carol), WIN_LOG[:40]).json()["id"],
         "alice_practice": submit(client_for(alice), "S W9 S", deal="EH1-N-AAAAAAB").json()["id"],
     }
     games["alice_yesterday"] = stored_game(
@@ -170,16 +171,19 @@ def test_a_later_void_of_a_deleted_players_game_brings_nothing_back(
     assert_boards_equal_a_recomputation(daily.date)
 
 
-def test_a_submission_that_waited_for_the_deletion_is_stored_but_not_ranked(
+def test_a_submission_that_waited_for_the_deletion_is_refused_and_not_ranked(
     alice: Any, daily: DailyDeal
 ) -> None:
-    # The request was signed in before the deletion committed (a stale player).
+    # The request was signed in before the deletion committed (a stale player):
+    # the service reads the player's row under its lock and finds the account closed.
     stale = get_user_model().objects.get(pk=alice.pk)
     player_erase(player=alice)
 
-    game, created = game_submit(player=stale, deal=daily.deal_code, log=WIN_LOG)
+    with pytest.raises(ServiceError) as refused:
+        game_submit(player=stale, deal=daily.deal_code, log=WIN_LOG)
 
-    assert created
+    assert refused.value.status_code == 403
+    assert not Game.objects.filter(player=alice).exists()
     assert not BoardEntry.objects.filter(player=alice).exists()
     assert_boards_equal_a_recomputation(daily.date)
 

@@ -55,7 +55,8 @@ def _play(daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]) -> d
 
 
 def _delete(player: AbstractBaseUser) -> int:
-    return int(client_for(player).post("/api/auth/delete/", {"password": PASSWORD}).status_code)
+    answer = client_for(player).post("/api/auth/delete/", {"password": PASSWORD}, format="json")
+    return int(answer.status_code)
 
 
 @pytest.mark.usefixtures("flushed")

@@ -113,8 +113,8 @@ def prepare(env: dict[str, str]) -> datetime.date:
     today = datetime.datetime.now(datetime.UTC).date()
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(
-            "INSERT INTO games_dailydeal (date, number, par, created_at)"
-            " VALUES (%s, %s, NULL, now())",
+            "INSERT INTO games_dailydeal (date, number, par, par_log, created_at)"
+            " VALUES (%s, %s, NULL, '', now())",
             [today, DEAL_NUMBER],
         )
     return today

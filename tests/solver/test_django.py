@@ -99,7 +99,7 @@ def test_a_hint_is_the_next_action_of_a_win(api, settings):
     assert body["result"] == "move"
     assert body["moves_to_win"] > 0
     game = replay("EH1-N-AAAAAAB", ["S", "W9", "S", body["action"]])
-    assert solver.solve_game(game, seconds=60, shorten_seconds=0).result == "won"
+    assert solver.solve_game(game, work=solver.FIRST_WIN, seconds=600).result == "won"
 
 
 def test_a_hint_takes_the_log_as_a_list_or_none(api, settings):
@@ -128,7 +128,7 @@ def test_a_hint_says_when_the_budget_ran_out(api, settings):
 
 
 def test_a_hint_after_a_win_has_nothing_to_play(api):
-    win = solver.solve(2, seconds=60, shorten_seconds=0)
+    win = solver.solve(2, work=solver.FIRST_WIN, seconds=600)
 
     response = api.post("/api/hint/", {"deal": Deal(2).code, "log": list(win.log)}, format="json")
 

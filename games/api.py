@@ -223,7 +223,11 @@ class GameReplayApi(APIView):
 
 
 class HintApi(APIView):
-    """The next action of a win from a position, or that there is none, or that time ran out."""
+    """The next action of a win from a position, or that there is none, or that the work ran out.
+
+    The solver's work is fixed, so the same position always gets the same
+    answer; `cut_short` is true when the time cap stopped it first.
+    """
 
     throttle_scope = "hint"  # each request may cost seconds of solver time
 
@@ -236,6 +240,7 @@ class HintApi(APIView):
         action = serializers.CharField(allow_null=True)
         moves_to_win = serializers.IntegerField(allow_null=True)
         seconds = serializers.FloatField()
+        cut_short = serializers.BooleanField()
 
     @extend_schema(request=InputSerializer, responses={200: OutputSerializer})
     def post(self, request: Request) -> Response:

@@ -126,3 +126,12 @@ def test_a_nonsense_boolean_is_refused(value: str) -> None:
     result = run_django(["manage.py", "check"], {**PRODUCTION_ENV, "SECURE_SSL_REDIRECT": value})
     assert result.returncode != 0
     assert "SECURE_SSL_REDIRECT must be a boolean" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [("DAILY_DEAL_SOLVER_NODES", "0"), ("HINT_SOLVER_SECONDS", "-1")]
+)
+def test_a_solver_budget_not_above_zero_is_refused(name: str, value: str) -> None:
+    result = run_django(["manage.py", "check"], {**PRODUCTION_ENV, name: value})
+    assert result.returncode != 0
+    assert f"{name} must be above 0" in result.stderr

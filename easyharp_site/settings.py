@@ -37,24 +37,30 @@ def env_bool(name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name} must be a boolean (true/false), not {value!r}")
 
 
-def env_int(name: str, default: int) -> int:
+def env_int(name: str, default: int, *, positive: bool = False) -> int:
     value = os.environ.get(name)
     if value is None or value == "":
         return default
     try:
-        return int(value)
+        number = int(value)
     except ValueError:
         raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}") from None
+    if positive and number <= 0:
+        raise ImproperlyConfigured(f"{name} must be above 0, not {value!r}")
+    return number
 
 
-def env_float(name: str, default: float) -> float:
+def env_float(name: str, default: float, *, positive: bool = False) -> float:
     value = os.environ.get(name)
     if value is None or value == "":
         return default
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
         raise ImproperlyConfigured(f"{name} must be a number, not {value!r}") from None
+    if positive and not number > 0:  # also refuses nan
+        raise ImproperlyConfigured(f"{name} must be above 0, not {value!r}")
+    return number
 
 
 def env_date(name: str, default: str) -> datetime.date:
@@ -144,8 +150,13 @@ if not DEBUG and DAILY_DEAL_SALT == "easyharp-development-salt":
     raise ImproperlyConfigured("DAILY_DEAL_SALT must be set to a secret value when DEBUG is off")
 # Only deals the solver proves winnable become deals of the day (when it is installed).
 DAILY_DEAL_REQUIRE_WIN = env_bool("DAILY_DEAL_REQUIRE_WIN", True)
-# Time the solver may spend on one candidate deal before it is passed over.
-DAILY_DEAL_SOLVER_SECONDS = env_float("DAILY_DEAL_SOLVER_SECONDS", 10.0)
+# The solver's work is counted, not timed (games/solver/work.py), so a day's par
+# is the same on any machine. Positions the solver may expand deciding a candidate
+# deal; one it neither wins nor proves lost within them is passed over.
+DAILY_DEAL_SOLVER_NODES = env_int("DAILY_DEAL_SOLVER_NODES", 100_000, positive=True)
+# Only a safety cap on the time per candidate: a candidate whose work it cuts short
+# is passed over, so a stored par is always the full work's.
+DAILY_DEAL_SOLVER_SECONDS = env_float("DAILY_DEAL_SOLVER_SECONDS", 300.0, positive=True)
 # The first day served; earlier dates are not served (and never stored).
 DAILY_DEAL_FIRST_DATE = env_date("DAILY_DEAL_FIRST_DATE", "2026-01-01")
 # Whether the server process itself keeps today's and tomorrow's deals prepared
@@ -153,8 +164,11 @@ DAILY_DEAL_FIRST_DATE = env_date("DAILY_DEAL_FIRST_DATE", "2026-01-01")
 DAILY_DEAL_PREPARE_IN_PROCESS = env_bool("DAILY_DEAL_PREPARE_IN_PROCESS", False)
 # Longest move log a submission may carry.
 GAME_MAX_ACTIONS = env_int("GAME_MAX_ACTIONS", 20_000)
-# Time the solver may spend on one hint (POST /api/hint/).
-HINT_SOLVER_SECONDS = env_float("HINT_SOLVER_SECONDS", 2.0)
+# Positions the solver may expand deciding a hint (POST /api/hint/); the rest of a
+# hint's work is fixed, so the same table always gets the same hint.
+HINT_SOLVER_NODES = env_int("HINT_SOLVER_NODES", 20_000, positive=True)
+# Only a safety cap on the time per hint: a hint it cuts short says so ("cut_short").
+HINT_SOLVER_SECONDS = env_float("HINT_SOLVER_SECONDS", 10.0, positive=True)
 # How much later than the server measured a ranked game its last per-action
 # time may be (milliseconds): the client's clock and the network's delay.
 ATTEMPT_TIMES_ALLOWANCE_MS = env_int("ATTEMPT_TIMES_ALLOWANCE_MS", 2_000)

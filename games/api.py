@@ -551,11 +551,13 @@ class DailyAttemptApi(APIView):
 
 
 class HintApi(APIView):
-    """The next action of a win from a position, or that there is none, or that time ran out.
+    """The next action of a win from a position, or that there is none, or that the work ran out.
 
-    A hint on today's deal asked by a signed-in player whose ranked attempt is
-    open marks that attempt assisted (`assisted` true): its game is stored and
-    shown with the mark, and ranked on no board.
+    The solver's work is fixed, so the same position always gets the same
+    answer; `cut_short` is true when the time cap stopped it first. A hint on
+    today's deal asked by a signed-in player whose ranked attempt is open marks
+    that attempt assisted (`assisted` true): its game is stored and shown with
+    the mark, and ranked on no board.
     """
 
     throttle_scope = "hint"  # each request may cost seconds of solver time
@@ -571,6 +573,7 @@ class HintApi(APIView):
         action = serializers.CharField(allow_null=True)
         moves_to_win = serializers.IntegerField(allow_null=True)
         seconds = serializers.FloatField()
+        cut_short = serializers.BooleanField()
         assisted = serializers.BooleanField(
             default=False,
             help_text="This hint counted against the player's open ranked attempt of today.",

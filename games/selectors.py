@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from django.conf import settings
@@ -18,7 +19,7 @@ from easyharp_site.errors import ServiceError
 from games import rules
 from games.models import Attempt, DailyDeal, Game
 from games.parsing import deal_parse, illegal_action, log_tokens
-from games.solver import Hint, hint
+from games.solver import HINT, Hint, hint
 
 
 def daily_deal_first_date() -> datetime.date:
@@ -190,7 +191,11 @@ def player_games(*, player: User, limit: int = 20) -> QuerySet[Game]:
 
 
 def game_hint(*, deal: str, log: str | Sequence[str]) -> Hint:
-    """The solver's hint for the table after `log` in `deal` (budget HINT_SOLVER_SECONDS).
+    """The solver's hint for the table after `log` in `deal`.
+
+    The hint's work is fixed (`solver.HINT`, deciding within HINT_SOLVER_NODES
+    positions), so the same table always gets the same hint; HINT_SOLVER_SECONDS
+    only caps the time (the answer then says `cut_short`).
 
     A deal code that cannot be read is a 400 `invalid_deal`, a log longer than
     GAME_MAX_ACTIONS a 400 `log_too_long`, and a refused log a 400
@@ -199,7 +204,12 @@ def game_hint(*, deal: str, log: str | Sequence[str]) -> Hint:
     parsed_deal = deal_parse(deal)
     tokens = log_tokens(log)
     try:
-        return hint(parsed_deal, tokens, seconds=settings.HINT_SOLVER_SECONDS)
+        return hint(
+            parsed_deal,
+            tokens,
+            work=replace(HINT, decide=settings.HINT_SOLVER_NODES),
+            seconds=settings.HINT_SOLVER_SECONDS,
+        )
     except rules.ActionError as error:
         raise illegal_action(error) from None
 

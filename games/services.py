@@ -17,6 +17,7 @@ import hmac
 import json
 import logging
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -61,14 +62,30 @@ def daily_deal_is_acceptable(number: int) -> tuple[bool, int | None, str]:
     """Whether deal `number` may be a deal of the day, its par if known, and the solver's line.
 
     With DAILY_DEAL_REQUIRE_WIN on, a deal is acceptable only when the solver
-    wins it within DAILY_DEAL_SOLVER_SECONDS; the par is the move count of the
-    win it found (a score to beat, not a proven minimum) and the line its log,
-    kept so that submissions can be compared with it without running the
-    solver again. With it off every deal is accepted, with no par and no line.
+    wins it with the par's work (`solver.PAR`, deciding within
+    DAILY_DEAL_SOLVER_NODES positions); the par is the move count of that win
+    (a score to beat, not a proven minimum) and the line its log, kept so that
+    submissions can be compared with it without running the solver again. The
+    work is counted, so the par is the same on any machine.
+    DAILY_DEAL_SOLVER_SECONDS only caps the time: a candidate whose work the
+    cap cut short is passed over, so a stored par is always the full work's.
+    With the setting off every deal is accepted, with no par and no line.
     """
     if not settings.DAILY_DEAL_REQUIRE_WIN:
         return True, None, ""
-    solution = solver.solve(rules.Deal(number), seconds=settings.DAILY_DEAL_SOLVER_SECONDS)
+    solution = solver.solve(
+        rules.Deal(number),
+        work=replace(solver.PAR, decide=settings.DAILY_DEAL_SOLVER_NODES),
+        seconds=settings.DAILY_DEAL_SOLVER_SECONDS,
+    )
+    if solution.cut_short:
+        logger.warning(
+            "deal %s passed over: the solver's work was cut short after %.1f s "
+            "(DAILY_DEAL_SOLVER_SECONDS)",
+            number,
+            solution.seconds,
+        )
+        return False, None, ""
     if solution.result == "won":
         return True, solution.moves, " ".join(solution.log)
     return False, None, ""

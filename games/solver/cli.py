@@ -1,7 +1,10 @@
 """The solver's command line: ``python -m games.solver solve CODE [--seconds N] [--json]``.
 
-Exit codes as the engine's command line: 0 done (whatever the answer), 2 a
-bad deal code or bad usage, with a one-line message on stderr.
+It solves with the par's work (`games.solver.PAR`): the answer is the deal's
+par, whatever the machine, unless the time cap ``--seconds`` cut the work
+short, which the answer then says. Exit codes as the engine's command line:
+0 done (whatever the answer), 2 a bad deal code or bad usage, with a one-line
+message on stderr.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import IO, Any
 
 from games.rules.cli import EXIT_OK, Parser, UsageError, deal_from, run
 from games.solver.deals import solve
+from games.solver.work import CAP_SECONDS
 
 __all__ = ["main", "build_parser"]
 
@@ -32,6 +36,7 @@ def _solve(args: argparse.Namespace, out: IO[str], _err: IO[str]) -> int:
         "log": " ".join(answer.log),
         "nodes": answer.nodes,
         "seconds": round(answer.seconds, 3),
+        "cut_short": answer.cut_short,
     }
     if args.json:
         out.write(json.dumps(result) + "\n")
@@ -39,7 +44,8 @@ def _solve(args: argparse.Namespace, out: IO[str], _err: IO[str]) -> int:
     summary = f"{deal.code}: {answer.result}"
     if answer.result == "won":
         summary += f" in {answer.moves} moves"
-    out.write(f"{summary} ({answer.nodes} positions, {answer.seconds:.1f} s)\n")
+    cut = ", cut short by the time cap" if answer.cut_short else ""
+    out.write(f"{summary} ({answer.nodes} positions, {answer.seconds:.1f} s{cut})\n")
     if answer.log:
         out.write(result["log"] + "\n")
     return EXIT_OK
@@ -52,7 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
     solve_parser = commands.add_parser("solve", help="search a deal for a win and print it")
     solve_parser.add_argument("code", help="a deal code such as EH1-N-AAAAAAB")
     solve_parser.add_argument(
-        "--seconds", type=float, default=10.0, help="the time budget (default 10 seconds)"
+        "--seconds",
+        type=float,
+        default=CAP_SECONDS,
+        help=f"the time cap (default {CAP_SECONDS:g} seconds): the work is counted, "
+        "the cap only stops it",
     )
     solve_parser.add_argument(
         "--json", action="store_true", help="print the answer as one line of JSON"

@@ -2,31 +2,24 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
 from games.rules import Deal, Game, replay
-from games.solver.decide import Solution, solve_position
+from games.solver.decide import Solution, decide
 from games.solver.layout import Layout
 from games.solver.polish import Polisher
 from games.solver.search import Searcher, Weights
-
-# Orders tried when shortening a win (see `Polisher.polish`): a quick polish of
-# each of the last wins found, then a thorough one of the best. One to two
-# seconds in all on this machine.
-QUICK_TRIES = 1_500
-THOROUGH_TRIES = 25_000
+from games.solver.work import CAP_SECONDS, HINT, PAR, Cap, Work
 
 # Last, the end of the win is searched again from points along it (30 %, 50 %
 # and 70 % of its actions): with less left to play, a beam three times as wide
-# fits in the same work. A shorter end found is polished on its own.
+# fits in the same work (`Work.tail_nodes`). A shorter end found is polished on
+# its own (`Work.tail_tries`).
 TAIL_CUTS = (0.3, 0.5, 0.7)
 TAIL_WIDTH = 30
 TAIL_WEIGHTS = Weights(cover=3.0, loose=1.0, found=2.0)
-TAIL_NODES = 20_000
-TAIL_TRIES = 3_000
 
 
 def position_of_game(game: Game) -> Layout:
@@ -49,50 +42,36 @@ def position_of_game(game: Game) -> Layout:
     )
 
 
-def solve_game(
-    game: Game,
-    *,
-    seconds: float = 10.0,
-    nodes: int = 10_000_000,
-    shorten_seconds: float | None = None,
-) -> Solution:
-    """Search for a win from the game's current table.
+def solve_game(game: Game, *, work: Work = PAR, seconds: float = CAP_SECONDS) -> Solution:
+    """Search for a win from the game's current table, then shorten it.
 
-    After a win, a fixed amount of work goes to shortening it: beam searches
-    from the start (`games.solver.decide`), reordering the best wins so that
-    they tap the stock less (`games.solver.polish`), then searching the end of
-    the best one again (`shorten_tail`). It is cut short only after
-    ``shorten_seconds`` (by default the whole budget, never past it). A won
-    answer is checked by playing its log on a copy of the game: the engine,
-    not the solver, has the last word on what is legal.
+    The shortening runs in three stages: beam searches from the start
+    (`games.solver.decide`), reordering the best wins so that they tap the
+    stock less (`games.solver.polish`), then searching the end of the best one
+    again (`shorten_tail`). Every stage does the fixed amount of work that
+    ``work`` counts, so the answer is a pure function of the table and the
+    work; ``seconds`` only caps the whole, and an answer it cut short says so
+    (`Solution.cut_short`). A won answer is checked by playing its log on a
+    copy of the game: the engine, not the solver, has the last word on what
+    is legal.
     """
     if game.is_won:
         return Solution("won", (), 0, 0.0, 0.0)
-    start = time.monotonic()
-    if shorten_seconds is None:
-        shorten_seconds = seconds
-    solution = solve_position(
-        position_of_game(game), seconds=seconds, nodes=nodes, shorten_seconds=shorten_seconds
-    )
+    cap = Cap(seconds)
+    solution = decide(position_of_game(game), work, cap)
     if solution.result != "won":
         return solution
-    decided = solution.decided_seconds if solution.decided_seconds is not None else 0.0
-    deadline = min(start + seconds, start + decided + shorten_seconds)
     log, expanded = solution.log, 0
-    if shorten_seconds > 0:
+    if work.shortens:
         polisher = Polisher(game)
         # The shortest raw win does not always polish best: give the last few
         # wins found a quick polish each, then polish the best of them fully.
-        # Each polish does a fixed amount of work (the deadline is only a cap,
-        # and its first step, the schedule, takes milliseconds and always
-        # runs), so that with time to spare a position always gets the same
-        # answer.
         candidates = [*solution.others[-2:], solution.log]
         polished = [
-            polisher.polish(log, deadline, thorough=False, tries=QUICK_TRIES) for log in candidates
+            polisher.polish(log, cap, thorough=False, tries=work.quick_tries) for log in candidates
         ]
-        log = polisher.polish(min(polished, key=len), deadline, tries=THOROUGH_TRIES)
-        log, expanded = shorten_tail(game, log, deadline)
+        log = polisher.polish(min(polished, key=len), cap, tries=work.thorough_tries)
+        log, expanded = shorten_tail(game, log, work, cap)
     check = game.copy()
     check.play_log(" ".join(log))
     if not check.is_won:
@@ -101,21 +80,24 @@ def solve_game(
         solution,
         log=log,
         nodes=solution.nodes + expanded,
-        seconds=time.monotonic() - start,
+        seconds=cap.elapsed(),
         others=(),
+        cut_short=cap.hit,
     )
 
 
-def shorten_tail(game: Game, log: tuple[str, ...], deadline: float) -> tuple[tuple[str, ...], int]:
+def shorten_tail(
+    game: Game, log: tuple[str, ...], work: Work, cap: Cap
+) -> tuple[tuple[str, ...], int]:
     """``log`` (a win from ``game``) with its end replaced by shorter ones where
     a beam search from a point along it finds one; and the positions expanded.
 
-    A fixed amount of work (`TAIL_NODES`, `TAIL_TRIES` per cut), ``deadline``
-    only caps it.
+    A fixed amount of work (`Work.tail_nodes`, `Work.tail_tries` per cut); the
+    ``cap`` only stops it when time is up.
     """
     expanded = 0
-    for fraction in TAIL_CUTS:
-        if time.monotonic() >= deadline:
+    for fraction in TAIL_CUTS if work.tail_nodes else ():
+        if cap.over():
             break
         cut = int(len(log) * fraction)
         middle = game.copy()
@@ -123,14 +105,14 @@ def shorten_tail(game: Game, log: tuple[str, ...], deadline: float) -> tuple[tup
         outcome = Searcher.from_position(position_of_game(middle)).beam(
             width=TAIL_WIDTH,
             weights=TAIL_WEIGHTS,
-            max_nodes=TAIL_NODES,
-            deadline=deadline,
+            max_nodes=work.tail_nodes,
+            cap=cap,
             max_moves=len(log) - cut,
         )
         expanded += outcome.expanded
         if outcome.won is None:
             continue
-        tail = Polisher(middle).polish(tuple(outcome.won.log()), deadline, tries=TAIL_TRIES)
+        tail = Polisher(middle).polish(tuple(outcome.won.log()), cap, tries=work.tail_tries)
         if cut + len(tail) < len(log):
             log = (*log[:cut], *tail)
     return log, expanded
@@ -140,19 +122,18 @@ def solve(
     deal: Deal | str | int,
     log: str | Iterable[str] = (),
     *,
-    seconds: float = 10.0,
-    nodes: int = 10_000_000,
-    shorten_seconds: float | None = None,
+    work: Work = PAR,
+    seconds: float = CAP_SECONDS,
 ) -> Solution:
     """Search for a win of ``deal`` from the table after ``log`` (the whole game by default).
 
     ``log`` is replayed by the engine first, so a refused log raises the
     engine's `IllegalActionError` / `InvalidActionError` (both `ValueError`).
     The answer's log continues ``log``: ``replay(deal, log + answer.log)`` wins.
+    With the default `PAR` work, the answer from the start of a deal is the
+    deal's par.
     """
-    return solve_game(
-        replay(deal, log), seconds=seconds, nodes=nodes, shorten_seconds=shorten_seconds
-    )
+    return solve_game(replay(deal, log), work=work, seconds=seconds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,34 +141,38 @@ class Hint:
     """The next action of a win, or why there is none.
 
     ``result`` is "move" (``action`` holds the next action of a win, and
-    ``moves_to_win`` the length of that win), "lost" (no sequence of actions
-    wins from here), "unknown" (the budget ran out) or "won" (the game is
-    already won: nothing is left to play).
+    ``moves_to_win`` the move count of that win from here), "lost" (no
+    sequence of actions wins from here), "unknown" (the work ran out, or the
+    time cap) or "won" (the game is already won: nothing is left to play).
+    ``cut_short`` as in `Solution`: the time cap stopped the work, so another
+    ask may answer otherwise.
     """
 
     result: Literal["move", "lost", "unknown", "won"]
     action: str | None
     moves_to_win: int | None
     seconds: float
+    cut_short: bool = False
 
 
 def hint(
     deal: Deal | str | int,
     log: str | Iterable[str] = (),
     *,
-    seconds: float = 2.0,
-    nodes: int = 10_000_000,
+    work: Work = HINT,
+    seconds: float = CAP_SECONDS,
 ) -> Hint:
     """The next action of a win from the table after ``log``.
 
     A refused ``log`` raises the engine's error (a `ValueError`). The win is
-    shortened with a quarter of the budget, so the hint heads for a short win
-    rather than the first one found.
+    found and shortened with the fixed `HINT` work (about a fifth of the
+    par's, so that a hint comes in seconds): the same table always gets the
+    same hint, unless the time cap ``seconds`` cut the work short.
     """
     game = replay(deal, log)
     if game.is_won:
         return Hint("won", None, None, 0.0)
-    solution = solve_game(game, seconds=seconds, nodes=nodes, shorten_seconds=seconds / 4)
+    solution = solve_game(game, work=work, seconds=seconds)
     if solution.result == "won":
-        return Hint("move", solution.log[0], solution.moves, solution.seconds)
-    return Hint(solution.result, None, None, solution.seconds)
+        return Hint("move", solution.log[0], solution.moves, solution.seconds, solution.cut_short)
+    return Hint(solution.result, None, None, solution.seconds, solution.cut_short)

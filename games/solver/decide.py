@@ -1,13 +1,13 @@
-"""Deciding a position: restarts with growing budgets, then shortening the win."""
+"""Deciding a position: restarts with growing budgets, then beam searches for shorter wins."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 from typing import Literal
 
 from games.solver.layout import Layout
 from games.solver.search import Node, Searcher, Weights
+from games.solver.work import CAP_SECONDS, PAR, Cap, Work
 
 Result = Literal["won", "lost", "unknown"]
 
@@ -22,13 +22,13 @@ _DOUBLING = 10
 
 # Shortening: beam searches that count every action, stock taps included, and
 # keep the most promising positions among those reached with the same count
-# (`Searcher.beam`): each a (width, ranking, positions expanded at most). Two
-# rankings, because a beam this narrow misses wins that the other one finds:
-# each counts every card off the foundations twice, or only pool cards twice
-# (the best two of eight rankings tried on deals 1..20).
-_BEAMS = (
-    (10, Weights(cover=3.0, loose=1.0, found=2.0), 8_000),
-    (10, Weights(cover=3.0, loose=1.0, pool=1.0), 8_000),
+# (`Searcher.beam`). Two rankings, because a beam this narrow misses wins that
+# the other one finds: each counts every card off the foundations twice, or
+# only pool cards twice (the best two of eight rankings tried on deals 1..20).
+# Their width and work are the `Work`'s.
+_RANKINGS = (
+    Weights(cover=3.0, loose=1.0, found=2.0),
+    Weights(cover=3.0, loose=1.0, pool=1.0),
 )
 
 
@@ -40,7 +40,11 @@ class Solution:
     ``moves`` is its move count (every action of the log counts one);
     ``nodes`` counts positions expanded, ``seconds`` the time spent,
     ``decided_seconds`` the time until the result was known (a win is then
-    shortened until ``seconds``).
+    shortened until ``seconds``). ``cut_short`` says that the time cap
+    stopped the work before it was done: the answer (an "unknown", or a win
+    shortened less) is then not the one the full work gives, and may differ
+    from run to run; without it, the answer is a pure function of the
+    position and the work.
     """
 
     result: Result
@@ -50,6 +54,7 @@ class Solution:
     decided_seconds: float | None = None  # when the answer was known (before shortening)
     # Other, longer wins found on the way (worst first): material for shortening.
     others: tuple[tuple[str, ...], ...] = ()
+    cut_short: bool = False
 
     @property
     def moves(self) -> int:
@@ -57,62 +62,47 @@ class Solution:
         return len(self.log)
 
 
-def solve_position(
-    position: Layout,
-    *,
-    seconds: float = 10.0,
-    nodes: int = 10_000_000,
-    shorten_seconds: float | None = None,
-) -> Solution:
-    """Search ``position`` for a win within ``seconds`` and ``nodes`` expansions.
+def solve_position(position: Layout, *, work: Work = PAR, seconds: float = CAP_SECONDS) -> Solution:
+    """Search ``position`` for a win, then beam searches for shorter ones.
 
-    "lost" is answered only when a complete search ran out of positions. After
-    a win, two beam searches look for shorter wins: a fixed amount of work,
-    cut short only after ``shorten_seconds`` (by default the whole budget,
-    and never past it).
+    The work is counted (`Work.decide` positions to decide, `Work.beam_nodes`
+    for each beam); ``seconds`` only caps it (`Solution.cut_short`). "lost"
+    is answered only when a complete search ran out of positions.
     """
-    if seconds <= 0 or nodes <= 0:
-        raise ValueError("the budget must be positive")
-    start = time.monotonic()
-    deadline = start + seconds
+    return decide(position, work, Cap(seconds))
+
+
+def decide(position: Layout, work: Work, cap: Cap) -> Solution:
+    """`solve_position` under a ``cap`` that the caller goes on using."""
     searcher = Searcher.from_position(position)
     if position.is_won:
         return Solution("won", (), 0, 0.0, 0.0)
     spent = 0
     attempt = 0
     best: Node | None = None
-    while best is None and spent < nodes and time.monotonic() < deadline:
+    while best is None and spent < work.decide and not cap.over():
         budget = _FIRST_BUDGET << (attempt // _DOUBLING)
         outcome = searcher.run(
             complete=attempt % 4 == 1,
             weights=replace(_DIVE, seed=attempt),
-            max_nodes=min(budget, nodes - spent),
-            deadline=deadline,
+            max_nodes=min(budget, work.decide - spent),
+            cap=cap,
         )
         spent += outcome.expanded
         if outcome.won is not None:
             best = outcome.won
         elif outcome.exhausted:
-            return Solution("lost", (), spent, time.monotonic() - start)
+            return Solution("lost", (), spent, cap.elapsed())
         attempt += 1
     if best is None:
-        return Solution("unknown", (), spent, time.monotonic() - start)
-    decided = time.monotonic() - start
-    if shorten_seconds is None:
-        shorten_seconds = seconds
-    shorten_deadline = min(deadline, time.monotonic() + shorten_seconds)
+        return Solution("unknown", (), spent, cap.elapsed(), cut_short=cap.hit)
+    decided = cap.elapsed()
     others: list[tuple[str, ...]] = []
-    # A fixed amount of work, the deadline only as a cap: with time to spare
-    # the same position always gets the same answer (a day's par must not
-    # depend on how busy the machine was).
-    for width, weights, budget in _BEAMS:
-        if time.monotonic() >= shorten_deadline or spent >= nodes:
+    for weights in _RANKINGS if work.beam_nodes else ():
+        if cap.over():
             break
         outcome = searcher.beam(
-            width=width,
-            weights=weights,
-            max_nodes=min(budget, nodes - spent),
-            deadline=shorten_deadline,
+            width=work.beam_width, weights=weights, max_nodes=work.beam_nodes, cap=cap
         )
         spent += outcome.expanded
         if outcome.won is not None:
@@ -125,7 +115,8 @@ def solve_position(
         "won",
         tuple(best.log()),
         spent,
-        time.monotonic() - start,
+        cap.elapsed(),
         decided,
         tuple(sorted(others, key=len, reverse=True)),
+        cut_short=cap.hit,
     )

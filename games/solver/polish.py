@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import time
 from dataclasses import dataclass
 
 from games.rules import Game
 from games.solver.search import nearest
+from games.solver.work import Cap
 
 WINDOW = 40  # how far a play from the waste is moved at most, in moves
 
@@ -318,7 +318,7 @@ class Polisher:
     def polish(
         self,
         log: tuple[str, ...],
-        deadline: float,
+        cap: Cap,
         *,
         thorough: bool = True,
         tries: int = 20_000,
@@ -328,8 +328,8 @@ class Polisher:
         First the moves are scheduled (`schedule`, always: it takes
         milliseconds), then moved one by one. That work is counted in orders
         tried (at most ``tries``), so that the answer does not depend on the
-        machine's speed; ``deadline`` only caps it. Without ``thorough``, only
-        the quick first stage runs.
+        machine's speed; the ``cap`` only stops it when time is up. Without
+        ``thorough``, only the quick first stage runs.
         """
         self.tries = 0
         self.max_tries = tries
@@ -345,11 +345,7 @@ class Polisher:
         best = len(log)
         improved = True
         quick = True  # first only moves that make the moved card itself cheaper
-        while (
-            (improved or (quick and thorough))
-            and time.monotonic() < deadline
-            and self.tries < self.max_tries
-        ):
+        while (improved or (quick and thorough)) and not cap.over() and self.tries < self.max_tries:
             if not improved:
                 quick = False
             improved = False
@@ -362,7 +358,7 @@ class Polisher:
                 key=lambda i: -costs[i],
             )
             for i in order:
-                if time.monotonic() >= deadline:
+                if cap.over():
                     break
                 if i >= len(plan) or (quick and plan[i].card is None):
                     continue  # earlier changes in this pass shifted the steps

@@ -25,11 +25,11 @@ Two move generators:
 from __future__ import annotations
 
 import heapq
-import time
 from dataclasses import dataclass, field
 from random import Random
 
 from games.solver.layout import CARDS, COLUMNS, Layout
+from games.solver.work import Cap
 
 HIDDEN = 64
 KINGS = (12, 25, 38, 51)
@@ -172,10 +172,10 @@ class Searcher:
         complete: bool,
         weights: Weights,
         max_nodes: int,
-        deadline: float,
+        cap: Cap,
         max_moves: int | None = None,
     ) -> Outcome:
-        """One best-first search; stops at a win, exhaustion or a budget.
+        """One best-first search; stops at a win, exhaustion, ``max_nodes`` or the ``cap``.
 
         ``max_moves`` drops every path longer than that (used to look for a
         shorter win than one already found; such a search proves nothing).
@@ -195,7 +195,7 @@ class Searcher:
         while heap:
             if expanded >= max_nodes:
                 return Outcome(won=None, exhausted=False, expanded=expanded)
-            if expanded & 127 == 0 and time.monotonic() > deadline:
+            if expanded & 127 == 0 and cap.over():
                 return Outcome(won=None, exhausted=False, expanded=expanded)
             node = heapq.heappop(heap)[2]
             expanded += 1
@@ -222,7 +222,7 @@ class Searcher:
         width: int,
         weights: Weights,
         max_nodes: int,
-        deadline: float,
+        cap: Cap,
         max_moves: int | None = None,
     ) -> Outcome:
         """A beam search for a short win, the length counted in actions, stock taps included.
@@ -235,7 +235,7 @@ class Searcher:
         on moves. Stops once no position left can lead to a shorter win than
         the best found, or than ``max_moves`` (counted from the start of the
         game, as ``Node.g``). Deterministic: the same position and settings
-        always give the same answer.
+        always give the same answer, unless the ``cap`` stops it first.
         """
         root = self._autoplay(self.root)
         if sum(root.found) == CARDS:
@@ -256,7 +256,7 @@ class Searcher:
             if len(layer) > width:
                 layer = heapq.nsmallest(width, layer)
             for _, _, node in layer:
-                if expanded >= max_nodes or (expanded & 31 == 0 and time.monotonic() > deadline):
+                if expanded >= max_nodes or (expanded & 31 == 0 and cap.over()):
                     return Outcome(won=won, exhausted=False, expanded=expanded)
                 expanded += 1
                 for child in self._children(node, False, BEAM_DIG_DEPTH):

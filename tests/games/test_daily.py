@@ -7,6 +7,7 @@ import io
 import itertools
 import threading
 import time
+from dataclasses import replace
 
 import pytest
 from django.core.management import call_command
@@ -142,12 +143,12 @@ def test_the_first_acceptable_candidate_is_chosen_with_its_par_and_the_solvers_l
     assert (day.number, day.par, day.par_log) == (candidates[1], 3, "S 37 WF")
 
 
+@pytest.mark.slow
 def test_with_the_solver_a_deal_is_acceptable_when_it_is_won_and_its_par_is_that_win(
     settings, monkeypatch
 ):
-
     settings.DAILY_DEAL_REQUIRE_WIN = True
-    settings.DAILY_DEAL_SOLVER_SECONDS = 30
+    settings.DAILY_DEAL_SOLVER_SECONDS = 3600
     real_solve = games.solver.solve
     answers = []
 
@@ -160,7 +161,7 @@ def test_with_the_solver_a_deal_is_acceptable_when_it_is_won_and_its_par_is_that
     acceptable, par, line = daily_deal_is_acceptable(12345)
 
     (solution,) = answers
-    assert solution.result == "won"
+    assert (solution.result, solution.cut_short) == ("won", False)
     assert (acceptable, par) == (True, solution.moves)
     # The line is kept to compare submissions with, never solved again.
     assert line.split() == list(solution.log)
@@ -170,11 +171,45 @@ def test_with_the_solver_a_deal_is_acceptable_when_it_is_won_and_its_par_is_that
 @pytest.mark.parametrize("result", ["unknown", "lost"])
 def test_with_the_solver_a_deal_it_does_not_win_is_passed_over(settings, monkeypatch, result):
     settings.DAILY_DEAL_REQUIRE_WIN = True
-    monkeypatch.setattr(
-        "games.solver.solve", lambda deal, seconds: Solution(result, (), 10, seconds)
-    )
+    monkeypatch.setattr("games.solver.solve", lambda deal, **options: Solution(result, (), 10, 1.0))
 
     assert daily_deal_is_acceptable(12345) == (False, None, "")
+
+
+def test_a_deal_whose_solve_the_time_cap_cut_short_is_passed_over(settings, monkeypatch, caplog):
+    # Its win was shortened less than the par's work would have: not a par to store.
+    settings.DAILY_DEAL_REQUIRE_WIN = True
+    win = games.solver.solve(12345, work=games.solver.FIRST_WIN, seconds=600)
+    capped = replace(win, cut_short=True)
+    asked = []
+
+    def solve(deal, **options):
+        asked.append(options)
+        return capped
+
+    monkeypatch.setattr("games.solver.solve", solve)
+
+    assert daily_deal_is_acceptable(12345) == (False, None)
+    assert "deal 12345 passed over" in caplog.text
+    # Asked for the par's work, deciding within the setting's positions, capped by its seconds.
+    ((options),) = asked
+    assert options["work"] == replace(games.solver.PAR, decide=settings.DAILY_DEAL_SOLVER_NODES)
+    assert options["seconds"] == settings.DAILY_DEAL_SOLVER_SECONDS
+
+
+def test_a_day_never_stores_a_par_that_was_cut_short(today, settings, monkeypatch):
+    settings.DAILY_DEAL_REQUIRE_WIN = True
+    first, second = itertools.islice(daily_deal_candidates(today), 2)
+    win = games.solver.solve(second, work=games.solver.FIRST_WIN, seconds=600)
+
+    def solve(deal, **options):
+        return replace(win, cut_short=deal.number == first)
+
+    monkeypatch.setattr("games.solver.solve", solve)
+
+    day = prepare(today)
+
+    assert (day.number, day.par) == (second, win.moves)
 
 
 def test_without_require_win_every_deal_is_acceptable(settings, monkeypatch):

@@ -152,3 +152,12 @@ def test_with_debug_off_the_api_renders_json_only() -> None:
     assert configured["DEFAULT_RENDERER_CLASSES"] == ["rest_framework.renderers.JSONRenderer"]
     debug = read_settings({"DEBUG": "true"}, ["REST_FRAMEWORK"])["REST_FRAMEWORK"]
     assert "rest_framework.renderers.BrowsableAPIRenderer" in debug["DEFAULT_RENDERER_CLASSES"]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [("DAILY_DEAL_SOLVER_NODES", "0"), ("HINT_SOLVER_SECONDS", "-1")]
+)
+def test_a_solver_budget_not_above_zero_is_refused(name: str, value: str) -> None:
+    result = run_django(["manage.py", "check"], {**PRODUCTION_ENV, name: value})
+    assert result.returncode != 0
+    assert f"{name} must be above 0" in result.stderr

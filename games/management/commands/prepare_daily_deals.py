@@ -35,7 +35,9 @@ class Command(BaseCommand):
     help = (
         "Choose and store the deal of the day for the next 30 days (today, UTC, included) "
         "ahead of time. Each day gets the first candidate of its sequence that the solver "
-        "wins within DAILY_DEAL_SOLVER_SECONDS, and the move count of that win as its par. "
+        "wins with the par's fixed work (deciding within DAILY_DEAL_SOLVER_NODES positions, "
+        "not cut short by the DAILY_DEAL_SOLVER_SECONDS cap), and the move count of that win "
+        "as its par: the same on any machine. "
         "Days already stored are left as they are, so the command can run every day."
     )
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
+
 from games.rules import replay
 from games.solver.cli import main
 
@@ -15,12 +17,13 @@ def run(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+@pytest.mark.slow
 def test_solve_prints_a_win_that_replays() -> None:
-    code, out, _ = run("solve", " eh1-n-aaaaaab ", "--seconds", "60", "--json")
+    code, out, _ = run("solve", " eh1-n-aaaaaab ", "--seconds", "3600", "--json")
     answer = json.loads(out)
     assert code == 0
-    assert set(answer) == {"result", "moves", "log", "nodes", "seconds"}
-    assert answer["result"] == "won"
+    assert set(answer) == {"result", "moves", "log", "nodes", "seconds", "cut_short"}
+    assert (answer["result"], answer["cut_short"]) == ("won", False)
     game = replay("EH1-N-AAAAAAB", answer["log"])
     assert game.is_won and game.moves == answer["moves"]
     assert answer["nodes"] > 0 and answer["seconds"] >= 0
@@ -35,13 +38,23 @@ def test_solve_refuses_a_bad_code_or_budget() -> None:
     assert "--seconds" in err
 
 
+@pytest.mark.slow
 def test_solve_without_json_prints_the_answer_then_the_log() -> None:
-    code, out, _ = run("solve", "EH1-N-AAAAAAB", "--seconds", "60")
+    code, out, _ = run("solve", "EH1-N-AAAAAAB", "--seconds", "3600")
     summary, log = out.splitlines()
     assert code == 0
     assert summary.startswith("EH1-N-AAAAAAB: won in ")
     game = replay("EH1-N-AAAAAAB", log)
     assert game.is_won and f"won in {game.moves} moves" in summary
+
+
+def test_solve_says_when_the_time_cap_cut_it_short() -> None:
+    code, out, _ = run("solve", "EH1-N-AAAAAAB", "--seconds", "0.000001")
+    assert code == 0
+    assert out.startswith("EH1-N-AAAAAAB: unknown (")
+    assert out.rstrip().endswith("cut short by the time cap)")
+    code, out, _ = run("solve", "EH1-N-AAAAAAB", "--seconds", "0.000001", "--json")
+    assert (json.loads(out)["result"], json.loads(out)["cut_short"]) == ("unknown", True)
 
 
 def test_the_engine_command_line_has_no_solve() -> None:

@@ -20,29 +20,32 @@ pytestmark = pytest.mark.django_db
 DAY = datetime.date(2026, 3, 14)
 
 
+@pytest.mark.slow
 def test_the_daily_selection_skips_a_deal_the_solver_cannot_win(settings, monkeypatch):
     settings.DAILY_DEAL_REQUIRE_WIN = True
-    settings.DAILY_DEAL_SOLVER_SECONDS = 60
+    settings.DAILY_DEAL_SOLVER_SECONDS = 3600
     candidates = daily_deal_candidates(DAY)
     first, second = next(candidates), next(candidates)
     real_solve = solver.solve
     answers: dict[int, solver.Solution] = {}
 
-    def solve(deal: Deal, seconds: float, **options: Any) -> solver.Solution:
-        # The real solver, but with no budget to speak of for the first candidate.
+    def solve(deal: Deal, **options: Any) -> solver.Solution:
+        # The real solver, but with no work to speak of for the first candidate.
         if deal.number == first:
-            options["nodes"] = 1
-        answers[deal.number] = real_solve(deal, seconds=seconds, **options)
+            options["work"] = solver.Work(decide=1)
+        answers[deal.number] = real_solve(deal, **options)
         return answers[deal.number]
 
     monkeypatch.setattr("games.solver.solve", solve)
 
     day = daily_deal_store(date=DAY)
 
-    assert answers[first].result == "unknown"
-    assert answers[second].result == "won"
+    assert (answers[first].result, answers[first].cut_short) == ("unknown", False)
+    assert (answers[second].result, answers[second].cut_short) == ("won", False)
     assert (day.number, day.par) == (second, answers[second].moves)
     assert replay(Deal(second), answers[second].log).moves == day.par
+    # The par is the par's work, whatever the machine: the same as solving it again.
+    assert real_solve(second, seconds=3600).log == answers[second].log
 
 
 def test_prepare_daily_deals_stores_the_next_30_days(settings):
@@ -58,9 +61,10 @@ def test_prepare_daily_deals_stores_the_next_30_days(settings):
     assert "30 new day(s) stored, 0 already stored." in out.getvalue()
 
 
+@pytest.mark.slow
 def test_prepare_daily_deals_gives_each_day_the_par_of_a_real_win(settings):
     settings.DAILY_DEAL_REQUIRE_WIN = True
-    settings.DAILY_DEAL_SOLVER_SECONDS = 30
+    settings.DAILY_DEAL_SOLVER_SECONDS = 3600
     DailyDeal.objects.create(date=DAY, number=4, par=None)
     out = io.StringIO()
 
@@ -93,20 +97,23 @@ def api() -> APIClient:
     return APIClient()
 
 
+@pytest.mark.slow
 def test_a_hint_is_the_next_action_of_a_win(api, settings):
-    settings.HINT_SOLVER_SECONDS = 60
+    settings.HINT_SOLVER_SECONDS = 600
     response = api.post("/api/hint/", {"deal": "EH1-N-AAAAAAB", "log": "S W9 S"}, format="json")
 
     assert response.status_code == 200
     body = response.json()
     assert body["result"] == "move"
     assert body["moves_to_win"] > 0
+    assert body["cut_short"] is False
     game = replay("EH1-N-AAAAAAB", ["S", "W9", "S", body["action"]])
-    assert solver.solve_game(game, seconds=60, shorten_seconds=0).result == "won"
+    assert solver.solve_game(game, work=solver.FIRST_WIN, seconds=600).result == "won"
 
 
+@pytest.mark.slow
 def test_a_hint_takes_the_log_as_a_list_or_none(api, settings):
-    settings.HINT_SOLVER_SECONDS = 60
+    settings.HINT_SOLVER_SECONDS = 600
     listed = api.post("/api/hint/", {"deal": "EH1-N-AAAAAAB", "log": ["S", "W9"]}, format="json")
     start = api.post("/api/hint/", {"deal": "EH1-N-AAAAAAB"}, format="json")
 
@@ -116,8 +123,8 @@ def test_a_hint_takes_the_log_as_a_list_or_none(api, settings):
     replay("EH1-N-AAAAAAB", [start.json()["action"]])
 
 
-def test_a_hint_says_when_the_budget_ran_out(api, settings):
-    settings.HINT_SOLVER_SECONDS = 1e-9
+def test_a_hint_says_when_its_work_ran_out(api, settings):
+    settings.HINT_SOLVER_NODES = 1
 
     response = api.post("/api/hint/", {"deal": "EH1-N-AAAAAAB", "log": ""}, format="json")
 
@@ -128,11 +135,22 @@ def test_a_hint_says_when_the_budget_ran_out(api, settings):
         "moves_to_win": None,
         "seconds": response.json()["seconds"],
         "assisted": False,
+        "cut_short": False,
     }
 
 
+def test_a_hint_says_when_its_time_cap_cut_it_short(api, settings):
+    settings.HINT_SOLVER_SECONDS = 1e-9
+
+    response = api.post("/api/hint/", {"deal": "EH1-N-AAAAAAB", "log": ""}, format="json")
+
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["result"], body["action"], body["cut_short"]) == ("unknown", None, True)
+
+
 def test_a_hint_after_a_win_has_nothing_to_play(api):
-    win = solver.solve(2, seconds=60, shorten_seconds=0)
+    win = solver.solve(2, work=solver.FIRST_WIN, seconds=600)
 
     response = api.post("/api/hint/", {"deal": Deal(2).code, "log": list(win.log)}, format="json")
 

@@ -5,25 +5,25 @@ Every shortened log is checked by the rules engine; no test depends on speed.
 
 from __future__ import annotations
 
-import time
 from random import Random
 
 import pytest
 
 from games.rules import Deal, Game, replay
-from games.solver import position_of_game, solve_game, solve_position
+from games.solver import FIRST_WIN, PAR, position_of_game, solve_game, solve_position
 from games.solver.deals import shorten_tail
 from games.solver.polish import Polisher, Step, plan_of
 from games.solver.search import Searcher, Weights
+from games.solver.work import Cap
 
-BUDGET = 60.0
+BUDGET = 600.0
 BEAM = Weights(cover=3.0, loose=1.0, found=2.0)
 
 
 def first_win(number: int) -> tuple[Game, tuple[str, ...]]:
     """Deal ``number`` and the solver's first win of it, not shortened nor reordered."""
     game = Game(Deal(number))
-    answer = solve_position(position_of_game(game), seconds=BUDGET, shorten_seconds=0)
+    answer = solve_position(position_of_game(game), work=FIRST_WIN, seconds=BUDGET)
     assert answer.result == "won"
     assert replay(Deal(number), answer.log).is_won
     return game, answer.log
@@ -91,27 +91,27 @@ def test_the_scheduled_order_wins_with_fewer_taps(number: int) -> None:
     assert scheduled.count("S") < 0.75 * log.count("S")
 
 
+@pytest.mark.slow
 def test_a_beam_search_finds_a_shorter_win_than_the_first_one() -> None:
     game, log = first_win(3)
     searcher = Searcher.from_position(position_of_game(game))
-    deadline = time.monotonic() + BUDGET
-    outcome = searcher.beam(width=10, weights=BEAM, max_nodes=20_000, deadline=deadline)
+    cap = Cap(BUDGET)
+    outcome = searcher.beam(width=10, weights=BEAM, max_nodes=20_000, cap=cap)
     assert outcome.won is not None and outcome.expanded > 0
     won = outcome.won.log()
     assert len(won) == outcome.won.g < len(log)
     assert replay(Deal(3), won).is_won
     # With the bound at that length it finds nothing as long (or nothing at all).
-    again = searcher.beam(
-        width=10, weights=BEAM, max_nodes=20_000, deadline=deadline, max_moves=len(won)
-    )
+    again = searcher.beam(width=10, weights=BEAM, max_nodes=20_000, cap=cap, max_moves=len(won))
     assert again.won is None or again.won.g < len(won)
 
 
+@pytest.mark.slow
 def test_a_beam_search_is_deterministic() -> None:
     position = position_of_game(Game(Deal(4)))
     logs = [
         Searcher.from_position(position)
-        .beam(width=5, weights=BEAM, max_nodes=5_000, deadline=time.monotonic() + BUDGET)
+        .beam(width=5, weights=BEAM, max_nodes=5_000, cap=Cap(BUDGET))
         .won
         for _ in range(2)
     ]
@@ -119,14 +119,16 @@ def test_a_beam_search_is_deterministic() -> None:
     assert logs[0].log() == logs[1].log()
 
 
+@pytest.mark.slow
 def test_searching_the_end_again_keeps_a_win_and_never_lengthens_it() -> None:
     game, log = first_win(2)
-    shortened, expanded = shorten_tail(game, log, time.monotonic() + BUDGET)
+    shortened, expanded = shorten_tail(game, log, PAR, Cap(BUDGET))
     assert expanded > 0
     assert len(shortened) < len(log)
     assert replay(Deal(2), shortened).is_won
 
 
+@pytest.mark.slow
 def test_the_shortened_win_of_a_deal_is_much_shorter_than_the_first() -> None:
     game, first = first_win(6)
     answer = solve_game(game, seconds=BUDGET)
@@ -137,5 +139,5 @@ def test_the_shortened_win_of_a_deal_is_much_shorter_than_the_first() -> None:
 
 def test_no_shortening_asked_leaves_the_first_win_as_found() -> None:
     game, first = first_win(8)
-    answer = solve_game(game, seconds=BUDGET, shorten_seconds=0)
+    answer = solve_game(game, work=FIRST_WIN, seconds=BUDGET)
     assert answer.log == first

@@ -617,7 +617,14 @@ class ExportApi(APIView):
             id = serializers.IntegerField()
             deal = serializers.CharField()
             deal_number = serializers.IntegerField()
-            ranked = serializers.BooleanField(help_text="Counted for its day's boards.")
+            ranked = serializers.BooleanField(help_text="The player's ranked game of its day.")
+            assisted = serializers.BooleanField(help_text="Hints were asked during its attempt.")
+            duration_ms = serializers.IntegerField(
+                allow_null=True, help_text="Server-measured, ranked games only."
+            )
+            times = serializers.ListField(
+                child=serializers.FloatField(), allow_null=True, help_text="Per-action times."
+            )
             daily = serializers.DateField(allow_null=True, help_text="The day it counted for.")
             log = serializers.CharField()
             actions = serializers.IntegerField()

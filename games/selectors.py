@@ -227,7 +227,8 @@ def player_games_export(*, player: User) -> list[dict[str, Any]]:
     """Every game of the player, oldest first, as the export lists them (JSON-ready).
 
     Voided games are listed too (with when and why); `ranked` tells whether a
-    game counted for its day's boards (`daily`), or was practice.
+    game was the player's ranked game of its day (`daily`) or practice, with
+    `assisted`, the server-measured `duration_ms` and the per-action `times`.
     """
     games = Game.objects.filter(player=player).select_related("daily").order_by("created_at", "id")
     return [
@@ -235,7 +236,10 @@ def player_games_export(*, player: User) -> list[dict[str, Any]]:
             "id": game.pk,
             "deal": game.deal_code,
             "deal_number": game.deal_number,
-            "ranked": game.daily is not None,
+            "ranked": game.ranked,
+            "assisted": game.assisted,
+            "duration_ms": game.duration_ms,
+            "times": game.times,
             "daily": game.daily.date.isoformat() if game.daily is not None else None,
             "log": game.log,
             "actions": game.actions,

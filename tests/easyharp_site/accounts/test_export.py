@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from games.models import Game
 from games.services import game_void
-from tests.fixtures import WIN, WIN_LOG, client_for, submit
+from tests.fixtures import WIN, WIN_LOG, client_for, submit, submit_ranked
 
 pytestmark = pytest.mark.django_db
 
@@ -19,7 +19,7 @@ def test_the_export_holds_every_game_of_the_player_and_only_theirs(
     alice: Any, bob: Any, daily: Any
 ) -> None:
     client = client_for(alice)
-    won = submit(client, WIN_LOG).json()["id"]
+    won = submit_ranked(client, WIN_LOG).json()["id"]
     practice = submit(client, "S W9 S", deal="EH1-N-AAAAAAB").json()["id"]
     voided = submit(client, WIN_LOG[:10]).json()["id"]
     game_void(game=Game.objects.get(pk=voided), reason="test")
@@ -38,6 +38,9 @@ def test_the_export_holds_every_game_of_the_player_and_only_theirs(
         "deal": "EH1-N-AAAAAAE",
         "deal_number": 4,
         "ranked": True,
+        "assisted": False,
+        "duration_ms": Game.objects.get(pk=won).duration_ms,
+        "times": None,
         "daily": daily.date.isoformat(),
         "log": " ".join(WIN_LOG),
         "actions": len(WIN_LOG),
@@ -52,7 +55,9 @@ def test_the_export_holds_every_game_of_the_player_and_only_theirs(
     }
     stored = Game.objects.get(pk=won).created_at
     assert first["submitted_at"].replace("Z", "+00:00") == stored.isoformat()
+    assert isinstance(first["duration_ms"], int) and first["duration_ms"] >= 0
     assert body["games"][1]["ranked"] is False and body["games"][1]["daily"] is None
+    assert body["games"][1]["duration_ms"] is None
     assert body["games"][2]["voided_at"] is not None and body["games"][2]["void_reason"] == "test"
 
 

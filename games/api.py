@@ -496,6 +496,14 @@ class AttemptOutput(serializers.Serializer):
         return max(0, int((end - attempt.started_at).total_seconds() * 1000))
 
 
+ATTEMPT_REFUSALS = {
+    400: "`illegal_action` (index, token, reason, reason_code, params): the saved log is refused.",
+    403: "`player_banned`: the account may no longer play ranked games.",
+    404: "`no_attempt` (none started), or the day is not served or not prepared.",
+    409: "`day_closed` (only today's attempt can be started or saved) or `attempt_closed`.",
+}
+
+
 class DailyAttemptApi(APIView):
     """The signed-in player's one ranked attempt at a day's deal.
 
@@ -513,7 +521,11 @@ class DailyAttemptApi(APIView):
     class SaveInputSerializer(serializers.Serializer):
         log = LogField(help_text="The whole game so far (required), as text or a list of tokens.")
 
-    @extend_schema(operation_id="daily_attempt_read", responses={200: AttemptOutput})
+    @extend_schema(
+        operation_id="daily_attempt_read",
+        parameters=[day_parameter()],
+        responses={200: AttemptOutput, **error_responses(404, codes=ATTEMPT_REFUSALS)},
+    )
     def get(self, request: Request, date: str) -> Response:
         assert request.user.is_authenticated  # permission_classes: IsAuthenticated
         attempt = selectors.attempt_get(player=request.user, date=parse_day(date))
@@ -522,7 +534,12 @@ class DailyAttemptApi(APIView):
     @extend_schema(
         operation_id="daily_attempt_start",
         request=None,
-        responses={201: AttemptOutput, 200: AttemptOutput},
+        parameters=[day_parameter()],
+        responses={
+            201: AttemptOutput,
+            200: AttemptOutput,
+            **error_responses(*BODY_REFUSALS, 404, 409, 429, codes=ATTEMPT_REFUSALS),
+        },
     )
     def post(self, request: Request, date: str) -> Response:
         assert request.user.is_authenticated  # permission_classes: IsAuthenticated
@@ -535,7 +552,11 @@ class DailyAttemptApi(APIView):
     @extend_schema(
         operation_id="daily_attempt_save",
         request=SaveInputSerializer,
-        responses={200: AttemptOutput},
+        parameters=[day_parameter()],
+        responses={
+            200: AttemptOutput,
+            **error_responses(*BODY_REFUSALS, 404, 409, 429, codes=ATTEMPT_REFUSALS),
+        },
     )
     def patch(self, request: Request, date: str) -> Response:
         data = self.SaveInputSerializer(data=request.data)

@@ -233,8 +233,8 @@ def test_the_openapi_schema_documents_the_attempt_and_the_new_fields(anon):
         "elapsed_ms",
     }
     assert components["Attempt"]["properties"]["status"]["$ref"].endswith("StatusEnum")
-    assert set(components["GameOutput"]["properties"]) >= {"ranked", "assisted", "duration_ms"}
-    assert "duration_ms" in components["Entry"]["properties"]
+    assert set(components["Game"]["properties"]) >= {"ranked", "assisted", "duration_ms"}
+    assert "duration_ms" in components["LeaderboardEntry"]["properties"]
     submit_body = schema["paths"]["/api/games/"]["post"]["requestBody"]["content"]
     submitted = submit_body["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
     assert components[submitted]["properties"]["times"]["type"] == "array"

@@ -189,7 +189,7 @@ def test_a_deal_whose_solve_the_time_cap_cut_short_is_passed_over(settings, monk
 
     monkeypatch.setattr("games.solver.solve", solve)
 
-    assert daily_deal_is_acceptable(12345) == (False, None)
+    assert daily_deal_is_acceptable(12345) == (False, None, "")
     assert "deal 12345 passed over" in caplog.text
     # Asked for the par's work, deciding within the setting's positions, capped by its seconds.
     ((options),) = asked

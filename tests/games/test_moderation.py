@@ -100,7 +100,9 @@ def test_a_banned_player_can_no_longer_sign_in_or_submit(alice, daily, admin_use
     by_token = submit(token_client, WIN_LOG)
     assert by_token.status_code == 401
     assert start(token_client).status_code == 401
-    by_session = session.post("/api/games/", {"deal": "EH1-N-AAAAAAE", "log": "S"})
+    by_session = session.post(
+        "/api/games/", {"deal": "EH1-N-AAAAAAE", "log": "S"}, content_type="application/json"
+    )
     assert by_session.status_code in (401, 403)
     login = Client().post(
         "/api/auth/token/",

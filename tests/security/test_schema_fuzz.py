@@ -57,7 +57,9 @@ fuzzing.enabled = true
 # day's deal (a documented 400 `illegal_action`), which no JSON Schema can state.
 [[operations]]
 include-path = "/api/daily/{date}/attempt/"
-checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]
+checks.positive_data_acceptance.expected-statuses = [
+    "2xx", "400", "401", "403", "404", "409", "429"
+]
 
 # A game's log must be legal in its deal, and a deal code's seven letters must
 # stand for a deal 1..999,999: rules of the game that no JSON Schema can state.

@@ -23,8 +23,8 @@ import games.solver
 from games.rules import Deal, replay
 from games.solver import FIRST_WIN, HINT, PAR, Solution, Work, hint, solve
 from games.solver.work import Cap
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 SOLVER = Path(games.solver.__file__).resolve().parent
 DEAL = 2
 HINTED = "S W9 S"  # a position of deal 1 to hint from

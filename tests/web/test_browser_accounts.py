@@ -17,8 +17,10 @@ from daphne.testing import DaphneProcess
 from django.conf import settings
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.db import connections
+from django.utils import timezone
 
 from games.models import Game
+from games.services import attempt_start
 from tests.fixtures import WIN
 from tests.mailserver import MailServer, body_of, link_in, mail_server
 from tests.web import test_browser
@@ -96,6 +98,9 @@ def test_a_forgotten_password_is_reset_by_mail_and_the_player_plays_on(
     page.wait_for_selector("#reset-done")
     assert page.inner_text("#account-link") == "alice"  # signed in
 
+    # The play page does not start the ranked attempt itself yet: started here,
+    # as from another device, so that the game it submits is the ranked one.
+    attempt_start(player=alice, date=timezone.now().date())
     page.click("#play-now")
     page.wait_for_url(re.compile(r"/play/"))
     play_keys(page, WIN["log"])

@@ -53,7 +53,7 @@ class Work:
 DECIDE = 100_000
 
 # The par of a deal of the day: the work that makes its win short (median
-# about 311 actions over deals 1..200; `docs/PERFORMANCE.md`).
+# 308 actions over deals 1..200; `docs/PERFORMANCE.md`).
 PAR = Work(
     decide=DECIDE,
     beam_nodes=8_000,

@@ -16,7 +16,6 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.dispatch import receiver
 
-from easyharp_site.accounts.selectors import player_is_deleted
 from easyharp_site.accounts.signals import player_deleted
 from games.models import Game
 from games.signals import game_stored, game_voided, player_games_changed
@@ -34,10 +33,10 @@ def _announce(date: datetime.date, orders: Collection[str]) -> None:
 def game_ranked(*, game: Game, **_: Any) -> None:
     """A player's ranked game of the day goes on the boards (practice goes nowhere).
 
-    Not if the player was deleted while the submission waited for their row
-    (the deletion holds it): their games no longer rank.
+    A player deleted or banned while the submission waited for their row is
+    refused by the submission itself, which reads `is_active` under the lock.
     """
-    if game.daily is not None and not player_is_deleted(player_id=game.player_id):
+    if game.daily is not None:
         _announce(game.daily.date, board_entries_offer(game=game))
 
 

@@ -20,7 +20,6 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.db.models import F, QuerySet
 
-from easyharp_site.accounts.selectors import player_is_deleted
 from games.models import Game
 from leaderboards.models import DURATION_UNKNOWN, Board, BoardBucket, BoardEntry, BoardTotal
 
@@ -147,9 +146,8 @@ def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
     and when a player is deleted (whose games count no more). Returns the boards
     that moved. The caller holds the player's lock.
     """
+    # A deleted player is deactivated, so `_ranked_games` leaves them out like a banned one.
     games = _ranked_games(player=player, date=date)
-    if player_is_deleted(player_id=player.pk):
-        games = games.none()
     entries = {entry.board: entry for entry in BoardEntry.objects.filter(date=date, player=player)}
     moved: list[str] = []
     for board in BOARDS:

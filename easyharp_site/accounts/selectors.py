@@ -10,11 +10,6 @@ from django.core.cache import cache
 from easyharp_site.accounts.models import Account
 
 
-def player_is_deleted(*, player_id: int) -> bool:
-    """Whether the player deleted their account (read from the database, not a cached row)."""
-    return Account.objects.filter(player_id=player_id, deleted_at__isnull=False).exists()
-
-
 def sessions_generation(*, player_id: int) -> int:
     """The player's current session generation (0 until they first sign out everywhere)."""
     generation = (

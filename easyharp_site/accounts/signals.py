@@ -12,5 +12,5 @@ from django.dispatch import Signal
 # A player is about to be deleted: the account is still as it was.
 player_deleting = Signal()
 # A player was deleted: the account is anonymised and counts as deleted
-# (`selectors.player_is_deleted`); their games stay, under the anonymous name.
+# (the account is deactivated); their games stay, under the anonymous name.
 player_deleted = Signal()

@@ -66,7 +66,6 @@ def client_strings() -> dict[str, Any]:
         ),
         "result": _("Your result: score {score}, {moves} moves."),
         "rank": _("Rank {rank} of {total} on today's board by score."),
-        "not_daily": _("This deal is not today's deal, so it is not ranked on a board."),
         "no_place": _("No column takes this card."),
         "confirm_restart": _("Start this deal again from the beginning?"),
         "confirm_submit": _("Submit this unfinished game? You can keep playing afterwards."),
@@ -103,6 +102,10 @@ def client_strings() -> dict[str, Any]:
             "game off the board, and submitting ends the attempt."
         ),
         "attempt_start": _("Start the ranked attempt"),
+        "restart_ranked": _(
+            "Your ranked attempt goes on to its end: submit it, then play this deal again "
+            "as practice."
+        ),
         "attempt_started": _("Ranked attempt started: the clock is running."),
         "attempt_resumed": _("Your ranked attempt goes on where you left it."),
         "attempt_done": _(
@@ -117,6 +120,8 @@ def client_strings() -> dict[str, Any]:
         "ranked": _("Ranked"),
         "practice": _("Practice: this game is not ranked on any board."),
         "assisted": _("Assisted: a hint was used, so this game is on no board."),
+        "assisted_mark": _("Assisted"),
+        "hint_anyway": _("Ask for a hint"),
         "confirm_hint_ranked": _(
             "A hint takes your ranked game off today's boards for good. Ask for a hint anyway?"
         ),

@@ -94,6 +94,15 @@ describe("keys", () => {
     assert.equal(made, 1);
   });
 
+  test("a ranked attempt's submission carries its per-action times, and keeps them with its key", () => {
+    const first = pendingFor(null, "S 37", () => "key-1", [0, 850]);
+    assert.deepEqual(first, { key: "key-1", log: "S 37", times: [0, 850] });
+    assert.equal(
+      pendingFor(first, "S 37", () => "key-2", [0, 900]),
+      first,
+    );
+  });
+
   test("another log gets a new key", () => {
     const first = pendingFor(null, "S 37");
     const second = pendingFor(first, "S 37 WF");
@@ -155,6 +164,16 @@ describe("answers", () => {
       },
       body: JSON.stringify({ deal: DEAL, log: "S 37 WF" }),
     });
+  });
+
+  test("a submission with times sends them along", () => {
+    const [, init] = submissionRequest({
+      url: URL,
+      csrf: "csrf-token",
+      deal: DEAL,
+      pending: { key: "k", log: "S 37", times: [0, 850] },
+    });
+    assert.deepEqual(JSON.parse(init.body), { deal: DEAL, log: "S 37", times: [0, 850] });
   });
 });
 

@@ -22,12 +22,11 @@ from channels.testing.live import make_application
 from daphne.testing import DaphneProcess
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.db import connections
-from django.utils import timezone, translation
+from django.utils import translation
 from django.utils.translation import gettext
 
 from games.models import DailyDeal, Game
 from games.rules import REASONS
-from games.services import attempt_start
 from tests.fixtures import DEAL_NUMBER, WIN, WIN_LOG
 from tests.games.replays import engine_tables
 
@@ -278,9 +277,7 @@ def test_the_keyboard_plays_too(site) -> None:
 def test_a_won_game_is_submitted_and_a_second_page_sees_the_live_board_move(
     site, make_player
 ) -> None:
-    # Today's ranked attempt, started as from another device: the page submits
-    # into it (the page's own start button is the play page's to add).
-    attempt_start(player=make_player("alice"), date=timezone.now().date())
+    make_player("alice")
     watcher = site("/leaderboard/")
     watcher.wait_for_selector('[data-live-state][data-state="live"]')
     assert "Nobody has played" in watcher.inner_text("table.board tbody")
@@ -295,6 +292,10 @@ def test_a_won_game_is_submitted_and_a_second_page_sees_the_live_board_move(
     assert player.inner_text("#score") == str(WIN["score"])
     assert f"score {WIN['score']}, {WIN['moves']} moves" in player.inner_text("#result")
     assert "Rank 1 of 1" in player.inner_text("#my-rank")
+    # The page started the ranked attempt at the first action: the game is the ranked one.
+    assert player.get_attribute("#result-kind", "data-kind") == "ranked"
+    # Submitted automatically on the win: no second submission of the same game.
+    assert player.locator("#submit-game").is_disabled()
     shot(player, "play-won")
 
     watcher.wait_for_selector('table.board tbody tr[data-player="alice"]')
@@ -313,7 +314,7 @@ def test_a_won_game_is_submitted_and_a_second_page_sees_the_live_board_move(
 def test_a_submission_whose_answer_is_lost_is_retried_with_the_same_key_and_stored_once(
     site, make_player
 ) -> None:
-    attempt_start(player=make_player("alice"), date=timezone.now().date())
+    make_player("alice")
     page = site("/play/")
     log_in(page, "alice")
     page.wait_for_url(re.compile(r"/play/"))
@@ -348,15 +349,18 @@ def test_a_signed_out_player_signs_in_to_submit_without_losing_the_game(site, ma
     page.wait_for_function("() => document.getElementById('moves').textContent === '12'")
     before = engine(page, "game.table()")
     page.click("#submit-game")
+    page.click("#confirm-ok")  # the game is not won: submit it anyway
     page.click("#sign-in-to-submit")
     page.fill("input[name=username]", "bob")
     page.fill("input[name=password]", PASSWORD)
     page.click("form.account-form button[type=submit]")
     page.wait_for_selector("#replay-link")
     assert engine(page, "game.table()") == before
+    # Bob has not started today's ranked attempt: the visitor's game is practice.
+    assert page.get_attribute("#result-kind", "data-kind") == "practice"
     game = Game.objects.get()
     assert game.player.username == "bob"
-    assert game.moves == 12 and not game.won
+    assert game.moves == 12 and not game.won and not game.ranked
 
 
 def test_a_replay_steps_through_the_game(site, make_player, submit) -> None:

@@ -17,10 +17,8 @@ from daphne.testing import DaphneProcess
 from django.conf import settings
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.db import connections
-from django.utils import timezone
 
 from games.models import Game
-from games.services import attempt_start
 from tests.fixtures import WIN
 from tests.mailserver import MailServer, body_of, link_in, mail_server
 from tests.web import test_browser
@@ -98,16 +96,14 @@ def test_a_forgotten_password_is_reset_by_mail_and_the_player_plays_on(
     page.wait_for_selector("#reset-done")
     assert page.inner_text("#account-link") == "alice"  # signed in
 
-    # The play page does not start the ranked attempt itself yet: started here,
-    # as from another device, so that the game it submits is the ranked one.
-    attempt_start(player=alice, date=timezone.now().date())
+    # The play page starts the ranked attempt at the first action.
     page.click("#play-now")
     page.wait_for_url(re.compile(r"/play/"))
     play_keys(page, WIN["log"])
     page.wait_for_selector("#my-rank")
     assert "Rank 1 of 1" in page.inner_text("#my-rank")
     game = Game.objects.get()
-    assert (game.player.username, game.won) == ("alice", True)
+    assert (game.player.username, game.won, game.ranked) == ("alice", True, True)
     alice.refresh_from_db()
     assert alice.check_password(NEW_PASSWORD) and not alice.check_password(PASSWORD)
 

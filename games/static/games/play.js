@@ -1,10 +1,16 @@
 /**
  * The play page, its DOM side: pointer and key events become the log actions
  * gestures.js names, played by the JavaScript engine; the game is kept in
- * localStorage so it survives a reload (and a sign-in), and a won game is
- * submitted at once through submit.js (an Idempotency-Key, retried until the
- * server answers). The hint button asks the solver (POST /api/hint/) for the
- * next action of a win and points at it.
+ * localStorage per account (and for the anonymous visitor of the browser) so
+ * it survives a reload (and a sign-in), and a won game is submitted at once
+ * through submit.js (an Idempotency-Key, retried until the server answers).
+ * The hint button asks the solver (POST /api/hint/) for the next action of a
+ * win and points at it.
+ *
+ * A signed-in player's game of today's deal is their one ranked attempt
+ * (attempt.js decides the times and which saved game goes on): its first
+ * action starts it on the server, the game is saved there as it goes, so it
+ * continues after a reload or on another device, and a hint asks first.
  */
 import {
   Game,
@@ -25,27 +31,46 @@ import {
   tapGesture,
   tapSorter,
 } from "./gestures.js";
+import {
+  AttemptClock,
+  SAVE_EVERY_MS,
+  alignedTimes,
+  attemptOutcome,
+  gameKey,
+  nextTime,
+  resumeGame,
+  saveDelay,
+  saveRequest,
+  serverMs,
+} from "./attempt.js";
 import { pendingFor, submitPending } from "./submit.js";
-import { cardLabel, config, reasonText, renderTable, say, t } from "./ui.js";
+import { cardLabel, clock, config, reasonText, renderTable, say, t } from "./ui.js";
 
-const STORAGE_PREFIX = "easyharp.game.";
 const RULES_SWITCH_KEY = "easyharp.interactive-rules";
 
 const tableElement = document.getElementById("table");
-const storageKey = STORAGE_PREFIX + config.deal;
+const storageKey = gameKey(config.user ?? null, config.deal);
 
-/** What is kept per deal: the log, and any submission not yet acknowledged. */
-let saved = loadSaved();
+/**
+ * What is kept per account and deal: the log, its per-action times and
+ * whether it is the ranked attempt's game, and any submission not yet
+ * acknowledged.
+ */
+let saved = loadSaved(storageKey) ?? newSaved();
 let game = restoreGame(saved.log);
 
-function loadSaved() {
+function newSaved() {
+  return { deal: config.deal, log: [], times: [], ranked: false, pending: null, submitted: null };
+}
+
+function loadSaved(key) {
   try {
-    const value = JSON.parse(localStorage.getItem(storageKey) ?? "null");
-    if (value && Array.isArray(value.log)) return value;
+    const value = JSON.parse(localStorage.getItem(key) ?? "null");
+    if (value && Array.isArray(value.log)) return { ...newSaved(), ...value };
   } catch {
     // A corrupted entry is dropped: a new game is better than a broken page.
   }
-  return { deal: config.deal, log: [], pending: null, submitted: null };
+  return null;
 }
 
 function restoreGame(log) {
@@ -53,6 +78,7 @@ function restoreGame(log) {
     return Game.replay(config.deal, log);
   } catch {
     saved.log = [];
+    saved.times = [];
     return Game.fromCode(config.deal);
   }
 }
@@ -75,8 +101,13 @@ function refresh() {
   document.getElementById("moves").textContent = String(table.moves);
   document.getElementById("undo-left").textContent = String(table.undo_left);
   document.getElementById("undo").disabled = table.undo_left === 0 || table.won;
-  document.getElementById("submit-game").disabled = table.moves === 0 || saved.pending !== null;
-  document.getElementById("hint").disabled = table.won || hintInFlight;
+  document.getElementById("submit-game").disabled =
+    table.moves === 0 || saved.pending !== null || submitWaiting || isSubmitted();
+  document.getElementById("hint").disabled =
+    table.won || hintInFlight || attempt.mode === "loading";
+  // The ranked game goes on to its end: a new start would play it again knowing its cards.
+  restartButton.disabled = inAttempt();
+  restartButton.title = inAttempt() ? t("restart_ranked") : "";
   tableElement.dataset.moves = String(table.moves);
   // A hint answers one position: once the game moves on it no longer applies.
   if (hintShown && hintShown.log !== formatLog(game.log)) clearHint();
@@ -87,7 +118,13 @@ function refresh() {
 
 /** Play `token`; on refusal show why (translated) and return the reason code. */
 function act(token, { quiet = false } = {}) {
+  if (attempt.mode === "loading") {
+    // Which game goes on (this browser's or the one saved on the server) is not known yet.
+    if (!quiet) say(t("loading"));
+    return "loading";
+  }
   const wasWon = game.won;
+  const wasNew = game.log.length === 0;
   try {
     game.play(token);
   } catch (error) {
@@ -97,6 +134,7 @@ function act(token, { quiet = false } = {}) {
   }
   say("");
   hideReminder();
+  recordAction(wasNew);
   persist();
   refresh();
   if (game.won && !wasWon) onWon();
@@ -249,7 +287,7 @@ function markDropTarget(x, y) {
 let keySource = null;
 
 document.addEventListener("keydown", (event) => {
-  if (event.target.closest("input, select, textarea")) return;
+  if (confirmDialog.open || event.target.closest("input, select, textarea")) return;
   const key = keyGesture(keySource, event.key, {
     ctrl: event.ctrlKey,
     alt: event.altKey,
@@ -304,15 +342,321 @@ document.getElementById("random-deal").addEventListener("click", () => {
   location.assign(`${location.pathname}?deal=${dealCode(number)}`);
 });
 
-document.getElementById("restart").addEventListener("click", () => {
-  if (game.moves > 0 && !window.confirm(t("confirm_restart"))) return;
+const restartButton = document.getElementById("restart");
+
+/** A new game of the deal, after asking when the current one has moves. */
+async function newGame(confirmLabel) {
+  if (game.moves > 0 && !(await ask(t("confirm_restart"), confirmLabel))) return false;
   game = Game.fromCode(config.deal);
-  saved = { deal: config.deal, log: [], pending: null, submitted: null };
+  saved = newSaved();
   persist();
   document.getElementById("result").hidden = true;
   say("");
   refresh();
+  showAttempt();
+  return true;
+}
+
+restartButton.addEventListener("click", () => {
+  if (!inAttempt()) newGame(restartButton.textContent);
 });
+
+// ---------------------------------------------------------------- confirmations
+
+const confirmDialog = document.getElementById("confirm-dialog");
+
+/**
+ * Ask `question` in the page's own dialog (translated, and seen by screen
+ * readers and screenshots alike, which window.confirm is not); resolves to
+ * true when the player chose `confirmLabel`, false for Cancel or Escape.
+ */
+function ask(question, confirmLabel) {
+  document.getElementById("confirm-text").textContent = question;
+  document.getElementById("confirm-ok").textContent = confirmLabel;
+  confirmDialog.returnValue = "";
+  confirmDialog.showModal();
+  return new Promise((resolve) => {
+    confirmDialog.addEventListener("close", () => resolve(confirmDialog.returnValue === "ok"), {
+      once: true,
+    });
+  });
+}
+
+// ---------------------------------------------------------------- the ranked attempt
+
+/*
+ * The attempt's modes: "practice" (an anonymous visitor, another deal, or
+ * the account may not play ranked), "loading" (asking the server for the
+ * attempt), "none" (not started: the first action of a new game starts it),
+ * "starting" (the start is on its way), "open" (this game is the ranked
+ * attempt: saved on the server, timed), "done" (submitted, or the day is
+ * over: any further game is practice).
+ */
+const rankable = Boolean(config.user) && config.deal === config.daily_deal;
+const attempt = {
+  mode: rankable ? "loading" : "practice",
+  note: "",
+  assisted: false,
+  clock: new AttemptClock(),
+  duration: null, // the ranked game's duration once submitted
+  savedLength: 0, // actions of this game the server has saved
+  sentLength: 0, // actions of the last save sent (in flight or answered)
+  firstUnsavedAt: null,
+  timer: null,
+  ticker: null,
+  ready: Promise.resolve(), // settles when a start on its way is answered
+};
+
+function inAttempt() {
+  return attempt.mode === "open" || attempt.mode === "starting";
+}
+
+/** Whether a hint now counts against the ranked attempt (asked in it, or starting it). */
+function hintCounts() {
+  return inAttempt() || (attempt.mode === "none" && game.log.length === 0);
+}
+
+/** The attempt API: `init` sent to the attempt's URL; never throws. */
+async function attemptCall(init) {
+  try {
+    const response = await fetch(config.attempt_url, {
+      credentials: "same-origin",
+      ...init,
+      headers: { Accept: "application/json", "X-CSRFToken": config.csrf, ...init.headers },
+    });
+    const now = performance.now();
+    const body = await response.json().catch(() => ({}));
+    return { outcome: attemptOutcome(response.status, body), status: response.status, body, now };
+  } catch {
+    return { outcome: "retry", status: 0, body: {}, now: performance.now() };
+  }
+}
+
+function setMode(mode, note = "") {
+  attempt.mode = mode;
+  attempt.note = note;
+  clearInterval(attempt.ticker);
+  attempt.ticker = mode === "open" ? setInterval(showClock, 1000) : null;
+  if (mode !== "open") clearTimeout(attempt.timer);
+  showAttempt();
+  showClock();
+  refresh();
+}
+
+/** Take up the server's attempt (an answer of GET or POST). */
+function applyAttempt(answer, { started = false } = {}) {
+  const body = answer.body;
+  attempt.clock.observe(body.elapsed_ms, answer.now);
+  attempt.assisted = Boolean(body.assisted);
+  showSaveFailed(null);
+  if (body.status === "closed") {
+    endAttempt("attempt_done");
+    return;
+  }
+  const server = {
+    log: splitLog(body.log ?? ""),
+    savedMs: serverMs(body.started_at, body.saved_at),
+  };
+  const resumed = resumeGame({ log: game.log, times: saved.times }, server);
+  if (formatLog(resumed.log) !== formatLog(game.log)) {
+    try {
+      game = Game.replay(config.deal, resumed.log);
+      saved.pending = null;
+      saved.submitted = null;
+      document.getElementById("result").hidden = true;
+    } catch {
+      // The server's game does not replay here (it always should): this one goes on.
+    }
+  }
+  saved.times = alignedTimes(resumed.times, game.log.length);
+  saved.ranked = true;
+  attempt.savedLength = attempt.sentLength = server.log.length;
+  attempt.firstUnsavedAt = null;
+  persist();
+  setMode("open", started && server.log.length === 0 ? "attempt_started" : "attempt_resumed");
+  scheduleSave();
+}
+
+/** The attempt is over (`note` says why): this game and any other are practice now. */
+function endAttempt(note) {
+  saved.ranked = false;
+  saved.times = [];
+  persist();
+  setMode("done", note);
+}
+
+/** Handle an answer that ends ranked play here; true when it did. */
+function attemptEnded(answer) {
+  if (answer.outcome === "day_closed") endAttempt("attempt_day_closed");
+  else if (answer.outcome === "banned") setMode("practice", "player_banned");
+  else if (answer.outcome === "sign_in") setMode("practice");
+  else return false;
+  return true;
+}
+
+/** On load: the player's attempt of today, as the server has it. */
+async function attemptLoad() {
+  const answer = await attemptCall({ method: "GET" });
+  if (answer.outcome === "open" || answer.outcome === "closed") applyAttempt(answer);
+  else if (attemptEnded(answer)) return;
+  // Not started, or not known (the network failed): the game that began the
+  // attempt on this browser starts it again (the server answers with the one
+  // it has); else the first action of a new game will.
+  else if (saved.ranked && game.log.length > 0) startAttempt();
+  else setMode("none", "attempt_explain");
+}
+
+/** Start the attempt (the server's clock starts), trying again until the server answers. */
+function startAttempt() {
+  if (attempt.mode === "starting") return attempt.ready;
+  saved.ranked = true;
+  setMode("starting", "attempt_explain");
+  attempt.ready = (async () => {
+    for (;;) {
+      const answer = await attemptCall({ method: "POST" });
+      if (attempt.mode !== "starting") return;
+      if (answer.outcome === "open" || answer.outcome === "closed") {
+        applyAttempt(answer, { started: answer.status === 201 });
+        return;
+      }
+      if (attemptEnded(answer)) return;
+      showSaveFailed(answer);
+      await new Promise((resolve) => setTimeout(resolve, SAVE_EVERY_MS));
+      if (attempt.mode !== "starting") return;
+    }
+  })();
+  return attempt.ready;
+}
+
+/** After an action is played: its time in the attempt, and the attempt's start or save. */
+function recordAction(wasNew) {
+  if (inAttempt()) {
+    saved.times.push(nextTime(saved.times, attempt.clock.elapsed(performance.now())));
+    scheduleSave();
+  } else if (attempt.mode === "none" && wasNew) {
+    saved.times = [0];
+    startAttempt();
+  }
+}
+
+/** Save now or later: every SAVE_EVERY_ACTIONS actions, or SAVE_EVERY_MS after the first unsaved. */
+function scheduleSave() {
+  clearTimeout(attempt.timer);
+  attempt.timer = null;
+  if (attempt.mode !== "open" || saved.pending) return;
+  const unsaved = game.log.length - attempt.savedLength;
+  const now = performance.now();
+  if (unsaved > 0 && attempt.firstUnsavedAt === null) attempt.firstUnsavedAt = now;
+  const delay = saveDelay(unsaved, now - (attempt.firstUnsavedAt ?? now));
+  if (delay === 0) saveAttempt();
+  else if (delay !== null) attempt.timer = setTimeout(saveAttempt, delay);
+}
+
+/**
+ * Save the game so far to the attempt (PATCH). `keepalive` when the page is
+ * going away: the request outlives it. A submission on its way carries the
+ * log itself, so nothing is saved meanwhile.
+ */
+async function saveAttempt({ keepalive = false } = {}) {
+  clearTimeout(attempt.timer);
+  attempt.timer = null;
+  const log = game.log.slice();
+  if (attempt.mode !== "open" || saved.pending || log.length <= attempt.sentLength) return;
+  if (attempt.sentLength > attempt.savedLength && !keepalive) return; // one save at a time
+  attempt.sentLength = log.length;
+  const [, init] = saveRequest({
+    url: config.attempt_url,
+    csrf: config.csrf,
+    log: formatLog(log),
+    keepalive,
+  });
+  const answer = await attemptCall(init);
+  if (attempt.mode !== "open") return;
+  if (answer.outcome === "open") {
+    attempt.clock.observe(answer.body.elapsed_ms, answer.now);
+    attempt.assisted = Boolean(answer.body.assisted);
+    attempt.savedLength = Math.max(attempt.savedLength, log.length);
+    attempt.firstUnsavedAt = null;
+    showSaveFailed(null);
+    showAttempt();
+    scheduleSave();
+    return;
+  }
+  attempt.sentLength = attempt.savedLength;
+  if (answer.outcome === "closed") {
+    // Submitted from another device (a submission of this page ends the attempt itself).
+    if (!saved.pending) endAttempt("attempt_done");
+    return;
+  }
+  if (attemptEnded(answer)) return;
+  showSaveFailed(answer);
+  // A refused log waits for the next action; a failure is tried again.
+  if (answer.outcome !== "refused") attempt.timer = setTimeout(saveAttempt, SAVE_EVERY_MS);
+}
+
+// The page going away (a reload, another tab, the phone's home screen) saves what is unsaved.
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "hidden") saveAttempt({ keepalive: true });
+});
+window.addEventListener("pagehide", () => saveAttempt({ keepalive: true }));
+
+/** Show that saving failed (`answer`: the failed answer), or with null that it works again. */
+function showSaveFailed(answer) {
+  const node = document.getElementById("attempt-save-failed");
+  if (answer === null) {
+    node.hidden = true;
+    return;
+  }
+  const reason = answer.outcome === "refused" ? errorText(answer.body, "") : "";
+  node.textContent = reason ? `${t("attempt_save_failed")} ${reason}` : t("attempt_save_failed");
+  node.hidden = false;
+}
+
+/** The attempt's notice, its mark and its button, as the mode says. */
+function showAttempt() {
+  const bar = document.getElementById("attempt");
+  bar.dataset.mode = attempt.mode;
+  bar.dataset.assisted = String(attempt.assisted);
+  const startButton = document.getElementById("attempt-start");
+  startButton.hidden = !(attempt.mode === "none" && game.log.length > 0);
+  const mark = document.getElementById("attempt-mark");
+  mark.hidden = !inAttempt();
+  mark.textContent = attempt.assisted ? t("assisted_mark") : t("ranked");
+  mark.dataset.kind = attempt.assisted ? "assisted" : "ranked";
+  const note = inAttempt() && attempt.assisted ? "assisted" : attempt.note;
+  document.getElementById("attempt-notice").textContent = note ? t(note) : "";
+  bar.hidden = !note && mark.hidden && startButton.hidden;
+}
+
+/** The clock: the time since the start while the attempt is open, its duration once submitted. */
+function showClock() {
+  const node = document.getElementById("clock");
+  const ms = attempt.mode === "open" ? attempt.clock.elapsed(performance.now()) : attempt.duration;
+  node.hidden = ms === null;
+  if (ms !== null) node.textContent = t("clock", { time: clock(ms) });
+}
+
+document.getElementById("attempt-start").addEventListener("click", async () => {
+  if (await newGame(t("attempt_start"))) startAttempt();
+});
+
+/**
+ * A game the visitor left to sign in for (its submission pending) comes
+ * along to the account, unless the account's ranked attempt is open: then
+ * that game goes on, and the visitor's waits on this browser.
+ */
+function adoptAnonymousGame() {
+  if (!config.user || saved.log.length > 0 || saved.pending || inAttempt()) return;
+  const key = gameKey(null, config.deal);
+  const theirs = loadSaved(key);
+  if (!theirs?.pending) return;
+  saved = { ...theirs, times: [], ranked: false };
+  game = restoreGame(saved.log);
+  persist();
+  localStorage.removeItem(key);
+  refresh();
+  showAttempt();
+}
 
 // ---------------------------------------------------------------- submitting
 
@@ -344,9 +688,28 @@ function onWon() {
   submitGame();
 }
 
-/** Freeze the current log as the pending submission (one key per log) and send it. */
-function submitGame() {
-  const pending = pendingFor(saved.pending, formatLog(game.log));
+/** Whether the game as it stands was submitted: a second Submit would file it twice. */
+function isSubmitted() {
+  return saved.submitted !== null && saved.submitted.log === formatLog(game.log);
+}
+
+let submitWaiting = false; // a submission waits for the attempt's start to be answered
+
+/**
+ * Freeze the current log as the pending submission (one key per log, with
+ * the per-action times of a ranked attempt) and send it. A ranked game is
+ * sent once the attempt's start is answered, so that it counts as ranked.
+ */
+async function submitGame() {
+  if (attempt.mode === "starting") {
+    submitWaiting = true;
+    refresh();
+    await attempt.ready;
+    submitWaiting = false;
+  }
+  const log = formatLog(game.log);
+  const times = attempt.mode === "open" ? alignedTimes(saved.times, game.log.length) : null;
+  const pending = pendingFor(saved.pending, log, undefined, times);
   if (pending !== saved.pending) {
     saved.pending = pending;
     persist();
@@ -386,6 +749,8 @@ async function sendPending() {
     return;
   }
   saved.submitted = { ...answer.body, log: answer.pending.log };
+  if (answer.body.ranked) attempt.duration = answer.body.duration_ms ?? null;
+  if (inAttempt()) endAttempt("attempt_done");
   persist();
   refresh();
   showSubmitted(answer.body);
@@ -399,21 +764,35 @@ function errorText(body, statusText) {
     : (error.message ?? statusText);
 }
 
+/**
+ * What kind of game was stored: "Ranked" as a mark before the result, or a
+ * sentence saying why it is on no board (assisted, or practice).
+ */
+function resultParts(game) {
+  const kind = !game.ranked ? "practice" : game.assisted ? "assisted" : "ranked";
+  const fields = { score: game.score, moves: game.moves, time: clock(game.duration_ms) };
+  const line = paragraph(t(game.ranked ? "result_time" : "result", fields), "result-line");
+  const mark = document.createElement(kind === "ranked" ? "span" : "p");
+  mark.className = `result-kind ${kind}`;
+  mark.id = "result-kind";
+  mark.dataset.kind = kind;
+  mark.textContent = t(kind);
+  if (kind === "ranked") {
+    line.prepend(mark, " ");
+    return [line];
+  }
+  return [mark, line];
+}
+
 async function showSubmitted(game) {
-  const parts = [
-    paragraph(t("submitted")),
-    paragraph(t("result", { score: game.score, moves: game.moves }), "result-line"),
-  ];
+  const parts = [paragraph(t("submitted")), ...resultParts(game)];
   const replay = document.createElement("a");
   replay.href = `/replays/${game.id}/`;
   replay.textContent = t("replay");
   replay.id = "replay-link";
-  if (!game.daily) {
-    parts.push(paragraph(t("not_daily")), replay);
-    showResult(parts);
-    return;
-  }
   showResult([...parts, replay]);
+  // Only a ranked game without hints is on the board.
+  if (!game.ranked || game.assisted) return;
   try {
     const response = await fetch(`${config.leaderboard_url}?order=score&around=me&limit=1`, {
       credentials: "same-origin",
@@ -431,9 +810,10 @@ async function showSubmitted(game) {
   }
 }
 
-document.getElementById("submit-game").addEventListener("click", () => {
-  if (!game.won && !window.confirm(t("confirm_submit"))) return;
-  submitGame();
+document.getElementById("submit-game").addEventListener("click", async (event) => {
+  const question = inAttempt() ? t("confirm_give_up") : t("confirm_submit");
+  if (!game.won && !(await ask(question, event.currentTarget.textContent))) return;
+  if (!isSubmitted()) submitGame();
 });
 
 // ---------------------------------------------------------------- hints
@@ -442,7 +822,8 @@ document.getElementById("submit-game").addEventListener("click", () => {
  * A hint only reads: the server's solver answers from the current deal and
  * log, the page names and points at the action, and the player plays it (with
  * "Play this move" or by hand) like any other. Asking changes neither the log
- * nor the score; hints are for practice.
+ * nor the score. During the ranked attempt the server marks the attempt
+ * assisted (its game goes on no board), so the page asks first.
  */
 const hintButton = document.getElementById("hint");
 const hintBox = document.getElementById("hint-box");
@@ -567,19 +948,37 @@ async function fetchHint(log) {
       kind: "error",
     };
   }
+  const assisted = Boolean(body.assisted);
   if (body.result === "move") {
     // Offer to play it only when this page's engine agrees it is legal here.
     const action = game.refusal(body.action) === null ? body.action : null;
     const text = `${hintText(body.action)} ${t("hint_moves_to_win", { moves: body.moves_to_win })}`;
-    return { text, action, kind: "move" };
+    return { text, action, kind: "move", assisted };
   }
-  if (body.result === "lost") return { text: t("hint_lost"), action: null, kind: "lost" };
-  if (body.result === "won") return { text: t("hint_won"), action: null, kind: "info" };
-  return { text: t("hint_unknown"), action: null, kind: "info" };
+  if (body.result === "lost") return { text: t("hint_lost"), action: null, kind: "lost", assisted };
+  if (body.result === "won") return { text: t("hint_won"), action: null, kind: "info", assisted };
+  return { text: t("hint_unknown"), action: null, kind: "info", assisted };
 }
 
+let hintAsking = false; // from the press to the answer, the confirmation included
+
 async function askHint() {
-  if (hintInFlight || game.won) return;
+  if (hintAsking || hintInFlight || game.won || attempt.mode === "loading") return;
+  hintAsking = true;
+  try {
+    if (hintCounts() && !attempt.assisted) {
+      if (!(await ask(t("confirm_hint_ranked"), t("hint_anyway")))) return;
+      // A hint before the first action is the attempt's too: it starts it.
+      if (attempt.mode === "none") startAttempt();
+      await attempt.ready;
+    }
+    await fetchAndShowHint();
+  } finally {
+    hintAsking = false;
+  }
+}
+
+async function fetchAndShowHint() {
   const log = formatLog(game.log);
   hintInFlight = true;
   hintButton.disabled = true;
@@ -587,6 +986,10 @@ async function askHint() {
   showHint(t("hint_asking"), { log });
   try {
     const answer = await fetchHint(log);
+    if (answer.assisted && inAttempt()) {
+      attempt.assisted = true;
+      showAttempt();
+    }
     const now = formatLog(game.log);
     if (now !== log) showHint(t("hint_stale"), { log: now });
     else showHint(answer.text, { log, action: answer.action, kind: answer.kind });
@@ -604,17 +1007,26 @@ hintPlay.addEventListener("click", () => {
 
 // ---------------------------------------------------------------- start
 
-refresh();
-if (saved.pending && config.user) sendPending();
-else if (saved.pending) askToSignIn();
-else if (saved.submitted && formatLog(game.log) === saved.submitted.log)
-  showSubmitted(saved.submitted);
-else if (game.won) submitGame();
+async function start() {
+  refresh();
+  showAttempt();
+  if (rankable) await attemptLoad();
+  adoptAnonymousGame();
+  if (saved.pending && config.user) sendPending();
+  else if (saved.pending) askToSignIn();
+  else if (isSubmitted()) showSubmitted(saved.submitted);
+  else if (game.won) submitGame();
+}
 
-// For tests and the curious: the engine state of the page.
+// For tests and the curious: the engine state of the page, and its attempt's.
 window.easyHarp = {
   get game() {
     return game;
   },
+  get attempt() {
+    return { mode: attempt.mode, assisted: attempt.assisted, times: saved.times.slice() };
+  },
   act,
 };
+
+start();

@@ -17,11 +17,12 @@ export function newIdempotencyKey(randomBytes = (n) => crypto.getRandomValues(ne
 /**
  * The submission to send for `log`: `pending` itself when it already carries
  * this log (so a retry, a reload or a second click reuses its key), else a new
- * one with a new key.
+ * one with a new key, carrying the per-action `times` of a ranked attempt
+ * (null: none).
  */
-export function pendingFor(pending, log, newKey = newIdempotencyKey) {
+export function pendingFor(pending, log, newKey = newIdempotencyKey, times = null) {
   if (pending && pending.log === log) return pending;
-  return { key: newKey(), log };
+  return times ? { key: newKey(), log, times } : { key: newKey(), log };
 }
 
 /** How long to wait after failed attempt `attempt` (0 first): doubling from 1 s, at most 30 s. */
@@ -55,7 +56,11 @@ export function submissionRequest({ url, csrf, deal, pending }) {
         "X-CSRFToken": csrf,
         "Idempotency-Key": pending.key,
       },
-      body: JSON.stringify({ deal, log: pending.log }),
+      body: JSON.stringify(
+        pending.times
+          ? { deal, log: pending.log, times: pending.times }
+          : { deal, log: pending.log },
+      ),
     },
   ];
 }

@@ -1,0 +1,308 @@
+"""Today's ranked attempt on the play page, in a real browser.
+
+The same Daphne and Chromium as `test_browser.py`: a signed-in player's first
+action starts the attempt, the game is saved on the server as it goes (so it
+goes on after a reload and in another browser), a hint asks first and takes
+the game off the boards, anonymous visitors are told their game is not
+ranked, and the game saved in the browser belongs to its player.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from games.models import Attempt, Game
+from leaderboards.models import BoardEntry
+from tests.fixtures import WIN, WIN_LOG
+from tests.web import test_browser
+from tests.web.test_browser import DEAL_1, counters, engine, log_in, play_keys, shot
+
+pytestmark = [pytest.mark.browser, pytest.mark.postgres]
+
+# The server, the browser and the page fixture of the other browser tests.
+server = test_browser.server
+browser = test_browser.browser
+site = test_browser.site
+
+PLAYED = 30  # actions played before the reload: more than one save's worth
+
+
+def eventually(page: Any, check: Callable[[], bool], what: str) -> None:
+    """Wait (in the page's event loop) until `check()` holds; fail saying `what` did not."""
+    for _ in range(100):
+        if check():
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError(f"never happened: {what}")
+
+
+def saved_actions(username: str) -> int:
+    attempt = Attempt.objects.filter(player__username=username).first()
+    return len(attempt.log.split()) if attempt else -1
+
+
+def requests_to(page: Any, fragment: str) -> list[str]:
+    """The URLs of the page's requests containing `fragment`, as they are sent."""
+    urls: list[str] = []
+
+    def note(request: Any) -> None:
+        if fragment in request.url:
+            urls.append(request.url)
+
+    page.on("request", note)
+    return urls
+
+
+def wait_for_mode(page: Any, mode: str) -> None:
+    page.wait_for_selector(f'#attempt[data-mode="{mode}"]', state="attached")
+
+
+def signed_in_play_page(site: Any, username: str, path: str = "/play/") -> Any:
+    page = site(path)
+    log_in(page, username)
+    page.wait_for_url(re.compile(r"/play/"))
+    return page
+
+
+def test_a_ranked_attempt_goes_on_after_a_reload_and_in_another_browser_and_ranks_once(
+    site: Any, make_player: Any
+) -> None:
+    make_player("alice")
+    page = signed_in_play_page(site, "alice")
+    wait_for_mode(page, "none")
+    assert "One ranked attempt a day" in page.inner_text("#attempt")
+    assert Attempt.objects.count() == 0  # opening the page starts nothing
+
+    # The first action starts the attempt; the clock runs; the game is saved as it goes.
+    play_keys(page, " ".join(WIN_LOG[:PLAYED]))
+    wait_for_mode(page, "open")
+    page.wait_for_selector("#clock:not([hidden])")
+    assert re.fullmatch(r"Time \d+:\d\d", page.inner_text("#clock"))
+    assert page.inner_text("#attempt-mark") == "Ranked"
+    assert page.locator("#restart").is_disabled()  # the ranked game is not played twice
+    eventually(page, lambda: saved_actions("alice") >= 20, "a save after 20 actions")
+    times = engine(page, "window.easyHarp.attempt.times")
+    assert len(times) == PLAYED and times == sorted(times)
+
+    # A reload goes on where the game was, and the page going away saved the rest.
+    page.reload()
+    wait_for_mode(page, "open")
+    assert engine(page, "game.log") == WIN_LOG[:PLAYED]
+    assert "goes on where you left it" in page.inner_text("#attempt")
+    eventually(page, lambda: saved_actions("alice") == PLAYED, "the save on leaving the page")
+    shot(page, "play-ranked-attempt")
+
+    # Another browser (no saved game of its own) goes on with the server's game.
+    other = signed_in_play_page(site, "alice")
+    wait_for_mode(other, "open")
+    assert engine(other, "game.log") == WIN_LOG[:PLAYED]
+    play_keys(other, " ".join(WIN_LOG[PLAYED:]))
+    other.wait_for_selector("#my-rank")
+    assert other.get_attribute("#result-kind", "data-kind") == "ranked"
+    assert other.inner_text("#result-kind") == "Ranked"
+    assert re.search(
+        rf"score {WIN['score']}, {WIN['moves']} moves in \d+:\d\d", other.inner_text("#result")
+    )
+    assert "Rank 1 of 1" in other.inner_text("#my-rank")
+    assert other.locator("#submit-game").is_disabled()  # no second submission of the game
+    shot(other, "play-ranked-won")
+
+    game = Game.objects.get()
+    assert (game.player.username, game.ranked, game.won, game.assisted) == (
+        "alice",
+        True,
+        True,
+        False,
+    )
+    assert game.duration_ms is not None
+    assert game.times is not None
+    assert len(game.times) == len(WIN_LOG) and game.times == sorted(game.times)
+    assert game.times[-1] <= game.duration_ms + 2_000
+    assert BoardEntry.objects.filter(player__username="alice").exists()
+
+    # The first browser learns that the attempt is over: any further game is practice.
+    page.reload()
+    wait_for_mode(page, "done")
+    assert "You have played today's ranked attempt" in page.inner_text("#attempt")
+    assert not page.locator("#restart").is_disabled()
+    page.click("#restart")
+    page.click("#confirm-ok")
+    play_keys(page, " ".join(WIN_LOG[:5]))
+    page.click("#submit-game")
+    page.click("#confirm-ok")
+    page.wait_for_selector("#result-kind")
+    assert page.get_attribute("#result-kind", "data-kind") == "practice"
+    assert Game.objects.filter(ranked=True).count() == 1
+    assert Game.objects.count() == 2
+    assert page.errors == [] and other.errors == []
+
+
+def test_a_hint_in_the_ranked_attempt_is_confirmed_first_and_takes_the_game_off_the_boards(
+    site: Any, make_player: Any
+) -> None:
+    make_player("alice")
+    page = signed_in_play_page(site, "alice")
+    wait_for_mode(page, "none")
+    hints = requests_to(page, "/api/hint/")
+    play_keys(page, WIN_LOG[0])
+    wait_for_mode(page, "open")
+
+    # Cancelled: no hint is asked and the attempt stays unassisted.
+    page.click("#hint")
+    page.wait_for_selector("#confirm-dialog[open]")
+    assert "takes your ranked game off today's boards" in page.inner_text("#confirm-text")
+    assert page.inner_text("#confirm-ok") == "Ask for a hint"
+    shot(page, "play-hint-confirmation")
+    page.click("#confirm-cancel")
+    page.wait_for_selector("#confirm-dialog:not([open])", state="attached")
+    page.wait_for_timeout(300)
+    assert hints == []
+    assert not Attempt.objects.get().assisted
+    assert page.get_attribute("#attempt", "data-assisted") == "false"
+
+    # Confirmed: the hint comes, the attempt is assisted, and the page says so.
+    page.click("#hint")
+    page.click("#confirm-ok")
+    page.wait_for_selector("#hint-box:not([hidden])")
+    page.wait_for_selector('#attempt[data-assisted="true"]')
+    assert len(hints) == 1
+    assert Attempt.objects.get().assisted
+    assert page.inner_text("#attempt-mark") == "Assisted"
+    assert "a hint was used" in page.inner_text("#attempt")
+    shot(page, "play-assisted")
+
+    # A second hint of the same attempt asks nothing more.
+    page.click("#hint")
+    eventually(page, lambda: len(hints) == 2, "a second hint without confirmation")
+    assert not page.locator("#confirm-dialog").evaluate("d => d.open")
+
+    # Given up: stored as the ranked game, assisted, on no board.
+    page.wait_for_selector("#hint:not([disabled])")
+    page.click("#submit-game")
+    assert "ends the attempt" in page.inner_text("#confirm-text")
+    page.click("#confirm-ok")
+    page.wait_for_selector("#result-kind")
+    assert page.get_attribute("#result-kind", "data-kind") == "assisted"
+    assert page.locator("#my-rank").count() == 0
+    game = Game.objects.get()
+    assert (game.ranked, game.assisted) == (True, True)
+    assert not BoardEntry.objects.exists()
+
+    # After the attempt, hints are practice: no confirmation.
+    play_keys(page, WIN_LOG[1])
+    page.click("#hint")
+    eventually(page, lambda: len(hints) == 3, "a practice hint without confirmation")
+    assert not page.locator("#confirm-dialog").evaluate("d => d.open")
+    assert page.errors == []
+
+
+def test_an_anonymous_visitor_is_told_that_the_game_is_not_ranked(site: Any) -> None:
+    page = site("/play/")
+    notice = page.inner_text("#anonymous-notice")
+    assert "Sign in to play today's ranked game." in notice
+    assert "not ranked" in notice
+    assert page.get_attribute("#notice-login", "href").startswith("/accounts/login/?next=")
+    assert page.get_attribute("#notice-signup", "href").startswith("/accounts/signup/?next=")
+    attempt_requests = requests_to(page, "/attempt/")
+    play_keys(page, " ".join(WIN_LOG[:3]))
+    page.wait_for_function("() => document.getElementById('moves').textContent === '3'")
+    assert engine(page, "window.easyHarp.attempt.mode") == "practice"
+    assert page.locator("#clock").is_hidden()
+    # No confirmation before a hint: the game is practice.
+    page.route(
+        "**/api/hint/",
+        lambda route: route.fulfill(
+            json={"result": "move", "action": "S", "moves_to_win": 300, "seconds": 0.1}
+        ),
+    )
+    page.click("#hint")
+    page.wait_for_selector('#hint-box[data-kind="move"]')
+    assert not page.locator("#confirm-dialog").evaluate("d => d.open")
+    assert attempt_requests == []
+    shot(page, "play-anonymous")
+
+    # Another deal is practice for everyone: no notice about the day's ranked game.
+    other = site(f"/play/?deal={DEAL_1}")
+    assert other.locator("#anonymous-notice").count() == 0
+
+
+def test_a_game_saved_in_the_browser_stays_with_its_player(
+    site: Any, server: str, make_player: Any
+) -> None:
+    make_player("alice")
+    make_player("bob")
+    page = signed_in_play_page(site, "alice", f"/play/?deal={DEAL_1}")
+    play_keys(page, "S S 52 34")
+    page.wait_for_function("() => document.getElementById('moves').textContent === '4'")
+    alices = counters(page)
+
+    # Alice leaves; Bob signs in on the same browser: a new game, nothing to submit.
+    page.click(".site-nav form button")
+    page.goto(f"http://{server}/play/?deal={DEAL_1}")
+    assert counters(page) == (0, 0)  # the anonymous visitor does not get Alice's game either
+    log_in(page, "bob")
+    page.wait_for_url(re.compile(r"/play/"))
+    assert page.inner_text("#account-link") == "bob"
+    assert counters(page) == (0, 0)
+    assert page.locator("#submit-game").is_disabled()
+
+    # Alice back: her game is where she left it, and hers to submit.
+    page.click(".site-nav form button")
+    page.goto(f"http://{server}/play/?deal={DEAL_1}")
+    log_in(page, "alice")
+    page.wait_for_url(re.compile(r"/play/"))
+    assert counters(page) == alices
+    page.click("#submit-game")
+    page.click("#confirm-ok")
+    page.wait_for_selector("#result-kind")
+    assert page.get_attribute("#result-kind", "data-kind") == "practice"
+    assert page.locator("#submit-game").is_disabled()  # no second submission
+    game = Game.objects.get()
+    assert (game.player.username, game.moves, game.ranked) == ("alice", 4, False)
+
+
+def test_a_save_the_server_refuses_or_cannot_take_is_shown_and_the_game_plays_on(
+    site: Any, make_player: Any
+) -> None:
+    make_player("alice")
+    page = signed_in_play_page(site, "alice")
+    wait_for_mode(page, "none")
+    play_keys(page, WIN_LOG[0])
+    wait_for_mode(page, "open")
+
+    # The server refuses the saved log (as it would a log its engine refuses).
+    refusal = {
+        "error": {
+            "code": "illegal_action",
+            "message": "Action 2: no.",
+            "index": 2,
+            "token": "12",
+            "reason_code": "column_refuses",
+            "params": {"card": "6D", "target": "9S"},
+            "reason": "6D does not go on 9S",
+        }
+    }
+    page.route("**/attempt/", lambda route: route.fulfill(status=400, json=refusal))
+    play_keys(page, " ".join(WIN_LOG[1:20]))  # 20 actions: saved at once
+    page.wait_for_selector("#attempt-save-failed:not([hidden])")
+    failure = page.inner_text("#attempt-save-failed")
+    assert failure.startswith("Your game could not be saved on the server")
+    assert "6♦" in failure  # the refusal's reason, in the player's words
+    assert engine(page, "game.log") == WIN_LOG[:20]  # the game is kept and plays on
+
+    # The network fails: said the same way.
+    page.unroute("**/attempt/")
+    page.route("**/attempt/", lambda route: route.abort("connectionreset"))
+    play_keys(page, WIN_LOG[20])
+    page.wait_for_selector("#attempt-save-failed:not([hidden])")
+
+    # The server answers again: the next save goes through and the warning goes.
+    page.unroute("**/attempt/")
+    play_keys(page, WIN_LOG[21])
+    page.wait_for_selector("#attempt-save-failed", state="hidden")
+    eventually(page, lambda: saved_actions("alice") == 22, "the save after the failures")
+    assert page.errors == []

@@ -306,3 +306,35 @@ def test_a_save_the_server_refuses_or_cannot_take_is_shown_and_the_game_plays_on
     page.wait_for_selector("#attempt-save-failed", state="hidden")
     eventually(page, lambda: saved_actions("alice") == 22, "the save after the failures")
     assert page.errors == []
+
+
+def test_a_game_begun_before_the_page_knows_the_attempt_is_the_ranked_one(
+    site: Any, make_player: Any
+) -> None:
+    make_player("alice")
+    page = site("/play/")
+    held: list[Any] = []
+
+    def hold_the_first(route: Any) -> None:  # the page's reading of the attempt waits
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/attempt/", hold_the_first)
+    log_in(page, "alice")
+    page.wait_for_url(re.compile(r"/play/"))
+    eventually(page, lambda: len(held) == 1, "the page reading the attempt")
+    assert engine(page, "window.easyHarp.attempt.mode") == "loading"
+
+    # The player wins meanwhile: the game waits for the answer, then starts
+    # the attempt and is submitted as the ranked game.
+    play_keys(page, WIN["log"])
+    page.wait_for_function("() => window.easyHarp.game.won")
+    assert Game.objects.count() == 0
+    held[0].continue_()
+    page.wait_for_selector("#my-rank")
+    assert page.get_attribute("#result-kind", "data-kind") == "ranked"
+    game = Game.objects.get()
+    assert (game.ranked, game.won) == (True, True)
+    assert game.times is not None and len(game.times) == len(WIN_LOG)

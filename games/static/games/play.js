@@ -118,11 +118,6 @@ function refresh() {
 
 /** Play `token`; on refusal show why (translated) and return the reason code. */
 function act(token, { quiet = false } = {}) {
-  if (attempt.mode === "loading") {
-    // Which game goes on (this browser's or the one saved on the server) is not known yet.
-    if (!quiet) say(t("loading"));
-    return "loading";
-  }
   const wasWon = game.won;
   const wasNew = game.log.length === 0;
   try {
@@ -352,8 +347,10 @@ async function newGame(confirmLabel) {
   persist();
   document.getElementById("result").hidden = true;
   say("");
+  attempt.duration = null;
   refresh();
   showAttempt();
+  showClock();
   return true;
 }
 
@@ -404,7 +401,8 @@ const attempt = {
   firstUnsavedAt: null,
   timer: null,
   ticker: null,
-  ready: Promise.resolve(), // settles when a start on its way is answered
+  ready: Promise.resolve(), // settles when the load or a start on its way is answered
+  begunWhileLoading: false, // a new game's first action came before the server's answer
 };
 
 function inAttempt() {
@@ -500,9 +498,10 @@ async function attemptLoad() {
   if (answer.outcome === "open" || answer.outcome === "closed") applyAttempt(answer);
   else if (attemptEnded(answer)) return;
   // Not started, or not known (the network failed): the game that began the
-  // attempt on this browser starts it again (the server answers with the one
-  // it has); else the first action of a new game will.
-  else if (saved.ranked && game.log.length > 0) startAttempt();
+  // attempt on this browser, or was begun while the page asked, starts it
+  // (the server answers with the one it has); else the first action of a new
+  // game will.
+  else if ((saved.ranked || attempt.begunWhileLoading) && game.log.length > 0) startAttempt();
   else setMode("none", "attempt_explain");
 }
 
@@ -530,7 +529,12 @@ function startAttempt() {
 
 /** After an action is played: its time in the attempt, and the attempt's start or save. */
 function recordAction(wasNew) {
-  if (inAttempt()) {
+  if (attempt.mode === "loading") {
+    // Whether this game is the attempt's is not known yet: timed as if it
+    // were (at the start), and started if the server has no attempt.
+    if (wasNew) attempt.begunWhileLoading = true;
+    saved.times.push(nextTime(saved.times, null));
+  } else if (inAttempt()) {
     saved.times.push(nextTime(saved.times, attempt.clock.elapsed(performance.now())));
     scheduleSave();
   } else if (attempt.mode === "none" && wasNew) {
@@ -701,10 +705,11 @@ let submitWaiting = false; // a submission waits for the attempt's start to be a
  * sent once the attempt's start is answered, so that it counts as ranked.
  */
 async function submitGame() {
-  if (attempt.mode === "starting") {
+  if (attempt.mode === "loading" || attempt.mode === "starting") {
     submitWaiting = true;
     refresh();
-    await attempt.ready;
+    // The load may start the attempt: wait for that too.
+    while (attempt.mode === "loading" || attempt.mode === "starting") await attempt.ready;
     submitWaiting = false;
   }
   const log = formatLog(game.log);
@@ -740,6 +745,18 @@ async function sendPending() {
     return;
   }
   saved.pending = null;
+  if (
+    answer.outcome === "refused" &&
+    answer.pending.times &&
+    answer.body.error?.code === "invalid_times"
+  ) {
+    // The times are the page's own measure, for the review: the game itself
+    // must not be lost over them. Sent again without (nothing was stored).
+    saved.pending = pendingFor(null, answer.pending.log);
+    persist();
+    sendPending();
+    return;
+  }
   if (answer.outcome === "refused") {
     persist();
     refresh();
@@ -749,7 +766,6 @@ async function sendPending() {
     return;
   }
   saved.submitted = { ...answer.body, log: answer.pending.log };
-  if (answer.body.ranked) attempt.duration = answer.body.duration_ms ?? null;
   if (inAttempt()) endAttempt("attempt_done");
   persist();
   refresh();
@@ -785,6 +801,10 @@ function resultParts(game) {
 }
 
 async function showSubmitted(game) {
+  if (game.ranked) {
+    attempt.duration = game.duration_ms ?? null;
+    showClock();
+  }
   const parts = [paragraph(t("submitted")), ...resultParts(game)];
   const replay = document.createElement("a");
   replay.href = `/replays/${game.id}/`;
@@ -1010,7 +1030,10 @@ hintPlay.addEventListener("click", () => {
 async function start() {
   refresh();
   showAttempt();
-  if (rankable) await attemptLoad();
+  if (rankable) {
+    attempt.ready = attemptLoad();
+    await attempt.ready;
+  }
   adoptAnonymousGame();
   if (saved.pending && config.user) sendPending();
   else if (saved.pending) askToSignIn();

@@ -338,3 +338,34 @@ def test_a_game_begun_before_the_page_knows_the_attempt_is_the_ranked_one(
     game = Game.objects.get()
     assert (game.ranked, game.won) == (True, True)
     assert game.times is not None and len(game.times) == len(WIN_LOG)
+
+
+def test_a_game_whose_times_are_refused_is_sent_again_without_them(
+    site: Any, make_player: Any
+) -> None:
+    make_player("alice")
+    page = signed_in_play_page(site, "alice")
+    wait_for_mode(page, "none")
+    bodies: list[Any] = []
+
+    def refuse_the_times_once(route: Any) -> None:
+        bodies.append(route.request.post_data_json)
+        if len(bodies) == 1:
+            error = {
+                "code": "invalid_times",
+                "message": "No.",
+                "index": 3,
+                "reason_code": "decreasing",
+            }
+            route.fulfill(status=400, json={"error": error})
+        else:
+            route.continue_()
+
+    page.route("**/api/games/", refuse_the_times_once)
+    play_keys(page, WIN["log"])
+    page.wait_for_selector("#my-rank")
+    assert len(bodies) == 2
+    assert len(bodies[0]["times"]) == len(WIN_LOG)
+    assert "times" not in bodies[1] and bodies[1]["log"] == bodies[0]["log"]
+    game = Game.objects.get()
+    assert (game.ranked, game.won, game.times) == (True, True, None)

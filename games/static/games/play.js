@@ -25,6 +25,7 @@ import {
   tapGesture,
   tapSorter,
 } from "./gestures.js";
+import { showAfterGame } from "./aftergame.js";
 import { pendingFor, submitPending } from "./submit.js";
 import { cardLabel, config, reasonText, renderTable, say, t } from "./ui.js";
 
@@ -414,6 +415,7 @@ async function showSubmitted(game) {
     return;
   }
   showResult([...parts, replay]);
+  showAfterGame(game);
   try {
     const response = await fetch(`${config.leaderboard_url}?order=score&around=me&limit=1`, {
       credentials: "same-origin",

@@ -41,9 +41,10 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, date: datetime.date | None, **options: Any) -> None:
         if date is not None:
-            if date not in days_to_close(now=timezone.now()) and not DayResult.objects.filter(
-                date=date
-            ).exists():
+            if (
+                date not in days_to_close(now=timezone.now())
+                and not DayResult.objects.filter(date=date).exists()
+            ):
                 raise CommandError(f"{date.isoformat()} is not a day that is over")
             self.close(date)
             return

@@ -108,7 +108,9 @@ def main() -> None:
     t = time.perf_counter()
     day_close(date=DAY)
     print(f"  close again: {time.perf_counter() - t:.1f} s", flush=True)
-    assert ranks_digest() == first and day_results(date=DAY) == frozen
+    again = ranks_digest()
+    assert again == first, (first, again)
+    assert day_results(date=DAY) == frozen, "the frozen results changed"
     print("  closing twice gave the same ranks and results")
     timed("results of the closed day (frozen)", args.repeat, lambda: day_results(date=DAY))
 

@@ -268,6 +268,7 @@ FROM (
         AND ({_ORDER}) > (%s, %s, %s, %s, %s) AND ({_ORDER}) <= (%s, %s, %s, %s, %s)
 ) ranked
 WHERE leaderboards_boardentry.id = ranked.id
+    AND leaderboards_boardentry.final_rank IS DISTINCT FROM ranked.rank
 """
 # Before every entry of a board: no key sorts lower.
 _KEY_FLOOR: tuple[Any, ...] = (
@@ -287,7 +288,8 @@ def _key_params(key: tuple[Any, ...]) -> list[Any]:
 
 def _board_rank(*, date: datetime.date, board: str, batch: int) -> int:
     """Store the final rank of every entry of one board, in batches of `batch`
-    entries in board order; returns the entries ranked."""
+    entries in board order; returns the entries whose rank was written (a rank
+    already stored is not written again, so a second close writes nothing)."""
     ranked = 0
     after = _key_params(tuple(_KEY_FLOOR))
     with connection.cursor() as cursor:

@@ -61,8 +61,9 @@ def _board(date: datetime.date, order: str, player: Any) -> tuple[dict[str, Any]
     return page, me
 
 
-# Bars of a distribution on a page: at most this many, of equal width.
+# Bars of a distribution on a page: at most this many, each a range of round width.
 DISTRIBUTION_BARS = 8
+_ROUND_STEPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000)
 
 
 def histogram_bars(rows: Sequence[tuple[str, int]]) -> list[dict[str, Any]]:
@@ -81,7 +82,9 @@ def distribution_bars(
     if not values:
         return []
     low, high = values[0][0], values[-1][0]
-    step = max(1, math.ceil((high - low + 1) / bars))
+    wanted = math.ceil((high - low + 1) / bars)
+    step = next((step for step in _ROUND_STEPS if step >= wanted), wanted)
+    low = low // step * step
     counts: dict[int, int] = {}
     for value, players in values:
         start = low + (value - low) // step * step
@@ -229,10 +232,10 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
     return render(request, "leaderboards/player.html", context)
 
 
-def _month_of_page(text: str | None, current: datetime.date) -> datetime.date:
-    """The first day of the month written `YYYY-MM` (the current month for none), or a 404."""
+def _month_of_page(text: str | None, default: datetime.date) -> datetime.date:
+    """The first day of the month written `YYYY-MM` (`default`'s month for none), or a 404."""
     if text is None:
-        return current.replace(day=1)
+        return default.replace(day=1)
     try:
         return day_from_text(f"{text}-01")
     except ValueError:
@@ -241,10 +244,11 @@ def _month_of_page(text: str | None, current: datetime.date) -> datetime.date:
 
 def archive(request: HttpRequest, month: str | None = None) -> HttpResponse:
     """A month of past days as a calendar: each day's deal (playable as practice), its
-    board, and the signed-in player's result marked."""
+    board, and the signed-in player's result marked. Without a month: the month of
+    the last day closed (yesterday's)."""
     current = today()
-    first = _month_of_page(month, current)
     served_from = daily_deal_first_date()
+    first = _month_of_page(month, max(current - datetime.timedelta(days=1), served_from))
     if first > current or first < served_from.replace(day=1):
         raise Http404(_("There is no archive for that month."))
     last = first.replace(day=calendar.monthrange(first.year, first.month)[1])

@@ -147,9 +147,7 @@ def test_the_archive_is_newest_first_and_paginated(db, today, make_player, anon)
     assert anon.get("/api/days/?limit=0").status_code == 400
 
 
-def test_the_archive_shows_the_winner_and_a_signed_in_players_own_result(
-    yesterday, make_player
-):
+def test_the_archive_shows_the_winner_and_a_signed_in_players_own_result(yesterday, make_player):
     alice, bob = make_player("alice"), make_player("bob")
     stored_game(player=alice, daily=yesterday, score=60, moves=130)
     stored_game(player=bob, daily=yesterday, score=104, moves=125, won=True)

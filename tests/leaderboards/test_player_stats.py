@@ -169,9 +169,7 @@ def test_the_kept_record_equals_a_fold_of_every_counted_day(alice):
             counted_game(alice, n, won=won, moves=300 + n)
     stored = alice.stats
     folded = record_fold(
-        (day(n), won, 104 if won else 50, 300 + n, 300)
-        for n, won in enumerate(pattern)
-        if n != 4
+        (day(n), won, 104 if won else 50, 300 + n, 300) for n, won in enumerate(pattern) if n != 4
     )
     assert (stored.played, stored.won, stored.run_length, stored.max_streak) == (
         folded.played,

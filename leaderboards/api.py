@@ -311,7 +311,9 @@ class DaysApi(APIView):
         responses={200: OutputSerializer, **error_responses()},
     )
     def get(self, request: Request) -> Response:
-        query = self.InputSerializer(data=request.query_params)
+        # A plain dict, not the QueryDict: DRF reads a blank `?limit=` of a
+        # QueryDict as "not given"; here it is refused like any other non-number.
+        query = self.InputSerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         user = request.user if request.user.is_authenticated else None
         page = days_page(

@@ -34,10 +34,11 @@ from bench.leaderboard import DAY, ensure_database, fill, timed  # noqa: E402
 
 _CHECK_SQL = """
 SELECT board, count(*), count(final_rank), sum(final_rank::bigint * game_id) FROM (
-    SELECT board, final_rank, game_id,
+    SELECT board, f.rank AS final_rank, game_id,
         row_number() OVER (PARTITION BY board
             ORDER BY key1, key2, duration_ms, submitted_at, game_id) AS position
-    FROM leaderboards_boardentry WHERE date = %s) e
+    FROM leaderboards_boardentry e JOIN leaderboards_finalrank f ON f.entry_id = e.id
+    WHERE date = %s) e
 WHERE final_rank = position GROUP BY board ORDER BY board
 """
 
@@ -67,7 +68,7 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from leaderboards.models import BoardEntry, BoardTotal, DayResult
+    from leaderboards.models import BoardTotal, DayResult, FinalRank
     from leaderboards.selectors import day_results
     from leaderboards.services import CLOSE_BATCH, day_close
 
@@ -78,7 +79,7 @@ def main() -> None:
         fill(games=args.games, players=args.players, seed=args.seed)
         print(f"  filled in {time.perf_counter() - t:.1f} s")
     DayResult.objects.filter(date=DAY).delete()
-    BoardEntry.objects.filter(date=DAY).update(final_rank=None)
+    FinalRank.objects.filter(entry__date=DAY).delete()
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE leaderboards_boardentry")
     totals = dict(BoardTotal.objects.filter(date=DAY).values_list("board", "players"))

@@ -10,8 +10,8 @@ million games in a day, so they are kept ready rather than computed from games:
   page, the neighbours of a player and the rank count (a row comparison on the
   index).
 - `BoardTotal` holds the number of players on each board per day.
-- `DayResult` is a closed day, frozen: its player counts and distributions
-  (the entries keep their `final_rank`).
+- `DayResult` is a closed day, frozen: its player counts and distributions;
+  `FinalRank` keeps each entry's rank as it stood when its day closed.
 - `PlayerStats` is each player's record (played, won, streaks, the histogram
   of moves over par), kept with their ranked games so a page reads one row.
 
@@ -60,11 +60,6 @@ class BoardEntry(models.Model):
     score = models.PositiveIntegerField()
     moves = models.PositiveIntegerField()
     won = models.BooleanField()
-    final_rank = models.PositiveIntegerField(
-        null=True,
-        blank=True,
-        help_text="The entry's rank when its day closed (`close_days`); empty while it runs.",
-    )
 
     class Meta:
         constraints = [
@@ -121,6 +116,23 @@ class BoardBucket(models.Model):
 
     def __str__(self) -> str:
         return f"{self.date} {self.board} key {self.key1}: {self.players} players"
+
+
+class FinalRank(models.Model):
+    """An entry's rank when its day closed (`close_days`), so history shows that rank.
+
+    A table of its own, written once per entry by a plain insert: closing a
+    day of a million entries then adds narrow rows with one index, instead of
+    rewriting every wide entry row and its five indexes.
+    """
+
+    entry = models.OneToOneField(
+        BoardEntry, on_delete=models.CASCADE, primary_key=True, related_name="final"
+    )
+    rank = models.PositiveIntegerField()
+
+    def __str__(self) -> str:
+        return f"entry {self.entry_id}: rank {self.rank}"
 
 
 class DayResult(models.Model):

@@ -47,6 +47,9 @@ _KEY_LENGTH = 5
 _KEY_MARKS = ", ".join(["%s"] * _KEY_LENGTH)
 
 
+# An entry's final rank (`f.rank`, NULL while its day runs).
+_FINAL = "LEFT JOIN leaderboards_finalrank f ON f.entry_id = e.id"
+
 _COLUMNS = (
     "e.key1, e.key2, e.duration_ms, e.submitted_at, e.game_id, e.score, e.moves, e.won, u.username"
 )
@@ -316,7 +319,7 @@ def player_board_results(*, player: User, limit: int = 30) -> list[dict[str, Any
     """The player's results of their last `limit` days: per day, their entry on each board,
     with its final rank once the day has closed."""
     rows = _rows(
-        f"SELECT e.date, e.board, e.final_rank, {_COLUMNS} {_from()} "
+        f"SELECT e.date, e.board, f.rank, {_COLUMNS} {_from()} {_FINAL} "
         "WHERE e.player_id = %s ORDER BY e.date DESC LIMIT %s",
         [player.pk, limit * 2],
     )
@@ -355,7 +358,7 @@ def _latest_standing(player: User) -> dict[str, Any] | None:
     """The player's place on the score board of the last day they are on it:
     `{date, rank, total, final}` (the final rank once the day has closed)."""
     rows = _rows(
-        f"SELECT e.date, e.final_rank, {_COLUMNS} {_from()} "
+        f"SELECT e.date, f.rank, {_COLUMNS} {_from()} {_FINAL} "
         "WHERE e.player_id = %s AND e.board = %s ORDER BY e.date DESC LIMIT 1",
         [player.pk, Board.SCORE],
     )
@@ -478,8 +481,8 @@ def _day_summaries(days: Sequence[DailyDeal], player: User | None) -> list[dict[
     mine: dict[Any, tuple[Any, ...]] = {}
     if player is not None:
         for row in _rows(
-            f"SELECT e.date, e.score, e.moves, e.won, e.final_rank, {_ORDER_ASC} "
-            f"FROM leaderboards_boardentry e "
+            f"SELECT e.date, e.score, e.moves, e.won, f.rank, {_ORDER_ASC} "
+            f"FROM leaderboards_boardentry e {_FINAL} "
             f"WHERE e.player_id = %s AND e.board = %s AND e.date IN ({marks})",
             [player.pk, Board.SCORE, *dates],
         ):
@@ -572,7 +575,7 @@ def game_share(*, game: Game) -> dict[str, Any]:
     if daily is None or not game.ranked or game.is_voided:
         return facts
     rows = _rows(
-        f"SELECT e.final_rank, {_COLUMNS} {_from()} "
+        f"SELECT f.rank, {_COLUMNS} {_from()} {_FINAL} "
         "WHERE e.game_id = %s AND e.date = %s AND e.board = %s",
         [game.pk, daily.date, Board.SCORE],
     )

@@ -260,15 +260,13 @@ WHERE date = %s AND board = %s ORDER BY key1 DESC, key2 DESC, duration_ms DESC,
     submitted_at DESC, game_id DESC LIMIT 1
 """
 _RANK_BATCH_SQL = f"""
-UPDATE leaderboards_boardentry SET final_rank = ranked.rank
-FROM (
-    SELECT id, %s + row_number() OVER (ORDER BY {_ORDER}) AS rank
-    FROM leaderboards_boardentry
-    WHERE date = %s AND board = %s
-        AND ({_ORDER}) > (%s, %s, %s, %s, %s) AND ({_ORDER}) <= (%s, %s, %s, %s, %s)
-) ranked
-WHERE leaderboards_boardentry.id = ranked.id
-    AND leaderboards_boardentry.final_rank IS DISTINCT FROM ranked.rank
+INSERT INTO leaderboards_finalrank (entry_id, rank)
+SELECT id, %s + row_number() OVER (ORDER BY {_ORDER})
+FROM leaderboards_boardentry
+WHERE date = %s AND board = %s
+    AND ({_ORDER}) > (%s, %s, %s, %s, %s) AND ({_ORDER}) <= (%s, %s, %s, %s, %s)
+ON CONFLICT (entry_id) DO UPDATE SET rank = excluded.rank
+    WHERE leaderboards_finalrank.rank <> excluded.rank
 """
 # Before every entry of a board: no key sorts lower.
 _KEY_FLOOR: tuple[Any, ...] = (

@@ -47,7 +47,7 @@ def crowd(yesterday, make_player):
 
 def _ranks(date):
     return sorted(
-        BoardEntry.objects.filter(date=date).values_list("board", "player__username", "final_rank")
+        BoardEntry.objects.filter(date=date).values_list("board", "player__username", "final__rank")
     )
 
 

@@ -48,11 +48,14 @@ from django.urls import re_path  # noqa: E402
 from easyharp_site.middleware import BodyCapMiddleware  # noqa: E402
 from easyharp_site.sockets import OriginCheck, refuse_socket  # noqa: E402
 from games import preparer  # noqa: E402
+from leaderboards import closer  # noqa: E402
 from leaderboards.routing import websocket_urlpatterns  # noqa: E402
 
 if settings.DAILY_DEAL_PREPARE_IN_PROCESS:
-    # The embedded default has no separate job to prepare the days ahead.
+    # The embedded default has no separate jobs to prepare the days ahead and
+    # to close the days over.
     preparer.start()
+    closer.start()
 
 # Channels routes ASGI applications with Django's re_path, typed for views.
 unrouted = re_path(r"", refuse_socket)  # type: ignore[arg-type]

@@ -385,6 +385,8 @@ REST_FRAMEWORK = {
         "replay": env_rate("THROTTLE_REPLAY", "60/min"),
         # A hint may cost seconds of solver time.
         "hint": env_rate("THROTTLE_HINT", "30/min"),
+        # Share pictures drawn (a cached picture is served without counting).
+        "card": env_rate("THROTTLE_CARD", "30/min"),
         # Password reset requests per client address, and per e-mail address
         # asked for (counted alike for known and unknown addresses, so the
         # answer never tells which is which; it bounds the mails of an account).

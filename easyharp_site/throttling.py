@@ -57,8 +57,9 @@ ViewFunction: TypeAlias = Callable[..., HttpResponseBase]
 # Reads are public and cheap, so only writes are limited...
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # ...except reads expensive enough to be a lever for abuse: a replay of a
-# 20,000-action game is 20,001 tables, seconds of CPU and ~15 MB of JSON.
-READ_SCOPES = frozenset({"replay"})
+# 20,000-action game is 20,001 tables, seconds of CPU and ~15 MB of JSON; a
+# share picture drawn (not one served from the cache) is ~0.1 s of CPU.
+READ_SCOPES = frozenset({"replay", "card"})
 # Limits that protect accounts: counted per address, never per account.
 ACCOUNT_SCOPES = frozenset({"signup", "auth"})
 # The second counter of `auth`: guesses at one username, from anywhere.

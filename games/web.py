@@ -199,6 +199,15 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
     context = {
         "game": game,
         "config": page_config(request, game=game.pk, replay_url=f"/api/games/{game.pk}/replay/"),
+        # A shared link unfurls with the game's result card (drawn by the boards' app,
+        # which knows its rank; a plain path, as games does not import it).
+        "og": {
+            "title": _("Game by %(player)s") % {"player": game.player.get_username()},
+            "description": _("Score %(score)s, %(moves)s moves.")
+            % {"score": game.score, "moves": game.moves},
+            "image": request.build_absolute_uri(f"/cards/games/{game.pk}.png"),
+            "url": request.build_absolute_uri(request.path),
+        },
     }
     return render(request, "games/replay.html", context)
 

@@ -6,6 +6,7 @@ their games as `games.api` shows them).
 
 from __future__ import annotations
 
+from django.urls import reverse
 from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
@@ -18,16 +19,28 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from easyharp_site.accounts.api import username_schema
-from easyharp_site.dates import parse_day
+from easyharp_site.dates import parse_day, today
 from easyharp_site.errors import ServiceError, error_responses
 from games import selectors as games_selectors
-from games.api import DAY_NOT_FOUND, GameOutput, day_parameter
+from games.api import (
+    DAY_NOT_FOUND,
+    NO_SUCH_GAME,
+    GameOutput,
+    day_parameter,
+    game_id_parameter,
+)
+from leaderboards.cards import share_text
 from leaderboards.models import Board
 from leaderboards.selectors import (
+    DAYS_LIMIT_MAX,
     PAGE_LIMIT_MAX,
+    day_results,
+    days_page,
+    game_share,
     leaderboard_around,
     leaderboard_page,
     player_board_results,
+    player_stats,
 )
 
 
@@ -125,18 +138,24 @@ class PlayerDaySerializer(serializers.Serializer):
     moves = EntrySerializer(allow_null=True)
 
 
+def username_parameter() -> OpenApiParameter:
+    """The `{username}` of a player's URL."""
+    return OpenApiParameter(
+        "username",
+        username_schema(),
+        OpenApiParameter.PATH,
+        description="A player's username; an unknown name is 404.",
+    )
+
+
+NO_SUCH_PLAYER = {404: "`not_found`: there is no such player."}
+
+
 class PlayerApi(APIView):
     """A player's daily results (last 30 days) and recent games (last 20)."""
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "username",
-                username_schema(),
-                OpenApiParameter.PATH,
-                description="A player's username; an unknown name is 404.",
-            )
-        ],
+        parameters=[username_parameter()],
         responses={
             200: inline_serializer(
                 "Player",
@@ -147,7 +166,7 @@ class PlayerApi(APIView):
                     "games": GameOutput(many=True),
                 },
             ),
-            **error_responses(404, codes={404: "`not_found`: there is no such player."}),
+            **error_responses(404, codes=NO_SUCH_PLAYER),
         },
     )
     def get(self, request: Request, username: str) -> Response:
@@ -161,3 +180,177 @@ class PlayerApi(APIView):
                 "games": GameOutput(games, many=True, context={"request": request}).data,
             }
         )
+
+
+class MovesOverParSerializer(serializers.Serializer):
+    min = serializers.IntegerField(
+        allow_null=True, help_text="Fewest moves over par in the bucket (null: no lower bound)."
+    )
+    max = serializers.IntegerField(
+        allow_null=True, help_text="Most moves over par in the bucket (null: no upper bound)."
+    )
+    games = serializers.IntegerField(help_text="Won games in the bucket.")
+
+
+class PlayerStatsApi(APIView):
+    """A player's record over their games on the boards.
+
+    Their ranked games only, neither assisted nor voided. A day counts for the
+    streak when its ranked game was won; the current streak still stands until
+    today's deal closes, so not having played yet today does not break it.
+    `moves_vs_par` counts won games by moves over the day's par; `percentile`
+    is the share of players ranked below them on the score board of the last
+    day they played (`percentile_date`; live while that day runs).
+    """
+
+    @extend_schema_serializer(component_name="PlayerStats")
+    class OutputSerializer(serializers.Serializer):
+        played = serializers.IntegerField()
+        won = serializers.IntegerField()
+        win_rate = serializers.FloatField(allow_null=True, help_text="won / played; null: none.")
+        current_streak = serializers.IntegerField()
+        max_streak = serializers.IntegerField()
+        best_score = serializers.IntegerField(allow_null=True)
+        best_moves = serializers.IntegerField(allow_null=True)
+        moves_vs_par = MovesOverParSerializer(many=True)
+        percentile = serializers.IntegerField(allow_null=True, min_value=0, max_value=100)
+        percentile_date = serializers.DateField(allow_null=True)
+
+    @extend_schema(
+        parameters=[username_parameter()],
+        responses={200: OutputSerializer, **error_responses(404, codes=NO_SUCH_PLAYER)},
+    )
+    def get(self, request: Request, username: str) -> Response:
+        player = games_selectors.player_get(username=username)
+        return Response(player_stats(player=player))
+
+
+@extend_schema_serializer(component_name="ScoreCount")
+class ScoreCountSerializer(serializers.Serializer):
+    score = serializers.IntegerField()
+    players = serializers.IntegerField()
+
+
+@extend_schema_serializer(component_name="MovesCount")
+class MovesCountSerializer(serializers.Serializer):
+    moves = serializers.IntegerField()
+    players = serializers.IntegerField()
+
+
+class DayResultsApi(APIView):
+    """A day's results: its players, its winners, and how scores and moves spread.
+
+    Live while the day runs (`final` false), frozen once it has closed.
+    """
+
+    @extend_schema_serializer(component_name="DayResults")
+    class OutputSerializer(serializers.Serializer):
+        date = serializers.DateField()
+        players = serializers.IntegerField(help_text="Players on the day's score board.")
+        won = serializers.IntegerField(help_text="Of them, the players who won.")
+        score_distribution = ScoreCountSerializer(many=True, help_text="By ascending score.")
+        moves_distribution = MovesCountSerializer(
+            many=True, help_text="Won games by ascending moves."
+        )
+        final = serializers.BooleanField(help_text="The day has closed: these no longer move.")
+
+    @extend_schema(
+        parameters=[day_parameter()],
+        responses={200: OutputSerializer, **error_responses(404, codes={404: DAY_NOT_FOUND})},
+    )
+    def get(self, request: Request, date: str) -> Response:
+        day = games_selectors.daily_deal_get(date=parse_day(date))
+        return Response(day_results(date=day.date))
+
+
+@extend_schema_serializer(component_name="DayWinner")
+class DayWinnerSerializer(serializers.Serializer):
+    player = serializers.CharField()
+    score = serializers.IntegerField()
+    moves = serializers.IntegerField()
+    won = serializers.BooleanField()
+
+
+@extend_schema_serializer(component_name="DayOwnResult")
+class DayOwnResultSerializer(serializers.Serializer):
+    score = serializers.IntegerField()
+    moves = serializers.IntegerField()
+    won = serializers.BooleanField()
+    rank = serializers.IntegerField(help_text="On the score board (final once the day closed).")
+
+
+@extend_schema_serializer(component_name="ArchiveDay")
+class ArchiveDaySerializer(serializers.Serializer):
+    date = serializers.DateField()
+    deal = serializers.CharField()
+    par = serializers.IntegerField(allow_null=True)
+    players = serializers.IntegerField()
+    winner = DayWinnerSerializer(allow_null=True, help_text="First on the score board.")
+    me = DayOwnResultSerializer(
+        allow_null=True, help_text="The signed-in player's result (null: not played, or anonymous)."
+    )
+
+
+class DaysApi(APIView):
+    """The archive: every past day, newest first, with its deal, par, players and winner,
+    and the signed-in player's own result."""
+
+    class InputSerializer(serializers.Serializer):
+        limit = serializers.IntegerField(min_value=1, max_value=DAYS_LIMIT_MAX, default=30)
+        offset = serializers.IntegerField(min_value=0, max_value=1_000_000, default=0)
+
+    @extend_schema_serializer(component_name="ArchivePage")
+    class OutputSerializer(serializers.Serializer):
+        total = serializers.IntegerField(help_text="Past days in all.")
+        offset = serializers.IntegerField()
+        limit = serializers.IntegerField()
+        days = ArchiveDaySerializer(many=True)
+
+    @extend_schema(
+        parameters=[InputSerializer],
+        responses={200: OutputSerializer, **error_responses()},
+    )
+    def get(self, request: Request) -> Response:
+        # A plain dict, not the QueryDict: DRF reads a blank `?limit=` of a
+        # QueryDict as "not given"; here it is refused like any other non-number.
+        query = self.InputSerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        user = request.user if request.user.is_authenticated else None
+        page = days_page(
+            until=today(),
+            first=games_selectors.daily_deal_first_date(),
+            player=user,
+            limit=query.validated_data["limit"],
+            offset=query.validated_data["offset"],
+        )
+        return Response(page)
+
+
+class GameShareApi(APIView):
+    """A game's share card: a short text and a link, without any card or action of its log.
+
+    The date (or the deal, for practice), whether it was won, its moves against
+    the par, its score, its rank of N on the day's score board and the
+    player's streak (for their ranked game), in the reader's language.
+    """
+
+    @extend_schema_serializer(component_name="ShareCard")
+    class OutputSerializer(serializers.Serializer):
+        text = serializers.CharField(help_text="Lines to share, the link last.")
+        url = serializers.URLField(
+            help_text="The day's board for a game of the day, else the game's replay."
+        )
+
+    @extend_schema(
+        parameters=[game_id_parameter()],
+        responses={200: OutputSerializer, **error_responses(404, codes=NO_SUCH_GAME)},
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game = games_selectors.game_get(game_id=game_id)
+        facts = game_share(game=game)
+        if facts["date"] is not None:
+            path = reverse("leaderboard-day", args=[facts["date"].isoformat()])
+        else:
+            path = reverse("replay", args=[game.pk])
+        url = request.build_absolute_uri(path)
+        return Response({"text": share_text(facts, url), "url": url})

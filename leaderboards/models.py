@@ -10,6 +10,10 @@ million games in a day, so they are kept ready rather than computed from games:
   page, the neighbours of a player and the rank count (a row comparison on the
   index).
 - `BoardTotal` holds the number of players on each board per day.
+- `DayResult` is a closed day, frozen: its player counts and distributions;
+  `FinalRank` keeps each entry's rank as it stood when its day closed.
+- `PlayerStats` is each player's record (played, won, streaks, the histogram
+  of moves over par), kept with their ranked games so a page reads one row.
 
 Both are updated in the same transaction as the game that changes them.
 """
@@ -112,3 +116,75 @@ class BoardBucket(models.Model):
 
     def __str__(self) -> str:
         return f"{self.date} {self.board} key {self.key1}: {self.players} players"
+
+
+class FinalRank(models.Model):
+    """An entry's rank when its day closed (`close_days`), so history shows that rank.
+
+    A table of its own, written once per entry by a plain insert: closing a
+    day of a million entries then adds narrow rows with one index, instead of
+    rewriting every wide entry row and its five indexes.
+    """
+
+    entry = models.OneToOneField(
+        BoardEntry, on_delete=models.CASCADE, primary_key=True, related_name="final"
+    )
+    rank = models.PositiveIntegerField()
+
+    def __str__(self) -> str:
+        return f"entry {self.entry_id}: rank {self.rank}"
+
+
+class DayResult(models.Model):
+    """A closed day's results, frozen by `close_days`: what `results` shows once the day is over."""
+
+    date = models.DateField(unique=True)
+    players = models.PositiveIntegerField(help_text="Players on the score board.")
+    won = models.PositiveIntegerField(help_text="Players who won (the moves board).")
+    score_distribution = models.JSONField(
+        default=list, help_text="[[score, players], ...] by ascending score."
+    )
+    moves_distribution = models.JSONField(
+        default=list, help_text="[[moves, players], ...] of won games by ascending moves."
+    )
+    closed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-date"]
+
+    def __str__(self) -> str:
+        return f"{self.date}: {self.players} players, {self.won} won"
+
+
+class PlayerStats(models.Model):
+    """A player's record over the games on the boards (their ranked, unassisted, not voided
+    games), kept by the receivers with those games.
+
+    The streak is stored as the run of won days that ends on the player's last
+    counted day (`run_end`); whether it still stands is decided when read,
+    against today (`leaderboards.selectors.player_stats`).
+    """
+
+    player = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="stats"
+    )
+    played = models.PositiveIntegerField(default=0)
+    won = models.PositiveIntegerField(default=0)
+    last_date = models.DateField(null=True, blank=True, help_text="The last day counted.")
+    run_length = models.PositiveIntegerField(
+        default=0, help_text="Won days in a row ending on `last_date` (0: that day was lost)."
+    )
+    max_streak = models.PositiveIntegerField(default=0)
+    best_score = models.PositiveIntegerField(null=True, blank=True)
+    best_moves = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Fewest moves of a won game."
+    )
+    moves_vs_par = models.JSONField(
+        default=list, help_text="Won games per bucket of moves over par (MOVES_OVER_PAR_BUCKETS)."
+    )
+
+    class Meta:
+        verbose_name_plural = "player stats"
+
+    def __str__(self) -> str:
+        return f"stats of {self.player_id}: {self.won}/{self.played}"

@@ -1,5 +1,6 @@
-"""The boards follow the games: what `games.signals` announces lands on the boards here,
-and so does a deleted account (`easyharp_site.accounts.signals`).
+"""The boards and the players' records follow the games: what `games.signals` announces
+lands on the boards and in `PlayerStats` here, and so does a deleted account
+(`easyharp_site.accounts.signals`).
 
 Every receiver runs inside the announcing service's transaction, with the
 player's row locked; the live boards hear of a change only after it commits.
@@ -21,7 +22,12 @@ from games.models import Game
 from games.signals import game_stored, game_voided, player_games_changed
 from leaderboards import live
 from leaderboards.models import BoardEntry
-from leaderboards.services import board_entries_offer, board_entries_recompute
+from leaderboards.services import (
+    board_entries_offer,
+    board_entries_recompute,
+    player_stats_count,
+    player_stats_recompute,
+)
 
 
 def _announce(date: datetime.date, orders: Collection[str]) -> None:
@@ -38,6 +44,7 @@ def game_ranked(*, game: Game, **_: Any) -> None:
     """
     if game.daily is not None:
         _announce(game.daily.date, board_entries_offer(game=game))
+        player_stats_count(game=game)
 
 
 @receiver(game_voided, sender=Game, dispatch_uid="leaderboards.game_voided")
@@ -47,6 +54,8 @@ def game_unranked(*, game: Game, **_: Any) -> None:
         _announce(
             game.daily.date, board_entries_recompute(player=game.player, date=game.daily.date)
         )
+        if game.ranked:
+            player_stats_recompute(player=game.player)
 
 
 @receiver(player_deleted, dispatch_uid="leaderboards.player_deleted")
@@ -61,6 +70,7 @@ def player_unranked(*, player: User, **_: Any) -> None:
     )
     for date in list(dates):
         _announce(date, board_entries_recompute(player=player, date=date))
+    player_stats_recompute(player=player)
 
 
 @receiver(player_games_changed, sender=Game, dispatch_uid="leaderboards.player_games_changed")
@@ -68,3 +78,4 @@ def player_reranked(*, player: User, dates: Iterable[datetime.date], **_: Any) -
     """A banned player leaves every board at once; a lifted ban brings them back."""
     for date in dates:
         _announce(date, board_entries_recompute(player=player, date=date))
+    player_stats_recompute(player=player)

@@ -25,9 +25,16 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import connection
 
-from easyharp_site.dates import utc_aware
+from easyharp_site.dates import today, utc_aware
+from games.models import DailyDeal, Game
 from games.rules import Deal
-from leaderboards.models import DURATION_UNKNOWN, BoardTotal
+from leaderboards.models import DURATION_UNKNOWN, Board, BoardTotal, DayResult, PlayerStats
+from leaderboards.records import (
+    MOVES_OVER_PAR_BUCKETS,
+    RECORD_FIELDS,
+    Record,
+    moves_over_par_ranges,
+)
 
 PAGE_LIMIT_MAX = 100
 # Rank counts run with growing caps on both sides until one side is exhausted.
@@ -39,6 +46,9 @@ _ORDER_DESC = "e.key1 DESC, e.key2 DESC, e.duration_ms DESC, e.submitted_at DESC
 _KEY_LENGTH = 5
 _KEY_MARKS = ", ".join(["%s"] * _KEY_LENGTH)
 
+
+# An entry's final rank (`f.rank`, NULL while its day runs).
+_FINAL = "LEFT JOIN leaderboards_finalrank f ON f.entry_id = e.id"
 
 _COLUMNS = (
     "e.key1, e.key2, e.duration_ms, e.submitted_at, e.game_id, e.score, e.moves, e.won, u.username"
@@ -306,18 +316,278 @@ def leaderboard_around(
 
 
 def player_board_results(*, player: User, limit: int = 30) -> list[dict[str, Any]]:
-    """The player's results of their last `limit` days: per day, their entry on each board."""
+    """The player's results of their last `limit` days: per day, their entry on each board,
+    with its final rank once the day has closed."""
     rows = _rows(
-        f"SELECT e.date, e.board, {_COLUMNS} {_from()} "
+        f"SELECT e.date, e.board, f.rank, {_COLUMNS} {_from()} {_FINAL} "
         "WHERE e.player_id = %s ORDER BY e.date DESC LIMIT %s",
         [player.pk, limit * 2],
     )
     days: dict[datetime.date, dict[str, Any]] = {}
-    for date, board, *row in rows:
+    for date, board, final_rank, *row in rows:
+        # A closed day's rank is the one stored when it closed; a running day's moves.
         rank, _, number = _rank(date, board, tuple(row))
+        if final_rank is not None:
+            rank = final_rank
         day = days.setdefault(
             date,
             {"date": date.isoformat(), "deal": _deal_code(number), "score": None, "moves": None},
         )
         day[board] = _entry_dict(tuple(row), rank)
     return list(days.values())[:limit]
+
+
+# --- A player's record -------------------------------------------------------------------
+
+
+def stats_record(stats: PlayerStats | None) -> Record:
+    """A kept record as a `Record` (an empty one when nothing was counted yet)."""
+    if stats is None or stats.last_date is None:
+        return Record()
+    return Record(**{name: getattr(stats, name) for name in RECORD_FIELDS})
+
+
+def _percentile(rank: int, total: int) -> int:
+    """The share of a board's players ranked below `rank`, in percent (100: the only one)."""
+    if total <= 1:
+        return 100
+    return round(100 * (total - rank) / (total - 1))
+
+
+def _latest_standing(player: User) -> dict[str, Any] | None:
+    """The player's place on the score board of the last day they are on it:
+    `{date, rank, total, final}` (the final rank once the day has closed)."""
+    rows = _rows(
+        f"SELECT e.date, f.rank, {_COLUMNS} {_from()} {_FINAL} "
+        "WHERE e.player_id = %s AND e.board = %s ORDER BY e.date DESC LIMIT 1",
+        [player.pk, Board.SCORE],
+    )
+    if not rows:
+        return None
+    date, final_rank, *row = rows[0]
+    if final_rank is not None:
+        closed = DayResult.objects.filter(date=date).values_list("players", flat=True).first()
+        if closed is not None:
+            return {"date": date, "rank": final_rank, "total": closed, "final": True}
+    rank, total, _ = _rank(date, Board.SCORE, tuple(row))
+    return {"date": date, "rank": rank, "total": total, "final": False}
+
+
+def player_stats(*, player: User, on: datetime.date | None = None) -> dict[str, Any]:
+    """A player's record: `{played, won, win_rate, current_streak, max_streak, best_score,
+    best_moves, moves_vs_par, percentile, percentile_date}`.
+
+    From their games on the boards only. One read of the kept record, and a
+    rank on the last day they played (stored once it has closed): a few index
+    reads whatever the number of days played. `on` is today unless given.
+    """
+    record = stats_record(PlayerStats.objects.filter(player=player).first())
+    counts = record.moves_vs_par or [0] * len(MOVES_OVER_PAR_BUCKETS)
+    standing = _latest_standing(player) if record.played else None
+    return {
+        "played": record.played,
+        "won": record.won,
+        "win_rate": round(record.won / record.played, 4) if record.played else None,
+        "current_streak": record.current_streak(on or today()),
+        "max_streak": record.max_streak,
+        "best_score": record.best_score,
+        "best_moves": record.best_moves,
+        "moves_vs_par": [
+            {"min": low, "max": high, "games": count}
+            for (low, high), count in zip(moves_over_par_ranges(), counts, strict=True)
+        ],
+        "percentile": _percentile(standing["rank"], standing["total"]) if standing else None,
+        "percentile_date": standing["date"].isoformat() if standing else None,
+    }
+
+
+# --- A day's results ---------------------------------------------------------------------
+
+
+def day_results(*, date: datetime.date) -> dict[str, Any]:
+    """A day's results: `{date, players, won, score_distribution, moves_distribution, final}`.
+
+    Frozen once the day has closed (`DayResult`); live before that, from the
+    counters the boards keep (a few hundred counter rows at most, however many
+    games the day has).
+    """
+    closed = DayResult.objects.filter(date=date).first()
+    if closed is not None:
+        players, won = closed.players, closed.won
+        scores, moves = closed.score_distribution, closed.moves_distribution
+    else:
+        totals = dict(BoardTotal.objects.filter(date=date).values_list("board", "players"))
+        players, won = totals.get(Board.SCORE, 0), totals.get(Board.MOVES, 0)
+        buckets = _rows(
+            "SELECT board, key1, players FROM leaderboards_boardbucket "
+            "WHERE date = %s AND players > 0 ORDER BY board, key1",
+            [date],
+        )
+        scores = sorted([-key1, count] for board, key1, count in buckets if board == Board.SCORE)
+        moves = [[key1, count] for board, key1, count in buckets if board == Board.MOVES]
+    return {
+        "date": date.isoformat(),
+        "players": players,
+        "won": won,
+        "score_distribution": [{"score": value, "players": n} for value, n in scores],
+        "moves_distribution": [{"moves": value, "players": n} for value, n in moves],
+        "final": closed is not None,
+    }
+
+
+def day_winners(*, date: datetime.date, limit: int = 3) -> list[dict[str, Any]]:
+    """The top `limit` of a day's score board (its final ranks once closed)."""
+    entries: list[dict[str, Any]] = leaderboard_page(date=date, order=Board.SCORE, limit=limit)[
+        "entries"
+    ]
+    return entries
+
+
+# --- The archive -------------------------------------------------------------------------
+
+DAYS_LIMIT_MAX = 100
+
+
+def _day_summaries(days: Sequence[DailyDeal], player: User | None) -> list[dict[str, Any]]:
+    """Each day's deal, par, players, winner and (for `player`) their own result."""
+    if not days:
+        return []
+    dates = [day.date for day in days]
+    marks = ", ".join(["%s"] * len(dates))
+    players = {
+        _as_date(date): count
+        for date, count in _rows(
+            f"SELECT date, players FROM leaderboards_boardtotal "
+            f"WHERE board = %s AND date IN ({marks})",
+            [Board.SCORE, *dates],
+        )
+    }
+    # Each day's first entry in board order: one short index read per day.
+    users = get_user_model()._meta.db_table
+    winners = {
+        _as_date(row[0]): row[1:]
+        for row in _rows(
+            " UNION ALL ".join(
+                [
+                    f"SELECT * FROM (SELECT e.date, u.username, e.score, e.moves, e.won "
+                    f"FROM leaderboards_boardentry e JOIN {users} u ON u.id = e.player_id "
+                    f"WHERE e.date = %s AND e.board = %s ORDER BY {_ORDER_ASC} LIMIT 1) w{i}"
+                    for i in range(len(dates))
+                ]
+            ),
+            [value for date in dates for value in (date, Board.SCORE)],
+        )
+    }
+    mine: dict[Any, tuple[Any, ...]] = {}
+    if player is not None:
+        for row in _rows(
+            f"SELECT e.date, e.score, e.moves, e.won, f.rank, {_ORDER_ASC} "
+            f"FROM leaderboards_boardentry e {_FINAL} "
+            f"WHERE e.player_id = %s AND e.board = %s AND e.date IN ({marks})",
+            [player.pk, Board.SCORE, *dates],
+        ):
+            mine[_as_date(row[0])] = row[1:]
+    summaries = []
+    for day in days:
+        winner = winners.get(day.date)
+        own = mine.get(day.date)
+        result = None
+        if own is not None:
+            score, moves, won, final_rank, *key = own
+            rank = final_rank
+            if rank is None:
+                rank, _, _ = _rank(day.date, Board.SCORE, tuple(key))
+            result = {"score": score, "moves": moves, "won": bool(won), "rank": rank}
+        summaries.append(
+            {
+                "date": day.date.isoformat(),
+                "deal": _deal_code(day.number),
+                "par": day.par,
+                "players": players.get(day.date, 0),
+                "winner": {
+                    "player": winner[0],
+                    "score": winner[1],
+                    "moves": winner[2],
+                    "won": bool(winner[3]),
+                }
+                if winner
+                else None,
+                "me": result,
+            }
+        )
+    return summaries
+
+
+def _as_date(value: Any) -> datetime.date:
+    # SQLite hands plain SQL's dates back as text.
+    return value if isinstance(value, datetime.date) else datetime.date.fromisoformat(value)
+
+
+def days_page(
+    *,
+    until: datetime.date,
+    player: User | None = None,
+    limit: int = 30,
+    offset: int = 0,
+    first: datetime.date | None = None,
+) -> dict[str, Any]:
+    """The days before `until` (and from `first`), newest first: `{total, offset, limit, days}`."""
+    limit = max(1, min(limit, DAYS_LIMIT_MAX))
+    served = DailyDeal.objects.filter(date__lt=until)
+    if first is not None:
+        served = served.filter(date__gte=first)
+    days = list(served.order_by("-date")[offset : offset + limit])
+    return {
+        "total": served.count(),
+        "offset": offset,
+        "limit": limit,
+        "days": _day_summaries(days, player),
+    }
+
+
+def days_between(
+    *, first: datetime.date, last: datetime.date, player: User | None
+) -> list[dict[str, Any]]:
+    """The served days from `first` to `last` (a calendar's month), oldest first."""
+    days = list(DailyDeal.objects.filter(date__gte=first, date__lte=last).order_by("date"))
+    return _day_summaries(days, player)
+
+
+# --- Sharing a game ---------------------------------------------------------------------
+
+
+def game_share(*, game: Game) -> dict[str, Any]:
+    """What a share card of a game says, without any card or action of its log:
+    `{date, deal, won, score, moves, par, rank, total, streak}` (rank, total and
+    streak are None when the game is not on the day's board)."""
+    daily = game.daily
+    facts: dict[str, Any] = {
+        "date": daily.date if daily is not None else None,
+        "deal": game.deal_code,
+        "won": game.won,
+        "score": game.score,
+        "moves": game.moves,
+        "par": daily.par if daily is not None else None,
+        "rank": None,
+        "total": None,
+        "streak": None,
+    }
+    if daily is None or not game.ranked or game.is_voided:
+        return facts
+    rows = _rows(
+        f"SELECT f.rank, {_COLUMNS} {_from()} {_FINAL} "
+        "WHERE e.game_id = %s AND e.date = %s AND e.board = %s",
+        [game.pk, daily.date, Board.SCORE],
+    )
+    if rows:
+        final_rank, *row = rows[0]
+        rank, total, _ = _rank(daily.date, Board.SCORE, tuple(row))
+        if final_rank is not None:
+            closed = DayResult.objects.filter(date=daily.date).values_list("players", flat=True)
+            rank, total = final_rank, closed.first() or total
+        facts["rank"], facts["total"] = rank, total
+        record = stats_record(PlayerStats.objects.filter(player_id=game.player_id).first())
+        # The streak the game made: known while it is the player's last day counted.
+        if record.last_date == daily.date:
+            facts["streak"] = record.run_length
+    return facts

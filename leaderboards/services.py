@@ -17,11 +17,22 @@ import datetime
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import F, QuerySet
+from django.utils import timezone
 
-from games.models import Game
-from leaderboards.models import DURATION_UNKNOWN, Board, BoardBucket, BoardEntry, BoardTotal
+from games.models import DailyDeal, Game
+from leaderboards.models import (
+    DURATION_UNKNOWN,
+    Board,
+    BoardBucket,
+    BoardEntry,
+    BoardTotal,
+    DayResult,
+    PlayerStats,
+)
+from leaderboards.records import RECORD_FIELDS, Record, record_fold
+from leaderboards.selectors import stats_record
 
 BOARDS: tuple[str, ...] = (Board.SCORE, Board.MOVES)
 
@@ -172,3 +183,167 @@ def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
             _counts_change(date=date, board=board, old=entry.key1, new=values["key1"])
             moved.append(board)
     return moved
+
+
+# --- Players' records ----------------------------------------------------------------
+
+
+def _stats_store(player_id: int, record: Record) -> None:
+    values = {name: getattr(record, name) for name in RECORD_FIELDS}
+    PlayerStats.objects.update_or_create(player_id=player_id, defaults=values)
+
+
+def player_stats_recompute(*, player: User) -> None:
+    """Fold the player's record again from every game of theirs that is on the boards.
+
+    One indexed read of at most one row per day played; used when a game is
+    voided, a ban is set or lifted, or a game arrives for a day before the last
+    one counted. The caller holds the player's lock.
+    """
+    days = (
+        Game.objects.filter(
+            player=player,
+            daily__isnull=False,
+            ranked=True,
+            assisted=False,
+            voided_at__isnull=True,
+            player__is_active=True,
+        )
+        .order_by("daily__date")
+        .values_list("daily__date", "won", "score", "moves", "daily__par")
+    )
+    _stats_store(player.pk, record_fold(days))
+
+
+def player_stats_count(*, game: Game) -> None:
+    """Count a newly stored game in its player's record, when it is on the boards.
+
+    The usual case, a day after the last one counted, adds it to the stored
+    record (one row read and written); any other is a recompute. The caller
+    holds the player's lock.
+    """
+    if not game_is_ranked(game):
+        return
+    assert game.daily is not None
+    record = stats_record(PlayerStats.objects.filter(player_id=game.player_id).first())
+    if record.last_date is not None and game.daily.date <= record.last_date:
+        player_stats_recompute(player=game.player)
+        return
+    record.add(
+        date=game.daily.date,
+        won=game.won,
+        score=game.score,
+        moves=game.moves,
+        par=game.daily.par,
+    )
+    _stats_store(game.player_id, record)
+
+
+# --- Closing a day ---------------------------------------------------------------------
+
+# Entries ranked per statement: each batch is an index range of the board and
+# one UPDATE, so the memory and the locks a close holds stay bounded.
+CLOSE_BATCH = 50_000
+# Minutes after midnight UTC before a day closes: a submission sent just
+# before midnight is still stored for its day.
+CLOSE_GRACE = datetime.timedelta(minutes=2)
+
+_ORDER = "key1, key2, duration_ms, submitted_at, game_id"
+_BATCH_END_SQL = f"""
+SELECT {_ORDER} FROM leaderboards_boardentry
+WHERE date = %s AND board = %s AND ({_ORDER}) > (%s, %s, %s, %s, %s)
+ORDER BY {_ORDER} LIMIT 1 OFFSET %s
+"""
+_LAST_SQL = f"""
+SELECT {_ORDER} FROM leaderboards_boardentry
+WHERE date = %s AND board = %s ORDER BY key1 DESC, key2 DESC, duration_ms DESC,
+    submitted_at DESC, game_id DESC LIMIT 1
+"""
+_RANK_BATCH_SQL = f"""
+INSERT INTO leaderboards_finalrank (entry_id, rank)
+SELECT id, %s + row_number() OVER (ORDER BY {_ORDER})
+FROM leaderboards_boardentry
+WHERE date = %s AND board = %s
+    AND ({_ORDER}) > (%s, %s, %s, %s, %s) AND ({_ORDER}) <= (%s, %s, %s, %s, %s)
+ON CONFLICT (entry_id) DO UPDATE SET rank = excluded.rank
+    WHERE leaderboards_finalrank.rank <> excluded.rank
+"""
+# Before every entry of a board: no key sorts lower.
+_KEY_FLOOR: tuple[Any, ...] = (
+    -(2**31),
+    -(2**31),
+    -(2**31),
+    datetime.datetime(1, 1, 2, tzinfo=datetime.UTC),
+    0,
+)
+
+
+def _key_params(key: tuple[Any, ...]) -> list[Any]:
+    """A sort key as query parameters (its time as the database stores times)."""
+    key1, key2, duration_ms, submitted_at, game = key
+    return [key1, key2, duration_ms, connection.ops.adapt_datetimefield_value(submitted_at), game]
+
+
+def _board_rank(*, date: datetime.date, board: str, batch: int) -> int:
+    """Store the final rank of every entry of one board, in batches of `batch`
+    entries in board order; returns the entries whose rank was written (a rank
+    already stored is not written again, so a second close writes nothing)."""
+    ranked = 0
+    after = _key_params(tuple(_KEY_FLOOR))
+    with connection.cursor() as cursor:
+        cursor.execute(_LAST_SQL, [date, board])
+        last = cursor.fetchone()
+        if last is None:
+            return 0
+        last_key = _key_params(last)
+        while True:
+            cursor.execute(_BATCH_END_SQL, [date, board, *after, batch - 1])
+            end = cursor.fetchone()
+            until = _key_params(end) if end is not None else last_key
+            with transaction.atomic():
+                cursor.execute(_RANK_BATCH_SQL, [ranked, date, board, *after, *until])
+                ranked += int(cursor.rowcount)
+            if end is None:
+                return ranked
+            after = until
+
+
+def _distribution(*, date: datetime.date, board: str) -> list[list[int]]:
+    """[[value, players], ...] by ascending value: the score or the moves of a board's buckets."""
+    buckets = BoardBucket.objects.filter(date=date, board=board, players__gt=0)
+    if board == Board.SCORE:
+        return sorted([-key1, players] for key1, players in buckets.values_list("key1", "players"))
+    return [
+        [key1, players] for key1, players in buckets.order_by("key1").values_list("key1", "players")
+    ]
+
+
+def day_close(*, date: datetime.date, batch: int = CLOSE_BATCH) -> DayResult:
+    """Close a day: store each entry's final rank and freeze the day's results.
+
+    Running it again gives the same ranks and results (the boards of a closed
+    day no longer take games). Each batch of ranks commits on its own, and the
+    results row last, so a close cut short is simply run again.
+    """
+    for board in BOARDS:
+        _board_rank(date=date, board=board, batch=batch)
+    totals = dict(BoardTotal.objects.filter(date=date).values_list("board", "players"))
+    result, _ = DayResult.objects.update_or_create(
+        date=date,
+        defaults={
+            "players": totals.get(Board.SCORE, 0),
+            "won": totals.get(Board.MOVES, 0),
+            "score_distribution": _distribution(date=date, board=Board.SCORE),
+            "moves_distribution": _distribution(date=date, board=Board.MOVES),
+            "closed_at": timezone.now(),
+        },
+    )
+    return result
+
+
+def days_to_close(*, now: datetime.datetime) -> list[datetime.date]:
+    """The days over (their deal closed, with a grace for late submissions) and not closed yet."""
+    last_over = (now - CLOSE_GRACE).date() - datetime.timedelta(days=1)
+    closed = DayResult.objects.values("date")
+    days = DailyDeal.objects.filter(date__lte=last_over).exclude(date__in=closed)
+    return sorted(days.values_list("date", flat=True))

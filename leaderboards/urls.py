@@ -9,4 +9,9 @@ urlpatterns = [
     path("leaderboard/", web.leaderboard, name="leaderboard"),
     path("leaderboard/<str:date>/", web.leaderboard, name="leaderboard-day"),
     path("players/<str:username>/", web.player, name="player"),
+    path("archive/", web.archive, name="archive"),
+    path("archive/<str:month>/", web.archive, name="archive-month"),
+    path("cards/games/<int:game_id>.png", web.card_game, name="card-game"),
+    path("cards/days/<str:date>.png", web.card_day, name="card-day"),
+    path("cards/players/<str:username>.png", web.card_player, name="card-player"),
 ]

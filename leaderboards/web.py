@@ -1,27 +1,51 @@
-"""HTML pages that show boards: home, a day's leaderboard, a player's page.
+"""HTML pages that show boards: home, a day's leaderboard, a player's page, the archive;
+and the pictures their shared links unfurl with.
 
 The views gather what a page shows first; the page script (`board.js`) keeps a
-board current over the live websocket.
+board current over the live websocket, `countdown.js` counts down to the
+next deal.
 """
 
 from __future__ import annotations
 
+import calendar
 import datetime
+import hashlib
+import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
+from django.utils.formats import date_format
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from easyharp_site.dates import day_from_text, today
-from games.selectors import daily_deal_neighbours, daily_deals_served, player_games, player_get
+from easyharp_site.throttling import limit_refusal
+from games.selectors import (
+    daily_deal_first_date,
+    daily_deal_neighbours,
+    daily_deals_served,
+    game_get,
+    player_games,
+    player_get,
+)
 from games.web import daily_deal_or_404, found, page_config
+from leaderboards.cards import CARD_VERSION, card_png, share_lines, share_title
 from leaderboards.models import Board
 from leaderboards.selectors import (
+    day_results,
+    day_winners,
+    days_between,
+    game_share,
     leaderboard_around,
     leaderboard_entry,
     leaderboard_page,
     player_board_results,
+    player_stats,
 )
 
 RECENT_DAYS = 14
@@ -37,19 +61,89 @@ def _board(date: datetime.date, order: str, player: Any) -> tuple[dict[str, Any]
     return page, me
 
 
+# Bars of a distribution on a page: at most this many, each a range of round width.
+DISTRIBUTION_BARS = 8
+_ROUND_STEPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000)
+
+
+def histogram_bars(rows: Sequence[tuple[str, int]]) -> list[dict[str, Any]]:
+    """Rows of (label, count) as bars: `{label, count, width}`, width in % of the largest."""
+    largest = max((count for _, count in rows), default=0)
+    return [
+        {"label": label, "count": count, "width": round(100 * count / largest) if largest else 0}
+        for label, count in rows
+    ]
+
+
+def distribution_bars(
+    values: Sequence[tuple[int, int]], bars: int = DISTRIBUTION_BARS
+) -> list[dict[str, Any]]:
+    """(value, players) pairs grouped into at most `bars` equal ranges of values, as bars."""
+    if not values:
+        return []
+    low, high = values[0][0], values[-1][0]
+    wanted = math.ceil((high - low + 1) / bars)
+    step = next((step for step in _ROUND_STEPS if step >= wanted), wanted)
+    low = low // step * step
+    counts: dict[int, int] = {}
+    for value, players in values:
+        start = low + (value - low) // step * step
+        counts[start] = counts.get(start, 0) + players
+    rows = [
+        (str(start) if step == 1 else f"{start}–{start + step - 1}", counts[start])
+        for start in sorted(counts)
+    ]
+    return histogram_bars(rows)
+
+
+def moves_over_par_bars(buckets: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The histogram of a record (`player_stats`'s `moves_vs_par`) as bars with labels."""
+    rows = []
+    for bucket in buckets:
+        low, high = bucket["min"], bucket["max"]
+        if low is None:
+            label = _("par or better")
+        elif high is None:
+            label = f"+{low}+"
+        else:
+            label = f"+{low}–{high}"
+        rows.append((label, bucket["games"]))
+    return histogram_bars(rows)
+
+
+def _og(request: HttpRequest, *, title: str, description: str, image: str) -> dict[str, str]:
+    """The Open Graph / Twitter card fields of a page (absolute URLs)."""
+    return {
+        "title": title,
+        "description": description,
+        "image": request.build_absolute_uri(image),
+        "url": request.build_absolute_uri(request.path),
+    }
+
+
 def home(request: HttpRequest) -> HttpResponse:
-    """Today's deal, the player's own result and rank, the top 10 live."""
+    """Today's deal, the player's own result and rank, the top 10 live, today's spread of
+    scores so far, yesterday's winners and the countdown to the next deal."""
     day = today()
     daily = daily_deal_or_404(day)
     page, me = _board(day, Board.SCORE, request.user)
     recent = daily_deals_served(until=day)[1 : RECENT_DAYS + 1]
+    yesterday = day - datetime.timedelta(days=1)
+    results = day_results(date=day)
     context = {
         "today": day,
         "deal_code": daily.deal_code,
         "par": daily.par,
+        "closes_at": daily.closes_at,
         "top": page["entries"][:10],
         "total": page["total"],
         "me": me,
+        "results": results,
+        "score_bars": distribution_bars(
+            [(row["score"], row["players"]) for row in results["score_distribution"]]
+        ),
+        "yesterday": yesterday if yesterday >= daily_deal_first_date() else None,
+        "yesterday_winners": day_winners(date=yesterday, limit=3),
         "recent_days": [served.date for served in recent],
         "config": page_config(request, date=day.isoformat(), order=Board.SCORE, limit=10),
     }
@@ -91,17 +185,190 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
         "next_day": next_day,
         "recent_days": [served.date for served in daily_deals_served(until=current)[:RECENT_DAYS]],
         "config": page_config(request, date=day.isoformat(), order=order, limit=100),
+        "og": _og(
+            request,
+            title=_("Easy Harp Daily %(date)s") % {"date": day.isoformat()},
+            description=ngettext(
+                "%(count)s player on the board.", "%(count)s players on the board.", page["total"]
+            )
+            % {"count": page["total"]},
+            image=reverse("card-day", args=[day.isoformat()]),
+        ),
     }
     return render(request, "leaderboards/leaderboard.html", context)
 
 
+def _record_lines(stats: dict[str, Any]) -> list[str]:
+    """A record in a few lines (the player card)."""
+    lines = [
+        _("%(won)s won of %(played)s played") % {"won": stats["won"], "played": stats["played"]},
+        _("Streak %(current)s, best %(best)s")
+        % {"current": stats["current_streak"], "best": stats["max_streak"]},
+    ]
+    if stats["best_score"] is not None:
+        lines.append(_("Best score %(score)s") % {"score": stats["best_score"]})
+    return lines
+
+
 def player(request: HttpRequest, username: str) -> HttpResponse:
-    """A player's daily results and recent games."""
+    """A player's record, daily results and recent games."""
     user = found(player_get, username=username)
+    stats = player_stats(player=user)
     context = {
         "player": user,
+        "stats": stats,
+        "win_percent": round(100 * stats["win_rate"]) if stats["win_rate"] is not None else None,
+        "bars": moves_over_par_bars(stats["moves_vs_par"]),
         "days": player_board_results(player=user, limit=30),
         "games": player_games(player=user, limit=50),
         "config": page_config(request),
+        "og": _og(
+            request,
+            title=user.get_username(),
+            description=" · ".join(_record_lines(stats)),
+            image=reverse("card-player", args=[user.get_username()]),
+        ),
     }
     return render(request, "leaderboards/player.html", context)
+
+
+def _month_of_page(text: str | None, default: datetime.date) -> datetime.date:
+    """The first day of the month written `YYYY-MM` (`default`'s month for none), or a 404."""
+    if text is None:
+        return default.replace(day=1)
+    try:
+        return day_from_text(f"{text}-01")
+    except ValueError:
+        raise Http404(_("There is no such month.")) from None
+
+
+def archive(request: HttpRequest, month: str | None = None) -> HttpResponse:
+    """A month of past days as a calendar: each day's deal (playable as practice), its
+    board, and the signed-in player's result marked. Without a month: the month of
+    the last day closed (yesterday's)."""
+    current = today()
+    served_from = daily_deal_first_date()
+    first = _month_of_page(month, max(current - datetime.timedelta(days=1), served_from))
+    if first > current or first < served_from.replace(day=1):
+        raise Http404(_("There is no archive for that month."))
+    last = first.replace(day=calendar.monthrange(first.year, first.month)[1])
+    player_ = request.user if request.user.is_authenticated else None
+    days = {
+        day["date"]: day
+        for day in days_between(
+            first=max(first, served_from),
+            last=min(last, current - datetime.timedelta(days=1)),
+            player=player_,
+        )
+    }
+    weeks = []
+    for week in calendar.Calendar(firstweekday=0).monthdatescalendar(first.year, first.month):
+        weeks.append(
+            [
+                {"date": date, "day": days.get(date.isoformat())}
+                if date.month == first.month
+                else None
+                for date in week
+            ]
+        )
+    previous = (first - datetime.timedelta(days=1)).replace(day=1)
+    following = last + datetime.timedelta(days=1)
+    context = {
+        "month": first,
+        "weeks": weeks,
+        "weekdays": [
+            date_format(datetime.date(2026, 11, 30) + datetime.timedelta(days=n), "D")
+            for n in range(7)
+        ],
+        "previous": previous if previous >= served_from.replace(day=1) else None,
+        "following": following if following <= current else None,
+        "played": sum(1 for day in days.values() if day["me"]),
+        "won": sum(1 for day in days.values() if day["me"] and day["me"]["won"]),
+        "config": page_config(request),
+    }
+    return render(request, "leaderboards/archive.html", context)
+
+
+# --- Share pictures ------------------------------------------------------------------------
+
+
+def _card_response(
+    request: HttpRequest, key: str, draw: Callable[[], bytes], *, max_age: int
+) -> HttpResponse:
+    """A PNG from the cache, or drawn (and cached) when the client address still may.
+
+    The key holds every fact the picture shows, so a cached picture is never
+    stale; drawing is the only cost, and it is limited per client address.
+    """
+    digest = hashlib.sha256(f"{CARD_VERSION}:{get_language()}:{key}".encode()).hexdigest()
+    cache_key = f"card:{digest}"
+    png = cache.get(cache_key)
+    if png is None:
+        wait = limit_refusal(request, "card")
+        if wait is not None:
+            response = HttpResponse(status=429)
+            response["Retry-After"] = str(max(1, math.ceil(wait)))
+            return response
+        png = draw()
+        cache.set(cache_key, png, timeout=7 * 24 * 3600)
+    response = HttpResponse(png, content_type="image/png")
+    response["Cache-Control"] = f"public, max-age={max_age}"
+    return response
+
+
+def card_game(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The result card of a game (no card or action of its log)."""
+    game = found(game_get, game_id=game_id)
+    facts = game_share(game=game)
+    title, lines = share_title(facts), share_lines(facts)
+    footer = request.get_host()
+    return _card_response(
+        request,
+        f"game:{game.pk}:{title}:{lines}:{footer}",
+        lambda: card_png(title, lines, footer),
+        max_age=300,
+    )
+
+
+def card_day(request: HttpRequest, date: str) -> HttpResponse:
+    """The card of a day: its players, winners and winner."""
+    day = _day_of_page(date)
+    if day > today():
+        raise Http404(_("That day has not come yet."))
+    daily = daily_deal_or_404(day)
+    results = day_results(date=day)
+    winners = day_winners(date=day, limit=1)
+    title = _("Easy Harp Daily %(date)s") % {"date": day.isoformat()}
+    lines = [
+        ngettext("%(count)s player", "%(count)s players", results["players"])
+        % {"count": results["players"]},
+        _("%(won)s won") % {"won": results["won"]},
+    ]
+    if daily.par is not None:
+        lines.append(_("Par %(par)s moves") % {"par": daily.par})
+    if winners:
+        lines.append(
+            _("First: %(player)s, score %(score)s")
+            % {"player": winners[0]["player"], "score": winners[0]["score"]}
+        )
+    footer = request.get_host()
+    return _card_response(
+        request,
+        f"day:{day}:{lines}:{footer}",
+        lambda: card_png(title, lines, footer),
+        max_age=3600 if results["final"] else 300,
+    )
+
+
+def card_player(request: HttpRequest, username: str) -> HttpResponse:
+    """The card of a player's record."""
+    user = found(player_get, username=username)
+    lines = _record_lines(player_stats(player=user))
+    title = user.get_username()
+    footer = request.get_host()
+    return _card_response(
+        request,
+        f"player:{user.pk}:{title}:{lines}:{footer}",
+        lambda: card_png(title, lines, footer),
+        max_age=300,
+    )

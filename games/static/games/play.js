@@ -43,6 +43,7 @@ import {
   saveRequest,
   serverMs,
 } from "./attempt.js";
+import { showAfterGame } from "./aftergame.js";
 import { pendingFor, submitPending } from "./submit.js";
 import { cardLabel, clock, config, reasonText, renderTable, say, t } from "./ui.js";
 
@@ -811,6 +812,7 @@ async function showSubmitted(game) {
   replay.textContent = t("replay");
   replay.id = "replay-link";
   showResult([...parts, replay]);
+  showAfterGame(game);
   // Only a ranked game without hints is on the board.
   if (!game.ranked || game.assisted) return;
   try {

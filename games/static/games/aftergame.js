@@ -1,0 +1,147 @@
+/**
+ * The after-game panel of the play page: once a ranked game of the day is
+ * stored, its score, moves and time against par, its rank and percentile
+ * (refreshed while the day runs), the player's streak and histogram, the
+ * countdown to the next deal and a share button.
+ *
+ * Its words are in the page (`<template id="aftergame-template">`, from
+ * `games/_aftergame.html`); it reads the public API by URL.
+ */
+
+import { againstPar, moveBars, percentile } from "./daily.js";
+import { startCountdowns } from "./countdown.js";
+import { clock, config } from "./ui.js";
+
+// Seconds between refreshes of the rank while the day runs.
+const RANK_REFRESH_MS = 30_000;
+let refreshing = null;
+
+async function getJSON(url) {
+  const response = await fetch(url, {
+    credentials: "same-origin",
+    headers: { Accept: "application/json" },
+  });
+  if (!response.ok) throw new Error(`${url}: ${response.status}`);
+  return response.json();
+}
+
+function words(panel) {
+  const found = {};
+  for (const element of panel.querySelectorAll("[data-string]"))
+    found[element.dataset.string] = element.textContent;
+  return found;
+}
+
+function fill(panel, slot, text) {
+  const element = panel.querySelector(`[data-slot="${slot}"]`);
+  if (element) element.textContent = text;
+}
+
+function drawBars(table, bars) {
+  const svg = "http://www.w3.org/2000/svg";
+  const body = document.createElement("tbody");
+  for (const bar of bars) {
+    const row = document.createElement("tr");
+    const label = document.createElement("th");
+    label.scope = "row";
+    label.textContent = bar.label;
+    const cell = document.createElement("td");
+    cell.className = "bar-cell";
+    const picture = document.createElementNS(svg, "svg");
+    picture.setAttribute("class", "bar");
+    picture.setAttribute("viewBox", "0 0 100 10");
+    picture.setAttribute("preserveAspectRatio", "none");
+    picture.setAttribute("aria-hidden", "true");
+    const rect = document.createElementNS(svg, "rect");
+    rect.setAttribute("width", String(bar.width));
+    rect.setAttribute("height", "10");
+    picture.append(rect);
+    cell.append(picture);
+    const count = document.createElement("td");
+    count.className = "num";
+    count.textContent = String(bar.count);
+    row.append(label, cell, count);
+    body.append(row);
+  }
+  table.replaceChildren(body);
+}
+
+async function showRank(panel, game, text) {
+  if (game.assisted) return false;
+  const url = `/api/daily/${game.daily}/leaderboard/?order=score&around=me&limit=1`;
+  const board = await getJSON(url);
+  if (!board.me) return false;
+  fill(
+    panel,
+    "rank",
+    text.rank_of.replace("{rank}", board.me.rank).replace("{total}", board.total),
+  );
+  fill(panel, "percentile", `${percentile(board.me.rank, board.total)}%`);
+  return true;
+}
+
+async function share(panel, game, text) {
+  const state = panel.querySelector('[data-slot="share_state"]');
+  try {
+    const card = await getJSON(`/api/games/${game.id}/share/`);
+    if (navigator.share) {
+      try {
+        await navigator.share({ text: card.text });
+        return;
+      } catch (error) {
+        if (error.name === "AbortError") return;
+      }
+    }
+    const box = panel.querySelector('[data-slot="share_text"]');
+    box.value = card.text;
+    if (navigator.clipboard?.writeText) {
+      await navigator.clipboard.writeText(card.text);
+      state.textContent = text.copied;
+    } else {
+      box.hidden = false;
+      box.select();
+      state.textContent = text.copy_it;
+    }
+  } catch {
+    state.textContent = text.share_failed;
+  }
+}
+
+/** Show the panel for a stored game (the submission's answer); nothing for practice. */
+export async function showAfterGame(game) {
+  const template = document.getElementById("aftergame-template");
+  const panel = document.getElementById("aftergame");
+  if (!template || !panel || !game.ranked || !game.daily) return;
+  panel.replaceChildren(template.content.cloneNode(true));
+  const text = words(panel);
+  fill(panel, "score", String(game.score));
+  fill(panel, "moves", String(game.moves));
+  fill(panel, "time", clock(game.duration_ms) || "–");
+  panel.querySelector('[data-slot="share"]').addEventListener("click", () => {
+    share(panel, game, text);
+  });
+  panel.hidden = false;
+  try {
+    const [day, stats] = await Promise.all([
+      getJSON(`/api/daily/${game.daily}/`),
+      getJSON(`/api/players/${encodeURIComponent(config.user)}/stats/`),
+    ]);
+    fill(panel, "vs_par", againstPar(game.moves, day.par) || "–");
+    fill(panel, "streak", String(stats.current_streak));
+    panel.querySelector('[data-slot="countdown"]').setAttribute("datetime", day.closes_at);
+    startCountdowns(panel);
+    drawBars(
+      panel.querySelector('[data-slot="histogram"]'),
+      moveBars(stats.moves_vs_par, text.par_or_better),
+    );
+    const ranked = await showRank(panel, game, text);
+    if (ranked && refreshing === null) {
+      refreshing = setInterval(() => {
+        if (Date.now() >= Date.parse(day.closes_at)) clearInterval(refreshing);
+        else showRank(panel, game, text).catch(() => {});
+      }, RANK_REFRESH_MS);
+    }
+  } catch {
+    // The panel is a courtesy: the game is stored either way.
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * The pure side of the daily loop's pages (no DOM, tested under Node): the
+ * countdown's text, a result against par, a percentile, and the bars of a
+ * histogram.
+ */
+
+/** Milliseconds as a countdown shows them: `H:MM:SS` (never below zero). */
+export function countdownText(milliseconds) {
+  const total = Math.max(0, Math.floor(milliseconds / 1000));
+  const hours = Math.floor(total / 3600);
+  const minutes = String(Math.floor((total % 3600) / 60)).padStart(2, "0");
+  const seconds = String(total % 60).padStart(2, "0");
+  return `${hours}:${minutes}:${seconds}`;
+}
+
+/** Moves against par as a signed number (`+4`, `-2`, `±0`); empty without a par. */
+export function againstPar(moves, par) {
+  if (par === null || par === undefined) return "";
+  const over = moves - par;
+  if (over === 0) return "±0";
+  return over > 0 ? `+${over}` : `${over}`;
+}
+
+/** The share of a board's players ranked below `rank`, in percent (100: the only one). */
+export function percentile(rank, total) {
+  if (total <= 1) return 100;
+  return Math.round((100 * (total - rank)) / (total - 1));
+}
+
+/**
+ * The bars of a record's histogram (`moves_vs_par` of the stats API):
+ * `{label, count, width}`, width in percent of the largest bucket.
+ */
+export function moveBars(buckets, parOrBetter) {
+  const largest = Math.max(0, ...buckets.map((bucket) => bucket.games));
+  return buckets.map((bucket) => {
+    let label;
+    if (bucket.min === null) label = parOrBetter;
+    else if (bucket.max === null) label = `+${bucket.min}+`;
+    else label = `+${bucket.min}–${bucket.max}`;
+    const width = largest ? Math.round((100 * bucket.games) / largest) : 0;
+    return { label, count: bucket.games, width };
+  });
+}

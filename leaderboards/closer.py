@@ -1,0 +1,51 @@
+"""The days over, closed from inside a server process (the embedded default).
+
+In production compose's `closer` job runs `close_days` every few minutes. A
+single `make run` has no such job, so its server process starts this thread
+too (with DAILY_DEAL_PREPARE_IN_PROCESS, as `games.preparer`): it closes what
+is over at once, then again a few minutes after each UTC midnight.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from django.db import close_old_connections
+from django.utils import timezone
+
+from games.preparer import seconds_to_next_round
+from leaderboards.services import CLOSE_GRACE, day_close, days_to_close
+
+logger = logging.getLogger(__name__)
+
+
+def close_once() -> int:
+    """Close every day that is over and not closed yet; the number closed."""
+    try:
+        days = days_to_close(now=timezone.now())
+        for day in days:
+            result = day_close(date=day)
+            logger.info("%s closed: %s players, %s won", day, result.players, result.won)
+    finally:
+        close_old_connections()
+    return len(days)
+
+
+def start(stop: threading.Event | None = None) -> threading.Thread:
+    """Start the background thread (a daemon: it ends with the process, or when `stop` is set)."""
+    stop = stop or threading.Event()
+
+    def run() -> None:
+        while not stop.is_set():
+            try:
+                close_once()
+            except Exception:  # a failed round is logged and retried; the server keeps serving
+                logger.exception("closing the days over failed; retrying in a minute")
+                stop.wait(60)
+                continue
+            stop.wait(seconds_to_next_round(timezone.now()) + CLOSE_GRACE.total_seconds())
+
+    thread = threading.Thread(target=run, name="close-days", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,48 @@
+// The pure side of the daily loop's pages: countdown text, moves against par,
+// percentile, histogram bars.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { againstPar, countdownText, moveBars, percentile } from "../../games/static/games/daily.js";
+
+test("a countdown shows hours, minutes and seconds, never below zero", () => {
+  assert.equal(countdownText(0), "0:00:00");
+  assert.equal(countdownText(59_999), "0:00:59");
+  assert.equal(countdownText(3_600_000 + 62_000), "1:01:02");
+  assert.equal(countdownText(23 * 3_600_000 + 59 * 60_000 + 59_000), "23:59:59");
+  assert.equal(countdownText(-5_000), "0:00:00");
+});
+
+test("moves against par are signed, and empty without a par", () => {
+  assert.equal(againstPar(312, 308), "+4");
+  assert.equal(againstPar(300, 308), "-8");
+  assert.equal(againstPar(308, 308), "±0");
+  assert.equal(againstPar(308, null), "");
+});
+
+test("the percentile is the share of players ranked below", () => {
+  assert.equal(percentile(1, 1), 100);
+  assert.equal(percentile(1, 2), 100);
+  assert.equal(percentile(2, 2), 0);
+  assert.equal(percentile(26, 101), 75);
+});
+
+test("histogram bars are labelled by moves over par and sized by the largest bucket", () => {
+  const bars = moveBars(
+    [
+      { min: null, max: 0, games: 2 },
+      { min: 1, max: 10, games: 4 },
+      { min: 101, max: null, games: 0 },
+    ],
+    "par or better",
+  );
+  assert.deepEqual(bars, [
+    { label: "par or better", count: 2, width: 50 },
+    { label: "+1–10", count: 4, width: 100 },
+    { label: "+101+", count: 0, width: 0 },
+  ]);
+  assert.deepEqual(
+    moveBars([{ min: null, max: 0, games: 0 }], "≤").map((bar) => bar.width),
+    [0],
+  );
+});

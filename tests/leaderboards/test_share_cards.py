@@ -1,0 +1,84 @@
+"""Share pictures and the Open Graph tags that point at them: drawn once and cached,
+the drawing limited per client address, the pages' tags naming them."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+from games.models import DailyDeal
+from leaderboards import closer
+from leaderboards.models import DayResult
+from tests.fixtures import WIN_LOG, play_ranked
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def card_limit(settings):
+    rest = dict(settings.REST_FRAMEWORK)
+    rest["DEFAULT_THROTTLE_RATES"] = {**rest["DEFAULT_THROTTLE_RATES"], "card": "2/min"}
+    settings.REST_FRAMEWORK = rest
+
+
+def test_a_card_is_a_png_drawn_once_then_served_from_the_cache(daily, alice, card_limit):
+    game = play_ranked(alice, WIN_LOG)
+    client = Client()
+    first = client.get(f"/cards/games/{game.pk}.png")
+    assert first.status_code == 200 and first["Content-Type"] == "image/png"
+    assert first.content.startswith(b"\x89PNG")
+    for _ in range(5):  # cached: the limit counts drawings only
+        again = client.get(f"/cards/games/{game.pk}.png")
+        assert again.status_code == 200 and again.content == first.content
+
+
+def test_drawing_is_limited_per_client_address(daily, alice, make_player, card_limit):
+    client = Client()
+    names = ["alice", *(make_player(f"p{n}").username for n in range(2))]
+    answers = [client.get(f"/cards/players/{name}.png").status_code for name in names]
+    assert answers == [200, 200, 429]
+    other = Client(REMOTE_ADDR="192.0.2.9")
+    assert other.get(f"/cards/players/{names[2]}.png").status_code == 200
+
+
+def test_the_pages_carry_open_graph_and_twitter_tags_with_their_picture(daily, alice):
+    game = play_ranked(alice, WIN_LOG)
+    client = Client()
+    for path, picture in [
+        (f"/replays/{game.pk}/", f"/cards/games/{game.pk}.png"),
+        (f"/leaderboard/{daily.date.isoformat()}/", f"/cards/days/{daily.date.isoformat()}.png"),
+        ("/players/alice/", "/cards/players/alice.png"),
+    ]:
+        page = client.get(path).content.decode()
+        assert f'<meta property="og:image" content="http://testserver{picture}">' in page
+        assert '<meta name="twitter:card" content="summary_large_image">' in page
+        assert client.get(picture).status_code == 200
+        # The replay's log is on its page, never in the tags that unfurl it.
+        assert game.log not in page.split("<body")[0]
+
+
+def test_unknown_games_days_and_players_have_no_card(db, today):
+    client = Client()
+    assert client.get("/cards/games/99999.png").status_code == 404
+    assert client.get("/cards/days/2999-01-01.png").status_code == 404
+    assert client.get("/cards/players/nobody.png").status_code == 404
+
+
+def test_the_server_thread_closes_the_days_over(today):
+    DailyDeal.objects.create(date=today - datetime.timedelta(days=1), number=3)
+    DailyDeal.objects.create(date=today, number=4)
+    assert closer.close_once() == 1
+    assert closer.close_once() == 0
+    assert list(DayResult.objects.values_list("date", flat=True)) == [
+        today - datetime.timedelta(days=1)
+    ]

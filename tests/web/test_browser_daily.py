@@ -1,0 +1,173 @@
+"""The daily loop in a real browser: the home page, the after-game panel, a player's
+record and the archive calendar, on a desktop and a 320-pixel phone.
+
+The same Daphne and Chromium as `test_browser.py`. Screenshots go to
+tests/artifacts/ and, for the README, to docs/img/.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+import shutil
+from typing import Any
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from games.models import DailyDeal
+from games.services import attempt_start
+from leaderboards.services import day_close
+from tests.fixtures import WIN, stored_game
+from tests.paths import ROOT
+from tests.web import test_browser
+from tests.web.test_browser import ARTIFACTS, log_in, play_keys, shot
+
+pytestmark = [pytest.mark.browser, pytest.mark.postgres]
+
+browser = test_browser.browser
+server = test_browser.server
+site = test_browser.site
+
+DOCS_IMG = ROOT / "docs" / "img"
+PHONE = {"width": 320, "height": 640}
+
+
+def shot_for_readme(page: Any, name: str, element: str | None = None) -> None:
+    """A screenshot in tests/artifacts/, copied to docs/img/ for the README (of one
+    `element` only, when given)."""
+    shot(page, name)
+    if element is None:
+        shutil.copyfile(ARTIFACTS / f"{name}.png", DOCS_IMG / f"{name}.png")
+    else:
+        page.locator(element).screenshot(path=str(DOCS_IMG / f"{name}.png"))
+
+
+def fits(page: Any, width: int) -> None:
+    page.wait_for_load_state("networkidle")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert page.errors == []
+
+
+@pytest.fixture
+def past_days(site, today, make_player):
+    """Nine past days with a few players each; alice won six of them, lost one, missed two."""
+    players = [make_player(name) for name in ("alice", "bob", "carol", "dave")]
+    pattern = {1: True, 2: True, 3: True, 4: None, 5: False, 6: True, 7: None, 8: True, 9: True}
+    for back, alice_won in pattern.items():
+        date = today - datetime.timedelta(days=back)
+        daily = DailyDeal.objects.create(date=date, number=100 + back, par=300)
+        for n, player in enumerate(players):
+            if player.username == "alice":
+                if alice_won is None:
+                    continue
+                won = alice_won
+            else:
+                won = (back + n) % 3 != 0
+            stored_game(
+                player=player,
+                daily=daily,
+                score=1220 - 40 * n if won else 400 + 10 * n,
+                moves=300 + 7 * n + back,
+                won=won,
+                duration_ms=600_000 + 30_000 * n,
+            )
+        if back > 1:
+            day_close(date=date)
+    # Their records, folded from the games stored directly above.
+    from leaderboards.services import player_stats_recompute
+
+    for player in players:
+        player_stats_recompute(player=player)
+    return players
+
+
+def test_the_home_page_shows_yesterdays_winners_todays_spread_and_the_countdown(
+    site, past_days, today
+) -> None:
+    for n, player in enumerate(past_days[1:]):
+        stored_game(
+            player=player,
+            daily=DailyDeal.objects.get(date=today),
+            score=900 + 100 * n,
+            moves=320,
+            won=n > 0,
+        )
+    page = site("/")
+    page.wait_for_selector("time[data-countdown]")
+    countdown = page.inner_text("time[data-countdown]")
+    assert re.fullmatch(r"\d{1,2}:\d\d:\d\d", countdown), countdown
+    assert "bob" in page.inner_text("#yesterday")
+    assert "2 of 3 players won." in page.inner_text("#today-spread")
+    assert page.locator("#today-spread table.bars tr").count() >= 1
+    shot_for_readme(page, "home")
+    phone = site("/", **PHONE)
+    fits(phone, PHONE["width"])
+    shot(phone, "home-phone")
+
+
+def test_a_player_page_shows_the_record(site, past_days) -> None:
+    page = site("/players/alice/")
+    assert page.inner_text("#stat-played") == "7"
+    assert page.inner_text("#stat-streak") == "3"
+    assert page.inner_text("#stat-max-streak") == "3"
+    assert page.inner_text("#stat-win-rate") == "86%"
+    assert page.locator("#record table.bars tr").count() == 6
+    shot_for_readme(page, "player")
+    phone = site("/players/alice/", **PHONE)
+    fits(phone, PHONE["width"])
+    shot(phone, "player-phone")
+    spanish = site("/players/alice/", language="es")
+    assert "Racha actual" in spanish.inner_text("#record")
+
+
+def test_the_archive_marks_the_players_days_and_plays_a_past_deal(site, past_days, today) -> None:
+    page = site("/")
+    log_in(page, "alice")
+    page.wait_for_url(re.compile(r"/$"))
+    page.goto(page.url.rstrip("/") + "/archive/")
+    # The archive opens on yesterday's month.
+    month = (today - datetime.timedelta(days=1)).month
+    month_days = [today - datetime.timedelta(days=back) for back in range(1, 10)]
+    month_days = [day for day in month_days if day.month == month]
+    won = page.locator("#calendar td.won").count()
+    lost = page.locator("#calendar td.lost").count()
+    assert won + lost == sum(1 for day in month_days if (today - day).days not in (4, 7))
+    shot_for_readme(page, "archive")
+    page.locator("#calendar td.served a.play").first.click()
+    page.wait_for_url(re.compile(r"/play/\?deal=EH1-"))
+    assert page.locator("#deal-code").inner_text().startswith("EH1-")
+    phone = site("/archive/", **PHONE)
+    fits(phone, PHONE["width"])
+    shot(phone, "archive-phone")
+    dutch = site("/archive/", language="nl")
+    assert "Archief" in dutch.inner_text("h1")
+
+
+def test_the_after_game_panel_shows_the_result_against_par_rank_streak_and_shares(
+    site, past_days, today
+) -> None:
+    DailyDeal.objects.filter(date=today).update(par=WIN["moves"] - 3)
+    attempt_start(player=past_days[0], date=timezone.now().date())
+    stored_game(player=past_days[1], daily=DailyDeal.objects.get(date=today), score=10, moves=30)
+    page = site("/play/")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    log_in(page, "alice")
+    page.wait_for_url(re.compile(r"/play/"))
+    play_keys(page, WIN["log"])
+    page.wait_for_selector("#aftergame:not([hidden])")
+    expect(page.locator("#aftergame-rank")).to_contain_text(" of ")
+    panel = page.inner_text("#aftergame")
+    assert "+3" in panel
+    assert "1 of 2" in page.inner_text("#aftergame-rank")
+    # The last three days were won: today's win makes it four in a row.
+    assert page.inner_text("#aftergame-streak") == "4"
+    assert re.search(r"\d{1,2}:\d\d:\d\d", page.inner_text("#aftergame time"))
+    page.evaluate("navigator.share = undefined")
+    page.click("#share-button")
+    expect(page.locator("[data-slot=share_state]")).not_to_be_empty()
+    shared = page.evaluate("navigator.clipboard.readText()")
+    assert f"Won in {WIN['moves']} moves" in shared and "rank 1 of 2" in shared
+    assert WIN["log"] not in shared
+    shot_for_readme(page, "aftergame", element="#aftergame")

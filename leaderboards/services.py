@@ -288,7 +288,9 @@ def _board_rank(*, date: datetime.date, board: str, batch: int) -> int:
     """Store the final rank of every entry of one board, in batches of `batch`
     entries in board order; returns the entries whose rank was written (a rank
     already stored is not written again, so a second close writes nothing)."""
-    ranked = 0
+    written = 0
+    # Entries before the batch: every batch but the last holds exactly `batch`.
+    before = 0
     after = _key_params(tuple(_KEY_FLOOR))
     with connection.cursor() as cursor:
         cursor.execute(_LAST_SQL, [date, board])
@@ -301,10 +303,11 @@ def _board_rank(*, date: datetime.date, board: str, batch: int) -> int:
             end = cursor.fetchone()
             until = _key_params(end) if end is not None else last_key
             with transaction.atomic():
-                cursor.execute(_RANK_BATCH_SQL, [ranked, date, board, *after, *until])
-                ranked += int(cursor.rowcount)
+                cursor.execute(_RANK_BATCH_SQL, [before, date, board, *after, *until])
+                written += int(cursor.rowcount)
             if end is None:
-                return ranked
+                return written
+            before += batch
             after = until
 
 

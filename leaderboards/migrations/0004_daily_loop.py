@@ -65,7 +65,7 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='FinalRank',
             fields=[
-                ('entry', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='final', serialize=False, to='leaderboards.boardentry')),
+                ('entry', models.OneToOneField(db_constraint=False, on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='final', serialize=False, to='leaderboards.boardentry')),
                 ('rank', models.PositiveIntegerField()),
             ],
         ),

@@ -69,16 +69,21 @@ def game_is_ranked(game: Game) -> bool:
     )
 
 
-def _ranked_games(*, player: User, date: datetime.date) -> QuerySet[Game]:
-    """`game_is_ranked` as a query: the player's games of `date` that may be on a board."""
+def _counted_games(*, player: User) -> QuerySet[Game]:
+    """`game_is_ranked` as a query: the player's games, of any day, that may be on a board."""
     return Game.objects.filter(
         player=player,
-        daily__date=date,
+        daily__isnull=False,
         ranked=True,
         assisted=False,
         voided_at__isnull=True,
         player__is_active=True,
     )
+
+
+def _ranked_games(*, player: User, date: datetime.date) -> QuerySet[Game]:
+    """The player's games of `date` that may be on a board."""
+    return _counted_games(player=player).filter(daily__date=date)
 
 
 def _entry_values(board: str, game: Game) -> dict[str, Any]:
@@ -201,14 +206,7 @@ def player_stats_recompute(*, player: User) -> None:
     one counted. The caller holds the player's lock.
     """
     days = (
-        Game.objects.filter(
-            player=player,
-            daily__isnull=False,
-            ranked=True,
-            assisted=False,
-            voided_at__isnull=True,
-            player__is_active=True,
-        )
+        _counted_games(player=player)
         .order_by("daily__date")
         .values_list("daily__date", "won", "score", "moves", "daily__par")
     )

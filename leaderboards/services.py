@@ -193,9 +193,14 @@ def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
 # --- Players' records ----------------------------------------------------------------
 
 
-def _stats_store(player_id: int, record: Record) -> None:
+def _stats_store(player_id: int, record: Record, *, exists: bool | None = None) -> None:
+    """Write a player's record: one UPDATE, or one INSERT for their first (`exists`
+    says which when the caller has just read the row; None: find out)."""
     values = {name: getattr(record, name) for name in RECORD_FIELDS}
-    PlayerStats.objects.update_or_create(player_id=player_id, defaults=values)
+    # The caller holds the player's lock, so no other transaction writes this row.
+    if exists is not False and PlayerStats.objects.filter(player_id=player_id).update(**values):
+        return
+    PlayerStats.objects.create(player_id=player_id, **values)
 
 
 def player_stats_recompute(*, player: User) -> None:
@@ -223,7 +228,8 @@ def player_stats_count(*, game: Game) -> None:
     if not game_is_ranked(game):
         return
     assert game.daily is not None
-    record = stats_record(PlayerStats.objects.filter(player_id=game.player_id).first())
+    stats = PlayerStats.objects.filter(player_id=game.player_id).first()
+    record = stats_record(stats)
     if record.last_date is not None and game.daily.date <= record.last_date:
         player_stats_recompute(player=game.player)
         return
@@ -234,7 +240,7 @@ def player_stats_count(*, game: Game) -> None:
         moves=game.moves,
         par=game.daily.par,
     )
-    _stats_store(game.player_id, record)
+    _stats_store(game.player_id, record, exists=stats is not None)
 
 
 # --- Closing a day ---------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from argparse import ArgumentTypeError
 
 from django.http import Http404
 from django.utils import timezone
@@ -24,6 +25,14 @@ def day_from_text(text: str) -> datetime.date:
     if not _ISO_DAY.fullmatch(text):
         raise ValueError(f"{text!r} is not a date written YYYY-MM-DD")
     return datetime.date.fromisoformat(text)
+
+
+def day_argument(text: str) -> datetime.date:
+    """A `YYYY-MM-DD` date of a command's argument, or the argument error that says why."""
+    try:
+        return day_from_text(text)
+    except ValueError:
+        raise ArgumentTypeError(f"a date is written YYYY-MM-DD, not {text!r}") from None
 
 
 def parse_day(text: str) -> datetime.date:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import logging
 import threading
+from collections.abc import Callable
 
 from django.db import close_old_connections
 from django.utils import timezone
@@ -47,20 +48,33 @@ def prepare_once(days: int = DAYS_AHEAD) -> int:
     return len(new)
 
 
-def start(stop: threading.Event | None = None) -> threading.Thread:
-    """Start the background thread (a daemon: it ends with the process, or when `stop` is set)."""
+def run_daily(
+    name: str,
+    job: Callable[[], object],
+    *,
+    stop: threading.Event | None = None,
+    after_midnight: float = 0.0,
+) -> threading.Thread:
+    """Run `job` in a daemon thread now, then just after each UTC midnight (plus
+    `after_midnight` seconds) and at least every hour; a failed round is logged
+    and tried again a minute later. It ends with the process, or when `stop` is set."""
     stop = stop or threading.Event()
 
     def run() -> None:
         while not stop.is_set():
             try:
-                prepare_once()
+                job()
             except Exception:  # a failed round is logged and retried; the server keeps serving
-                logger.exception("preparing the days ahead failed; retrying in a minute")
+                logger.exception("%s failed; retrying in a minute", name)
                 stop.wait(60)
                 continue
-            stop.wait(seconds_to_next_round(timezone.now()))
+            stop.wait(seconds_to_next_round(timezone.now()) + after_midnight)
 
-    thread = threading.Thread(target=run, name="daily-deals", daemon=True)
+    thread = threading.Thread(target=run, name=name, daemon=True)
     thread.start()
     return thread
+
+
+def start(stop: threading.Event | None = None) -> threading.Thread:
+    """Start the background thread that prepares the days ahead."""
+    return run_daily("daily-deals", prepare_once, stop=stop)

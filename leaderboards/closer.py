@@ -14,7 +14,7 @@ import threading
 from django.db import close_old_connections
 from django.utils import timezone
 
-from games.preparer import seconds_to_next_round
+from games.preparer import run_daily
 from leaderboards.services import CLOSE_GRACE, day_close, days_to_close
 
 logger = logging.getLogger(__name__)
@@ -33,19 +33,7 @@ def close_once() -> int:
 
 
 def start(stop: threading.Event | None = None) -> threading.Thread:
-    """Start the background thread (a daemon: it ends with the process, or when `stop` is set)."""
-    stop = stop or threading.Event()
-
-    def run() -> None:
-        while not stop.is_set():
-            try:
-                close_once()
-            except Exception:  # a failed round is logged and retried; the server keeps serving
-                logger.exception("closing the days over failed; retrying in a minute")
-                stop.wait(60)
-                continue
-            stop.wait(seconds_to_next_round(timezone.now()) + CLOSE_GRACE.total_seconds())
-
-    thread = threading.Thread(target=run, name="close-days", daemon=True)
-    thread.start()
-    return thread
+    """Start the background thread that closes the days over."""
+    return run_daily(
+        "close-days", close_once, stop=stop, after_midnight=CLOSE_GRACE.total_seconds()
+    )

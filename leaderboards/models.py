@@ -126,8 +126,14 @@ class FinalRank(models.Model):
     rewriting every wide entry row and its five indexes.
     """
 
+    # No foreign key in the database: checking one would lock a million entry
+    # rows while a day closes. Django still deletes the rank with its entry.
     entry = models.OneToOneField(
-        BoardEntry, on_delete=models.CASCADE, primary_key=True, related_name="final"
+        BoardEntry,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="final",
+        db_constraint=False,
     )
     rank = models.PositiveIntegerField()
 

@@ -69,16 +69,21 @@ def game_is_ranked(game: Game) -> bool:
     )
 
 
-def _ranked_games(*, player: User, date: datetime.date) -> QuerySet[Game]:
-    """`game_is_ranked` as a query: the player's games of `date` that may be on a board."""
+def _counted_games(*, player: User) -> QuerySet[Game]:
+    """`game_is_ranked` as a query: the player's games, of any day, that may be on a board."""
     return Game.objects.filter(
         player=player,
-        daily__date=date,
+        daily__isnull=False,
         ranked=True,
         assisted=False,
         voided_at__isnull=True,
         player__is_active=True,
     )
+
+
+def _ranked_games(*, player: User, date: datetime.date) -> QuerySet[Game]:
+    """The player's games of `date` that may be on a board."""
+    return _counted_games(player=player).filter(daily__date=date)
 
 
 def _entry_values(board: str, game: Game) -> dict[str, Any]:
@@ -188,9 +193,14 @@ def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
 # --- Players' records ----------------------------------------------------------------
 
 
-def _stats_store(player_id: int, record: Record) -> None:
+def _stats_store(player_id: int, record: Record, *, exists: bool | None = None) -> None:
+    """Write a player's record: one UPDATE, or one INSERT for their first (`exists`
+    says which when the caller has just read the row; None: find out)."""
     values = {name: getattr(record, name) for name in RECORD_FIELDS}
-    PlayerStats.objects.update_or_create(player_id=player_id, defaults=values)
+    # The caller holds the player's lock, so no other transaction writes this row.
+    if exists is not False and PlayerStats.objects.filter(player_id=player_id).update(**values):
+        return
+    PlayerStats.objects.create(player_id=player_id, **values)
 
 
 def player_stats_recompute(*, player: User) -> None:
@@ -201,14 +211,7 @@ def player_stats_recompute(*, player: User) -> None:
     one counted. The caller holds the player's lock.
     """
     days = (
-        Game.objects.filter(
-            player=player,
-            daily__isnull=False,
-            ranked=True,
-            assisted=False,
-            voided_at__isnull=True,
-            player__is_active=True,
-        )
+        _counted_games(player=player)
         .order_by("daily__date")
         .values_list("daily__date", "won", "score", "moves", "daily__par")
     )
@@ -225,7 +228,8 @@ def player_stats_count(*, game: Game) -> None:
     if not game_is_ranked(game):
         return
     assert game.daily is not None
-    record = stats_record(PlayerStats.objects.filter(player_id=game.player_id).first())
+    stats = PlayerStats.objects.filter(player_id=game.player_id).first()
+    record = stats_record(stats)
     if record.last_date is not None and game.daily.date <= record.last_date:
         player_stats_recompute(player=game.player)
         return
@@ -236,7 +240,7 @@ def player_stats_count(*, game: Game) -> None:
         moves=game.moves,
         par=game.daily.par,
     )
-    _stats_store(game.player_id, record)
+    _stats_store(game.player_id, record, exists=stats is not None)
 
 
 # --- Closing a day ---------------------------------------------------------------------
@@ -288,7 +292,9 @@ def _board_rank(*, date: datetime.date, board: str, batch: int) -> int:
     """Store the final rank of every entry of one board, in batches of `batch`
     entries in board order; returns the entries whose rank was written (a rank
     already stored is not written again, so a second close writes nothing)."""
-    ranked = 0
+    written = 0
+    # Entries before the batch: every batch but the last holds exactly `batch`.
+    before = 0
     after = _key_params(tuple(_KEY_FLOOR))
     with connection.cursor() as cursor:
         cursor.execute(_LAST_SQL, [date, board])
@@ -301,10 +307,11 @@ def _board_rank(*, date: datetime.date, board: str, batch: int) -> int:
             end = cursor.fetchone()
             until = _key_params(end) if end is not None else last_key
             with transaction.atomic():
-                cursor.execute(_RANK_BATCH_SQL, [ranked, date, board, *after, *until])
-                ranked += int(cursor.rowcount)
+                cursor.execute(_RANK_BATCH_SQL, [before, date, board, *after, *until])
+                written += int(cursor.rowcount)
             if end is None:
-                return ranked
+                return written
+            before += batch
             after = until
 
 

@@ -12,7 +12,7 @@ import calendar
 import datetime
 import hashlib
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from django.core.cache import cache
@@ -293,15 +293,17 @@ def archive(request: HttpRequest, month: str | None = None) -> HttpResponse:
 
 
 def _card_response(
-    request: HttpRequest, key: str, draw: Callable[[], bytes], *, max_age: int
+    request: HttpRequest, key: str, title: str, lines: list[str], *, max_age: int
 ) -> HttpResponse:
-    """A PNG from the cache, or drawn (and cached) when the client address still may.
+    """The PNG card of `title` and `lines` (`key` names what it shows), from the cache,
+    or drawn (and cached) when the client address still may.
 
-    The key holds every fact the picture shows, so a cached picture is never
-    stale; drawing is the only cost, and it is limited per client address.
+    The cache key holds every word the picture shows, so a cached picture is
+    never stale; drawing is the only cost, and it is limited per client address.
     """
-    digest = hashlib.sha256(f"{CARD_VERSION}:{get_language()}:{key}".encode()).hexdigest()
-    cache_key = f"card:{digest}"
+    footer = request.get_host()
+    words = f"{CARD_VERSION}:{get_language()}:{key}:{title}:{lines}:{footer}"
+    cache_key = f"card:{hashlib.sha256(words.encode()).hexdigest()}"
     png = cache.get(cache_key)
     if png is None:
         wait = limit_refusal(request, "card")
@@ -309,7 +311,7 @@ def _card_response(
             response = HttpResponse(status=429)
             response["Retry-After"] = str(max(1, math.ceil(wait)))
             return response
-        png = draw()
+        png = card_png(title, lines, footer)
         cache.set(cache_key, png, timeout=7 * 24 * 3600)
     response = HttpResponse(png, content_type="image/png")
     response["Cache-Control"] = f"public, max-age={max_age}"
@@ -320,13 +322,8 @@ def card_game(request: HttpRequest, game_id: int) -> HttpResponse:
     """The result card of a game (no card or action of its log)."""
     game = found(game_get, game_id=game_id)
     facts = game_share(game=game)
-    title, lines = share_title(facts), share_lines(facts)
-    footer = request.get_host()
     return _card_response(
-        request,
-        f"game:{game.pk}:{title}:{lines}:{footer}",
-        lambda: card_png(title, lines, footer),
-        max_age=300,
+        request, f"game:{game.pk}", share_title(facts), share_lines(facts), max_age=300
     )
 
 
@@ -351,12 +348,8 @@ def card_day(request: HttpRequest, date: str) -> HttpResponse:
             _("First: %(player)s, score %(score)s")
             % {"player": winners[0]["player"], "score": winners[0]["score"]}
         )
-    footer = request.get_host()
     return _card_response(
-        request,
-        f"day:{day}:{lines}:{footer}",
-        lambda: card_png(title, lines, footer),
-        max_age=3600 if results["final"] else 300,
+        request, f"day:{day}", title, lines, max_age=3600 if results["final"] else 300
     )
 
 
@@ -364,11 +357,4 @@ def card_player(request: HttpRequest, username: str) -> HttpResponse:
     """The card of a player's record."""
     user = found(player_get, username=username)
     lines = _record_lines(player_stats(player=user))
-    title = user.get_username()
-    footer = request.get_host()
-    return _card_response(
-        request,
-        f"player:{user.pk}:{title}:{lines}:{footer}",
-        lambda: card_png(title, lines, footer),
-        max_age=300,
-    )
+    return _card_response(request, f"player:{user.pk}", user.get_username(), lines, max_age=300)

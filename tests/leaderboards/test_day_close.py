@@ -63,6 +63,15 @@ def test_closing_stores_each_entrys_rank_on_the_board(crowd, yesterday, batch):
         assert final_rank == expected[board][player]
 
 
+@pytest.mark.parametrize("batch", [4, 50_000])
+def test_closing_twice_gives_the_same_ranks_in_any_batches(crowd, yesterday, batch):
+    day_close(date=yesterday.date, batch=batch)
+    first = _ranks(yesterday.date)
+    assert all(rank is not None for *_, rank in first)
+    day_close(date=yesterday.date, batch=batch)
+    assert _ranks(yesterday.date) == first
+
+
 def test_closing_twice_gives_the_same_result(crowd, yesterday):
     call_command("close_days")
     first_ranks = _ranks(yesterday.date)

@@ -74,6 +74,8 @@ def test_unknown_games_days_and_players_have_no_card(db, today):
     assert client.get("/cards/players/nobody.png").status_code == 404
 
 
+# The thread's round closes its database connection, as a request does: a real transaction.
+@pytest.mark.django_db(transaction=True)
 def test_the_server_thread_closes_the_days_over(today):
     DailyDeal.objects.create(date=today - datetime.timedelta(days=1), number=3)
     DailyDeal.objects.create(date=today, number=4)

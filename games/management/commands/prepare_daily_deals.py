@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from easyharp_site.dates import day_from_text, today
+from easyharp_site.dates import day_argument, today
 from games.models import DailyDeal
 from games.services import daily_deals_prepare
 
@@ -22,13 +22,6 @@ def _days(text: str) -> int:
     if not 1 <= days <= 366:
         raise ArgumentTypeError(f"a number of days is 1 to 366, not {days}")
     return days
-
-
-def _date(text: str) -> datetime.date:
-    try:
-        return day_from_text(text)
-    except ValueError:
-        raise ArgumentTypeError(f"a date is written YYYY-MM-DD, not {text!r}") from None
 
 
 class Command(BaseCommand):
@@ -47,7 +40,7 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--start",
-            type=_date,
+            type=day_argument,
             default=None,
             help="The first day to prepare, YYYY-MM-DD (default: today, UTC).",
         )

@@ -4,22 +4,14 @@ from __future__ import annotations
 
 import datetime
 import time
-from argparse import ArgumentTypeError
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from easyharp_site.dates import day_from_text
+from easyharp_site.dates import day_argument
 from leaderboards.models import DayResult
 from leaderboards.services import day_close, days_to_close
-
-
-def _date(text: str) -> datetime.date:
-    try:
-        return day_from_text(text)
-    except ValueError:
-        raise ArgumentTypeError(f"a date is written YYYY-MM-DD, not {text!r}") from None
 
 
 class Command(BaseCommand):
@@ -34,7 +26,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--date",
-            type=_date,
+            type=day_argument,
             default=None,
             help="Close this day (YYYY-MM-DD), even when it is closed already.",
         )

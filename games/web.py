@@ -22,6 +22,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
 
 from easyharp_site.dates import today
 from easyharp_site.errors import ServiceError
@@ -30,6 +31,14 @@ from games.rules import REASONS, Deal
 from games.selectors import daily_deal_get, game_get
 
 T = TypeVar("T")
+
+
+def plural(counter: str, forms: Callable[[int], str]) -> dict[str, str]:
+    """A string with plural forms for the page scripts: `forms(n)` (an
+    `ngettext` call) for one and for many, the only two forms English, Spanish
+    and Dutch have, and `counter`, the field that counts; `t()` in ui.js picks
+    the form with Intl.PluralRules."""
+    return {"count": counter, "one": forms(1), "other": forms(2)}
 
 
 def client_strings() -> dict[str, Any]:
@@ -45,7 +54,29 @@ def client_strings() -> dict[str, Any]:
             "diamonds": _("diamonds"),
             "clubs": _("clubs"),
         },
+        # Cards in the player's words: the rank letters printed on the cards
+        # (Dutch cards say B, V, H), and names for screen readers.
+        "rank_letters": {
+            "A": pgettext("rank letter on a card: ace", "A"),
+            "J": pgettext("rank letter on a card: jack", "J"),
+            "Q": pgettext("rank letter on a card: queen", "Q"),
+            "K": pgettext("rank letter on a card: king", "K"),
+        },
+        "rank_names": {
+            "A": _("ace"),
+            "J": _("jack"),
+            "Q": _("queen"),
+            "K": _("king"),
+        },
+        "card_name": _("{rank} of {suit}"),
+        "card_at": _("{card}, {place}"),
         "column_n": _("column {n}"),
+        # Actions written out (replays, and the live region of the play page).
+        "card_moved": _("{card} from {source} to {target}"),
+        "run_moved": _("{card} and the run on it from {source} to {target}"),
+        "stock_done": _("{card} turned up from the stock"),
+        "recycle_done": _("The waste turned over into a new stock"),
+        "undo_done": _("Undo"),
         "the_waste": _("the waste"),
         "score": _("Score"),
         "moves": _("Moves"),
@@ -64,7 +95,14 @@ def client_strings() -> dict[str, Any]:
         "sign_in_to_submit": _(
             "Sign in to submit this game. Your game is kept on this device meanwhile."
         ),
-        "result": _("Your result: score {score}, {moves} moves."),
+        "result": plural(
+            "moves",
+            lambda n: ngettext(
+                "Your result: score {score}, {moves} move.",
+                "Your result: score {score}, {moves} moves.",
+                n,
+            ),
+        ),
         "rank": _("Rank {rank} of {total} on today's board by score."),
         "not_daily": _("This deal is not today's deal, so it is not ranked on a board."),
         "no_place": _("No column takes this card."),
@@ -75,7 +113,14 @@ def client_strings() -> dict[str, Any]:
         "pause": _("Pause"),
         "loading": _("Loading…"),
         "load_failed": _("Could not load this page's data."),
-        "you_are_ranked": _("You are ranked {rank} (score {score}, {moves} moves)."),
+        "you_are_ranked": plural(
+            "moves",
+            lambda n: ngettext(
+                "You are ranked {rank} (score {score}, {moves} move).",
+                "You are ranked {rank} (score {score}, {moves} moves).",
+                n,
+            ),
+        ),
         "live": _("live"),
         "offline": _("reconnecting…"),
         "no_entries": _("Nobody has played this day yet."),
@@ -85,7 +130,14 @@ def client_strings() -> dict[str, Any]:
         "hint_move": _("Hint: move {card} from {source} to {target}."),
         "hint_stock": _("Hint: turn up a card from the stock."),
         "hint_recycle": _("Hint: turn the waste back over to make a new stock."),
-        "hint_moves_to_win": _("A win is {moves} moves away."),
+        "hint_moves_to_win": plural(
+            "moves",
+            lambda n: ngettext(
+                "A win is {moves} move away.",
+                "A win is {moves} moves away.",
+                n,
+            ),
+        ),
         "foundation_n": _("foundation F{n}"),
         "hint_lost": _("No useful move left: no sequence of actions wins from here."),
         "hint_unknown": _(
@@ -123,7 +175,14 @@ def client_strings() -> dict[str, Any]:
         "confirm_give_up": _(
             "Submit this unfinished game as your ranked attempt? That ends the attempt."
         ),
-        "result_time": _("Your result: score {score}, {moves} moves in {time}."),
+        "result_time": plural(
+            "moves",
+            lambda n: ngettext(
+                "Your result: score {score}, {moves} move in {time}.",
+                "Your result: score {score}, {moves} moves in {time}.",
+                n,
+            ),
+        ),
         "player_banned": _("This account is banned: its games are on no board."),
     }
 
@@ -136,6 +195,7 @@ def page_config(request: HttpRequest, **extra: Any) -> dict[str, Any]:
         "language": get_language(),
         "csrf": get_token(request),
         "login_url": reverse("login"),
+        "signup_url": reverse("signup"),
         "strings": client_strings(),
         **extra,
     }
@@ -193,7 +253,13 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
     game = found(game_get, game_id=game_id)
     context = {
         "game": game,
-        "config": page_config(request, game=game.pk, replay_url=f"/api/games/{game.pk}/replay/"),
+        "config": page_config(
+            request,
+            game=game.pk,
+            replay_url=f"/api/games/{game.pk}/replay/",
+            # Per-action times (ms since the attempt's start): the replay's real speed.
+            times=game.times,
+        ),
     }
     return render(request, "games/replay.html", context)
 

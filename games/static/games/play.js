@@ -25,8 +25,10 @@ import {
   tapGesture,
   tapSorter,
 } from "./gestures.js";
+import { describeStep } from "./frames.js";
+import { setting } from "./settings.js";
 import { pendingFor, submitPending } from "./submit.js";
-import { cardLabel, config, reasonText, renderTable, say, t } from "./ui.js";
+import { actionText, announce, cardLabel, config, reasonText, renderTable, say, t } from "./ui.js";
 
 const STORAGE_PREFIX = "easyharp.game.";
 const RULES_SWITCH_KEY = "easyharp.interactive-rules";
@@ -88,6 +90,7 @@ function refresh() {
 /** Play `token`; on refusal show why (translated) and return the reason code. */
 function act(token, { quiet = false } = {}) {
   const wasWon = game.won;
+  const before = game.table();
   try {
     game.play(token);
   } catch (error) {
@@ -96,6 +99,7 @@ function act(token, { quiet = false } = {}) {
     return error.code;
   }
   say("");
+  announce(actionText(describeStep(before, game.table(), token)));
   hideReminder();
   persist();
   refresh();
@@ -138,8 +142,12 @@ function perform(gesture) {
 
 let press = null; // the pointer press in progress
 
-/** One tap waits a moment for a second one: a double tap means "to the board". */
+/**
+ * One tap waits a moment for a second one: a double tap means "to the board".
+ * With the "Double click" setting off a tap answers at once.
+ */
 const onTap = tapSorter({
+  doubleTap: () => setting("doubleClick"),
   onTap: (place, index) => perform(tapGesture(game, place, index)),
   onDoubleTap: (place, index) => perform(doubleTapGesture(game, place, index)),
   now: () => performance.now(),
@@ -336,7 +344,15 @@ function askToSignIn() {
   link.className = "button primary";
   link.id = "sign-in-to-submit";
   link.textContent = document.getElementById("login-link")?.textContent ?? "Log in";
-  showResult([paragraph(t("sign_in_to_submit")), link]);
+  const signup = document.createElement("a");
+  signup.href = `${config.signup_url}?next=${encodeURIComponent(next)}`;
+  signup.className = "button";
+  signup.id = "sign-up-to-submit";
+  signup.textContent = document.getElementById("signup-link")?.textContent ?? "Sign up";
+  const links = document.createElement("p");
+  links.className = "result-actions";
+  links.append(link, " ", signup);
+  showResult([paragraph(t("sign_in_to_submit")), links]);
 }
 
 function onWon() {

@@ -1,4 +1,11 @@
-/** On every page: the language switch applies as soon as a language is chosen. */
+/** On every page: the player's card settings, and the language switch. */
+import { applySettings, bindSettings, loadSettings } from "./settings.js";
+
+applySettings(loadSettings(), document.documentElement);
+const settingsForm = document.querySelector("[data-settings]");
+if (settingsForm) bindSettings(settingsForm, document.documentElement);
+
+// The language switch applies as soon as a language is chosen.
 const form = document.querySelector(".language-switch");
 if (form) {
   const select = form.querySelector("select");

@@ -255,7 +255,7 @@ def test_a_replay_steps_through_the_game(site, make_player, submit) -> None:
 
     page.click("#forward")
     page.wait_for_function("() => document.getElementById('table').dataset.step === '1'")
-    assert page.inner_text("#step-label").endswith(f": {WIN_LOG[0].upper()}")
+    assert page.inner_text("#step-label").endswith(f"({WIN_LOG[0].upper()})")
     assert counters(page) == (tables[1]["score"], tables[1]["moves"])
 
     page.fill("#jump", "200")

@@ -34,8 +34,8 @@ CONTROLS_OVERLAPPING = """() => {
     const box = node.getBoundingClientRect();
     return box.width > 0 && box.height > 0 && node.checkVisibility({ visibilityProperty: true });
   });
-  const name = (node) => node.id ? `#${node.id}`
-    : `${node.tagName.toLowerCase()} "${(node.textContent || node.value || "").trim().slice(0, 30)}"`;
+  const text = (node) => (node.textContent || node.value || "").trim().slice(0, 30);
+  const name = (node) => node.id ? `#${node.id}` : `${node.tagName.toLowerCase()} "${text(node)}"`;
   const problems = [];
   shown.forEach((node) => {
     const box = node.getBoundingClientRect();

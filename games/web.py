@@ -13,12 +13,17 @@ the browser needs no catalogue of its own.
 from __future__ import annotations
 
 import datetime
+import hashlib
+import json
 from collections.abc import Callable
+from functools import cache
+from pathlib import Path
 from typing import Any, TypeVar
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.translation import get_language, ngettext, pgettext
 from django.utils.translation import gettext as _
@@ -271,3 +276,57 @@ def rules_page(request: HttpRequest) -> HttpResponse:
     language = (get_language() or "en").split("-")[0]
     template = RULES_TEMPLATES.get(language, "games/rules/en.html")
     return render(request, template, {"config": page_config(request)})
+
+
+STATIC_GAMES = Path(__file__).resolve().parent / "static" / "games"
+
+
+@cache
+def _service_worker_script() -> str:
+    """sw.js, preceded by the static files it keeps for offline play and their version."""
+    files = sorted(
+        path
+        for path in STATIC_GAMES.iterdir()
+        if path.suffix in {".js", ".css", ".svg"} and path.name != "sw.js"
+    )
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    urls = [static(f"games/{path.name}") for path in files]
+    return (
+        f"self.PRECACHE = {json.dumps(urls)};\n"
+        f"self.VERSION = {json.dumps(digest.hexdigest()[:16])};\n"
+        + (STATIC_GAMES / "sw.js").read_text()
+    )
+
+
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """The service worker, from the site's root so that it controls every page."""
+    response = HttpResponse(_service_worker_script(), content_type="text/javascript")
+    response["Cache-Control"] = "no-cache"
+    return response
+
+
+def manifest(request: HttpRequest) -> JsonResponse:
+    """The web app manifest: the site installs as an app that opens on the day's deal."""
+    return JsonResponse(
+        {
+            "name": _("Easy Harp Daily"),
+            "short_name": "Easy Harp",
+            "description": _(
+                "Easy Harp, a two-deck solitaire: one deal for everyone each day, "
+                "live leaderboards and replays."
+            ),
+            "lang": get_language(),
+            "start_url": reverse("play"),
+            "scope": "/",
+            "display": "standalone",
+            "background_color": "#f3f1ea",
+            "theme_color": "#174f32",
+            "icons": [
+                {"src": static("games/icon.svg"), "sizes": "any", "type": "image/svg+xml"},
+            ],
+        },
+        content_type="application/manifest+json",
+    )

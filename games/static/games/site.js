@@ -1,4 +1,4 @@
-/** On every page: the player's card settings, and the language switch. */
+/** On every page: the player's card settings, the language switch, and the service worker. */
 import { applySettings, bindSettings, loadSettings } from "./settings.js";
 
 applySettings(loadSettings(), document.documentElement);
@@ -12,3 +12,6 @@ if (form) {
   form.querySelector("button").hidden = true;
   select.addEventListener("change", () => form.submit());
 }
+
+// Offline play once a page has been loaded (sw.js); a browser without service workers just has none.
+navigator.serviceWorker?.register("/sw.js").catch(() => {});

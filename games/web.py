@@ -30,8 +30,9 @@ from django.utils.translation import gettext as _
 
 from easyharp_site.dates import today
 from easyharp_site.errors import ServiceError
+from games import rules
 from games.models import DailyDeal
-from games.rules import REASONS, Deal
+from games.rules import REASONS, Deal, IllegalActionError
 from games.selectors import daily_deal_get, game_get
 
 T = TypeVar("T")
@@ -330,3 +331,58 @@ def manifest(request: HttpRequest) -> JsonResponse:
         },
         content_type="application/manifest+json",
     )
+
+
+# The refusals the examples page shows, each on a real position: a deal, the
+# log that leads there, and the action tried. The fourth is deal 4 after the
+# first 40 actions of a win (its column 1 empty).
+REFUSAL_EXAMPLES = [
+    ("EH1-N-AAAAAAE", "", "12"),
+    ("EH1-N-AAAAAAE", "", "1F"),
+    ("EH1-N-AAAAAAE", "", "1F1"),
+    (
+        "EH1-N-AAAAAAE",
+        "4F1 S S S S S S S WF7 S S S S S WF8 S S S WF1 S S S S S S WF2 S S S S S S WF3 1F3 "
+        "S S S S S S",
+        "21",
+    ),
+    ("EH1-N-AAAAAAE", "", "W1"),
+    ("EH1-N-AAAAAAE", "", "U"),
+]
+
+
+@cache
+def refusal_examples() -> list[dict[str, Any]]:
+    """Each example's table and the engine's refusal of its action (code and fields)."""
+    examples = []
+    for deal, log, token in REFUSAL_EXAMPLES:
+        game = rules.replay(deal, log)
+        table = game.table()
+        try:
+            game.play(token)
+        except IllegalActionError as error:
+            examples.append(
+                {
+                    "deal": deal,
+                    "actions": len(log.split()),
+                    "token": token,
+                    "table": table,
+                    "code": error.code,
+                    "params": error.params,
+                }
+            )
+        else:
+            raise AssertionError(f"{token} after {log!r} is not refused")
+    return examples
+
+
+def examples_page(request: HttpRequest) -> HttpResponse:
+    """Refusals shown on real positions, in the player's words."""
+    examples = refusal_examples()
+    context = {"examples": examples, "config": page_config(request, examples=examples)}
+    return render(request, "games/examples.html", context)
+
+
+def faq_page(request: HttpRequest) -> HttpResponse:
+    """Questions players ask: scoring and ties, the par, the ranked attempt, hints, offline."""
+    return render(request, "games/faq.html", {"config": page_config(request)})

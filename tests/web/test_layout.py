@@ -91,6 +91,8 @@ def pages_of_the_site(make_player: Any, submit: Any) -> list[str]:
         f"/replays/{game.pk}/",
         "/players/a-rather-long-player-name/",
         "/rules/",
+        "/examples/",
+        "/faq/",
         "/accounts/login/",
         "/accounts/signup/",
         "/accounts/password/reset/",

@@ -168,3 +168,18 @@ def test_results_use_plural_forms(site, make_player, submit) -> None:
         "async () => (await import('/static/games/ui.js')).t('result', {score: 5, moves: 5})"
     )
     assert (one, many) == ("Your result: score 5, 1 move.", "Your result: score 5, 5 moves.")
+
+
+def test_sign_up_errors_read_as_errors(site, make_player) -> None:
+    make_player("alice")
+    page = site("/accounts/signup/", width=390, height=800)
+    page.fill("input[name=username]", "alice")
+    page.fill("input[name=password1]", "a-long-passphrase")
+    page.fill("input[name=password2]", "another-passphrase")
+    page.click("form.account-form button[type=submit]")
+    errors = page.locator(".errorlist").first
+    errors.wait_for()
+    assert errors.evaluate("n => getComputedStyle(n).color") == "rgb(200, 16, 46)"
+    help_text = page.locator(".helptext").first
+    assert help_text.evaluate("n => getComputedStyle(n).color") != "rgb(200, 16, 46)"
+    shot(page, "signup-errors-phone")

@@ -28,6 +28,7 @@ from django.urls import reverse
 from django.utils.translation import get_language, ngettext, pgettext
 from django.utils.translation import gettext as _
 
+from easyharp_site.accounts.selectors import account_settings
 from easyharp_site.dates import today
 from easyharp_site.errors import ServiceError
 from games import rules
@@ -201,6 +202,9 @@ def page_config(request: HttpRequest, **extra: Any) -> dict[str, Any]:
         "csrf": get_token(request),
         "login_url": reverse("login"),
         "signup_url": reverse("signup"),
+        # A signed-in player's game settings follow them from browser to browser.
+        "settings": account_settings(player=user) if user.is_authenticated else None,
+        "settings_url": reverse("api-settings"),
         "strings": client_strings(),
         **extra,
     }

@@ -2,7 +2,12 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 
-import { DEFAULTS, loadSettings, saveSettings } from "../../games/static/games/settings.js";
+import {
+  DEFAULTS,
+  adoptSettings,
+  loadSettings,
+  saveSettings,
+} from "../../games/static/games/settings.js";
 
 function memoryStorage(initial = {}) {
   const items = new Map(Object.entries(initial));
@@ -46,5 +51,18 @@ describe("settings", () => {
       },
     };
     assert.doesNotThrow(() => saveSettings(DEFAULTS, full));
+  });
+
+  test("the account's settings replace the browser's, those it has and only valid ones", () => {
+    const storage = memoryStorage();
+    saveSettings({ doubleClick: false, fourColour: false, cardStyle: "large" }, storage);
+    adoptSettings({ fourColour: true, cardStyle: "huge" }, storage);
+    assert.deepEqual(loadSettings(storage), {
+      doubleClick: false,
+      fourColour: true,
+      cardStyle: "large",
+    });
+    adoptSettings(null, storage);
+    assert.equal(loadSettings(storage).fourColour, true);
   });
 });

@@ -2,7 +2,9 @@
  * The player's settings, as the original app has them, kept in this browser
  * (localStorage): double click (off: a tap answers at once, with no wait for
  * a second one), a four-colour deck, and the card style. They apply to every
- * page that draws cards, as classes on the root element.
+ * page that draws cards, as classes on the root element. A signed-in
+ * player's settings are kept with the account too (PATCH /api/auth/settings/),
+ * and the page brings those into the browser (`adoptSettings`).
  */
 const STORAGE_KEY = "easyharp.settings";
 
@@ -49,11 +51,23 @@ export function applySettings(settings, root) {
   root.dataset.cardStyle = settings.cardStyle;
 }
 
+/** Take the settings kept with the account (those it has, and valid) into this browser's. */
+export function adoptSettings(kept, storage = globalThis.localStorage) {
+  if (!kept || typeof kept !== "object") return;
+  const checked = loadSettings({ getItem: () => JSON.stringify(kept) });
+  const adopted = loadSettings(storage);
+  for (const name of Object.keys(DEFAULTS)) {
+    if (name in kept && checked[name] === kept[name]) adopted[name] = kept[name];
+  }
+  saveSettings(adopted, storage);
+}
+
 /**
  * Bind a settings form: every input or select with `data-setting="name"`
- * shows the setting and changes it at once.
+ * shows the setting and changes it at once; `remember(settings)`, when given,
+ * keeps the change with the account too.
  */
-export function bindSettings(form, root) {
+export function bindSettings(form, root, remember = null) {
   const fields = form.querySelectorAll("[data-setting]");
   const current = loadSettings();
   fields.forEach((field) => {
@@ -65,6 +79,7 @@ export function bindSettings(form, root) {
       settings[name] = field.type === "checkbox" ? field.checked : field.value;
       saveSettings(settings);
       applySettings(loadSettings(), root);
+      remember?.({ [name]: settings[name] });
     });
   });
 }

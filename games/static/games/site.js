@@ -1,9 +1,22 @@
 /** On every page: the player's card settings, the language switch, and the service worker. */
-import { applySettings, bindSettings, loadSettings } from "./settings.js";
+import { adoptSettings, applySettings, bindSettings, loadSettings } from "./settings.js";
+import { config } from "./ui.js";
 
+/** Keep a changed setting with the signed-in player's account; offline it stays in the browser. */
+function remember(changed) {
+  fetch(config.settings_url, {
+    method: "PATCH",
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", "X-CSRFToken": config.csrf },
+    body: JSON.stringify(changed),
+  }).catch(() => {});
+}
+
+if (config.user) adoptSettings(config.settings);
 applySettings(loadSettings(), document.documentElement);
 const settingsForm = document.querySelector("[data-settings]");
-if (settingsForm) bindSettings(settingsForm, document.documentElement);
+if (settingsForm)
+  bindSettings(settingsForm, document.documentElement, config.user ? remember : null);
 
 // The language switch applies as soon as a language is chosen.
 const form = document.querySelector(".language-switch");

@@ -6,6 +6,8 @@ from typing import Any
 
 from django.test import Client
 
+from easyharp_site.accounts.deletion import player_erase
+from easyharp_site.accounts.models import Account
 from tests.fixtures import client_for
 from tests.web.test_pages import page_config
 
@@ -51,3 +53,9 @@ def test_the_pages_hand_the_accounts_settings_to_the_browser(alice: Any, daily: 
     assert config["settings"] == {"fourColour": True}
     assert config["settings_url"] == "/api/auth/settings/"
     assert page_config(Client().get("/play/"))["settings"] is None
+
+
+def test_a_deleted_account_keeps_no_settings(alice: Any) -> None:
+    client_for(alice).patch("/api/auth/settings/", {"fourColour": True}, format="json")
+    player_erase(player=alice)
+    assert Account.objects.get(player=alice).settings == {}

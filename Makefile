@@ -38,8 +38,8 @@ messages: $(STAMP)
 	@command -v msgfmt >/dev/null || { echo "make: gettext's msgfmt is needed for the Spanish and Dutch pages: apt-get install gettext (macOS: brew install gettext)" >&2; exit 1; }
 	$(BIN)/python manage.py compilemessages --ignore=.venv --ignore=node_modules --verbosity 0
 
-## Set up and run the whole test suite (Python, then the JavaScript engine under Node).
-test: $(STAMP) messages
+## Set up and run the whole test suite (Python, then the JavaScript under Node); the browser tests inject axe-core from node_modules.
+test: $(STAMP) $(NODE_STAMP) messages
 	@command -v node >/dev/null || { echo "make test: Node.js 20+ is needed for the JavaScript tests (apt-get install nodejs)" >&2; exit 1; }
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 	node --test tests/js/

@@ -13,23 +13,38 @@ the browser needs no catalogue of its own.
 from __future__ import annotations
 
 import datetime
+import hashlib
+import json
 from collections.abc import Callable
+from functools import cache
+from pathlib import Path
 from typing import Any, TypeVar
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import render
+from django.templatetags.static import static
 from django.urls import reverse
-from django.utils.translation import get_language
+from django.utils.translation import get_language, ngettext, pgettext
 from django.utils.translation import gettext as _
 
+from easyharp_site.accounts.selectors import account_settings
 from easyharp_site.dates import today
 from easyharp_site.errors import ServiceError
+from games import rules
 from games.models import DailyDeal
-from games.rules import REASONS, Deal
+from games.rules import REASONS, Deal, IllegalActionError
 from games.selectors import daily_deal_get, game_get
 
 T = TypeVar("T")
+
+
+def plural(counter: str, forms: Callable[[int], str]) -> dict[str, str]:
+    """A string with plural forms for the page scripts: `forms(n)` (an
+    `ngettext` call) for one and for many, the only two forms English, Spanish
+    and Dutch have, and `counter`, the field that counts; `t()` in ui.js picks
+    the form with Intl.PluralRules."""
+    return {"count": counter, "one": forms(1), "other": forms(2)}
 
 
 def client_strings() -> dict[str, Any]:
@@ -45,7 +60,29 @@ def client_strings() -> dict[str, Any]:
             "diamonds": _("diamonds"),
             "clubs": _("clubs"),
         },
+        # Cards in the player's words: the rank letters printed on the cards
+        # (Dutch cards say B, V, H), and names for screen readers.
+        "rank_letters": {
+            "A": pgettext("rank letter on a card: ace", "A"),
+            "J": pgettext("rank letter on a card: jack", "J"),
+            "Q": pgettext("rank letter on a card: queen", "Q"),
+            "K": pgettext("rank letter on a card: king", "K"),
+        },
+        "rank_names": {
+            "A": _("ace"),
+            "J": _("jack"),
+            "Q": _("queen"),
+            "K": _("king"),
+        },
+        "card_name": _("{rank} of {suit}"),
+        "card_at": _("{card}, {place}"),
         "column_n": _("column {n}"),
+        # Actions written out (replays, and the live region of the play page).
+        "card_moved": _("{card} from {source} to {target}"),
+        "run_moved": _("{card} and the run on it from {source} to {target}"),
+        "stock_done": _("{card} turned up from the stock"),
+        "recycle_done": _("The waste turned over into a new stock"),
+        "undo_done": _("Undo"),
         "the_waste": _("the waste"),
         "score": _("Score"),
         "moves": _("Moves"),
@@ -64,7 +101,14 @@ def client_strings() -> dict[str, Any]:
         "sign_in_to_submit": _(
             "Sign in to submit this game. Your game is kept on this device meanwhile."
         ),
-        "result": _("Your result: score {score}, {moves} moves."),
+        "result": plural(
+            "moves",
+            lambda n: ngettext(
+                "Your result: score {score}, {moves} move.",
+                "Your result: score {score}, {moves} moves.",
+                n,
+            ),
+        ),
         "rank": _("Rank {rank} of {total} on today's board by score."),
         "no_place": _("No column takes this card."),
         "confirm_restart": _("Start this deal again from the beginning?"),
@@ -74,7 +118,14 @@ def client_strings() -> dict[str, Any]:
         "pause": _("Pause"),
         "loading": _("Loading…"),
         "load_failed": _("Could not load this page's data."),
-        "you_are_ranked": _("You are ranked {rank} (score {score}, {moves} moves)."),
+        "you_are_ranked": plural(
+            "moves",
+            lambda n: ngettext(
+                "You are ranked {rank} (score {score}, {moves} move).",
+                "You are ranked {rank} (score {score}, {moves} moves).",
+                n,
+            ),
+        ),
         "live": _("live"),
         "offline": _("reconnecting…"),
         "no_entries": _("Nobody has played this day yet."),
@@ -84,7 +135,14 @@ def client_strings() -> dict[str, Any]:
         "hint_move": _("Hint: move {card} from {source} to {target}."),
         "hint_stock": _("Hint: turn up a card from the stock."),
         "hint_recycle": _("Hint: turn the waste back over to make a new stock."),
-        "hint_moves_to_win": _("A win is {moves} moves away."),
+        "hint_moves_to_win": plural(
+            "moves",
+            lambda n: ngettext(
+                "A win is {moves} move away.",
+                "A win is {moves} moves away.",
+                n,
+            ),
+        ),
         "foundation_n": _("foundation F{n}"),
         "hint_lost": _("No useful move left: no sequence of actions wins from here."),
         "hint_unknown": _(
@@ -128,7 +186,14 @@ def client_strings() -> dict[str, Any]:
         "confirm_give_up": _(
             "Submit this unfinished game as your ranked attempt? That ends the attempt."
         ),
-        "result_time": _("Your result: score {score}, {moves} moves in {time}."),
+        "result_time": plural(
+            "moves",
+            lambda n: ngettext(
+                "Your result: score {score}, {moves} move in {time}.",
+                "Your result: score {score}, {moves} moves in {time}.",
+                n,
+            ),
+        ),
         "player_banned": _("This account is banned: its games are on no board."),
     }
 
@@ -141,6 +206,10 @@ def page_config(request: HttpRequest, **extra: Any) -> dict[str, Any]:
         "language": get_language(),
         "csrf": get_token(request),
         "login_url": reverse("login"),
+        "signup_url": reverse("signup"),
+        # A signed-in player's game settings follow them from browser to browser.
+        "settings": account_settings(player=user) if user.is_authenticated else None,
+        "settings_url": reverse("api-settings"),
         "strings": client_strings(),
         **extra,
     }
@@ -198,7 +267,13 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
     game = found(game_get, game_id=game_id)
     context = {
         "game": game,
-        "config": page_config(request, game=game.pk, replay_url=f"/api/games/{game.pk}/replay/"),
+        "config": page_config(
+            request,
+            game=game.pk,
+            replay_url=f"/api/games/{game.pk}/replay/",
+            # Per-action times (ms since the attempt's start): the replay's real speed.
+            times=game.times,
+        ),
         # A shared link unfurls with the game's result card (drawn by the boards' app,
         # which knows its rank; a plain path, as games does not import it).
         "og": {
@@ -220,3 +295,112 @@ def rules_page(request: HttpRequest) -> HttpResponse:
     language = (get_language() or "en").split("-")[0]
     template = RULES_TEMPLATES.get(language, "games/rules/en.html")
     return render(request, template, {"config": page_config(request)})
+
+
+STATIC_GAMES = Path(__file__).resolve().parent / "static" / "games"
+
+
+@cache
+def _service_worker_script() -> str:
+    """sw.js, preceded by the static files it keeps for offline play and their version."""
+    files = sorted(
+        path
+        for path in STATIC_GAMES.iterdir()
+        if path.suffix in {".js", ".css", ".svg"} and path.name != "sw.js"
+    )
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    urls = [static(f"games/{path.name}") for path in files]
+    return (
+        f"self.PRECACHE = {json.dumps(urls)};\n"
+        f"self.VERSION = {json.dumps(digest.hexdigest()[:16])};\n"
+        + (STATIC_GAMES / "sw.js").read_text()
+    )
+
+
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """The service worker, from the site's root so that it controls every page."""
+    response = HttpResponse(_service_worker_script(), content_type="text/javascript")
+    response["Cache-Control"] = "no-cache"
+    return response
+
+
+def manifest(request: HttpRequest) -> JsonResponse:
+    """The web app manifest: the site installs as an app that opens on the day's deal."""
+    return JsonResponse(
+        {
+            "name": _("Easy Harp Daily"),
+            "short_name": "Easy Harp",
+            "description": _(
+                "Easy Harp, a two-deck solitaire: one deal for everyone each day, "
+                "live leaderboards and replays."
+            ),
+            "lang": get_language(),
+            "start_url": reverse("play"),
+            "scope": "/",
+            "display": "standalone",
+            "background_color": "#f3f1ea",
+            "theme_color": "#174f32",
+            "icons": [
+                {"src": static("games/icon.svg"), "sizes": "any", "type": "image/svg+xml"},
+            ],
+        },
+        content_type="application/manifest+json",
+    )
+
+
+# The refusals the examples page shows, each on a real position: a deal, the
+# log that leads there, and the action tried. The fourth is deal 4 after the
+# first 40 actions of a win (its column 1 empty).
+REFUSAL_EXAMPLES = [
+    ("EH1-N-AAAAAAE", "", "12"),
+    ("EH1-N-AAAAAAE", "", "1F"),
+    ("EH1-N-AAAAAAE", "", "1F1"),
+    (
+        "EH1-N-AAAAAAE",
+        "4F1 S S S S S S S WF7 S S S S S WF8 S S S WF1 S S S S S S WF2 S S S S S S WF3 1F3 "
+        "S S S S S S",
+        "21",
+    ),
+    ("EH1-N-AAAAAAE", "", "W1"),
+    ("EH1-N-AAAAAAE", "", "U"),
+]
+
+
+@cache
+def refusal_examples() -> list[dict[str, Any]]:
+    """Each example's table and the engine's refusal of its action (code and fields)."""
+    examples = []
+    for deal, log, token in REFUSAL_EXAMPLES:
+        game = rules.replay(deal, log)
+        table = game.table()
+        try:
+            game.play(token)
+        except IllegalActionError as error:
+            examples.append(
+                {
+                    "deal": deal,
+                    "actions": len(log.split()),
+                    "token": token,
+                    "table": table,
+                    "code": error.code,
+                    "params": error.params,
+                }
+            )
+        else:
+            raise AssertionError(f"{token} after {log!r} is not refused")
+    return examples
+
+
+def examples_page(request: HttpRequest) -> HttpResponse:
+    """Refusals shown on real positions, in the player's words."""
+    examples = refusal_examples()
+    context = {"examples": examples, "config": page_config(request, examples=examples)}
+    return render(request, "games/examples.html", context)
+
+
+def faq_page(request: HttpRequest) -> HttpResponse:
+    """Questions players ask: scoring and ties, the par, the ranked attempt, hints, offline."""
+    return render(request, "games/faq.html", {"config": page_config(request)})

@@ -8,4 +8,8 @@ urlpatterns = [
     path("play/", web.play, name="play"),
     path("replays/<int:game_id>/", web.replay, name="replay"),
     path("rules/", web.rules_page, name="rules"),
+    path("examples/", web.examples_page, name="examples"),
+    path("faq/", web.faq_page, name="faq"),
+    path("sw.js", web.service_worker, name="service-worker"),
+    path("manifest.webmanifest", web.manifest, name="manifest"),
 ]

@@ -233,6 +233,44 @@ class AccountApi(APIView):
         return Response(_account(_signed_in(request)))
 
 
+@extend_schema_serializer(component_name="GameSettings")
+class SettingsSerializer(serializers.Serializer):
+    doubleClick = serializers.BooleanField(  # noqa: N815 - the browser's own names
+        required=False, help_text="A double tap finds a card a column (off: a tap answers at once)."
+    )
+    fourColour = serializers.BooleanField(  # noqa: N815
+        required=False, help_text="Diamonds blue and clubs green."
+    )
+    cardStyle = serializers.ChoiceField(  # noqa: N815
+        choices=["classic", "large"], required=False, help_text="Large card corners or classic."
+    )
+
+
+class SettingsApi(APIView):
+    """The player's game settings, kept with the account so they follow them to any browser."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="auth_settings", responses={200: SettingsSerializer, **error_responses()}
+    )
+    def get(self, request: Request) -> Response:
+        return Response(selectors.account_settings(player=_signed_in(request)))
+
+    @extend_schema(
+        operation_id="auth_settings_update",
+        request=SettingsSerializer,
+        responses={200: SettingsSerializer, **error_responses(*BODY_REFUSALS)},
+    )
+    def patch(self, request: Request) -> Response:
+        data = SettingsSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        kept = services.account_settings_update(
+            player=_signed_in(request), settings=dict(data.validated_data)
+        )
+        return Response(kept)
+
+
 class EmailInput(serializers.Serializer):
     email = TextField(max_length=emails.EMAIL_MAX_LENGTH)
 

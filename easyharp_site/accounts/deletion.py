@@ -85,6 +85,7 @@ def player_erase(*, player: User) -> None:
     player.user_permissions.clear()
     account.email_pending = ""
     account.email_requested_at = None
+    account.settings = {}
     account.sessions_generation += 1
     account.deleted_at = now
     account.save()

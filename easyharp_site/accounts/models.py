@@ -37,6 +37,11 @@ class Account(models.Model):
         default=0, help_text="Sessions signed in under an older generation are signed out."
     )
     deleted_at = models.DateTimeField(null=True, blank=True)
+    settings = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The player's game settings (double click, four colours, card style).",
+    )
 
     def __str__(self) -> str:
         return f"account of player {self.player_id}"

@@ -47,3 +47,18 @@ def account_view(*, player: User) -> AccountView:
         email_delivery_failed=pending is not None
         and bool(cache.get(email_delivery_failed_key(player.pk))),
     )
+
+
+# The game settings a player may keep with their account, and what each may be:
+# the same as the browser's (games/static/games/settings.js).
+GAME_SETTINGS: dict[str, tuple[object, ...]] = {
+    "doubleClick": (True, False),
+    "fourColour": (True, False),
+    "cardStyle": ("classic", "large"),
+}
+
+
+def account_settings(*, player: User) -> dict[str, object]:
+    """The game settings kept with the player's account (only those set)."""
+    kept = Account.objects.filter(player=player).values_list("settings", flat=True).first()
+    return {name: value for name, value in (kept or {}).items() if name in GAME_SETTINGS}

@@ -9,9 +9,10 @@ from rest_framework import status
 from rest_framework.authtoken.models import Token
 
 from easyharp_site.accounts.deletion import username_is_reserved
-from easyharp_site.accounts.models import PlayerName
+from easyharp_site.accounts.models import Account, PlayerName
 from easyharp_site.accounts.names import name_problem, player_keys
 from easyharp_site.accounts.passwords import password_validate
+from easyharp_site.accounts.selectors import GAME_SETTINGS
 from easyharp_site.errors import ServiceError
 
 
@@ -97,3 +98,23 @@ def player_token_get_or_create(*, username: str, password: str) -> str:
     player = player_authenticate(username=username, password=password)
     token, _ = Token.objects.get_or_create(user=player)
     return str(token.key)
+
+
+@transaction.atomic
+def account_settings_update(*, player: User, settings: dict[str, object]) -> dict[str, object]:
+    """Keep the given game settings with the player's account (the others stay as
+    they were) and return them all; an unknown name or value is a 400 saying which."""
+    for name, value in settings.items():
+        allowed = GAME_SETTINGS.get(name)
+        if allowed is None:
+            raise ServiceError("invalid_setting", f"There is no setting {name!r}.")
+        # `True == 1` in Python: compare types too, so 1 is not taken for true.
+        if not any(value == choice and type(value) is type(choice) for choice in allowed):
+            choices = ", ".join(repr(choice) for choice in allowed)
+            raise ServiceError(
+                "invalid_setting", f"The setting {name!r} is one of {choices}, not {value!r}."
+            )
+    account, _created = Account.objects.select_for_update().get_or_create(player=player)
+    account.settings = {**account.settings, **settings}
+    account.save(update_fields=["settings"])
+    return {name: account.settings[name] for name in GAME_SETTINGS if name in account.settings}

@@ -18,6 +18,7 @@ api_urlpatterns = [
     ),
     path("auth/token/rotate/", api.TokenRotateApi.as_view(), name="api-token-rotate"),
     path("auth/me/", api.AccountApi.as_view(), name="api-account"),
+    path("auth/settings/", api.SettingsApi.as_view(), name="api-settings"),
     path("auth/email/", api.EmailApi.as_view(), name="api-email"),
     path("auth/email/verify/", api.EmailVerifyApi.as_view(), name="api-email-verify"),
     path("auth/password/change/", api.PasswordChangeApi.as_view(), name="api-password-change"),

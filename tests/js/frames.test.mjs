@@ -6,7 +6,7 @@ import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-import { applyStep, replayTables } from "../../games/static/games/frames.js";
+import { applyStep, describeStep, replayTables } from "../../games/static/games/frames.js";
 
 const games = JSON.parse(readFileSync(new URL("replays.json", import.meta.url), "utf8"));
 
@@ -53,5 +53,56 @@ describe("replay steps", () => {
     const table = games[0].tables[0];
     const after = applyStep(table, { token: "9F", won: true, score: 1340 });
     assert.deepEqual(after, { ...table, won: true, score: 1340 });
+  });
+});
+
+describe("what each step of a replay did", () => {
+  for (const { deal, replay, tables } of games) {
+    test(`${deal}: every move names the card that left its place and where it went`, () => {
+      replay.steps.forEach(({ token }, index) => {
+        const [before, after] = [tables[index], tables[index + 1]];
+        const step = describeStep(before, after, token);
+        const where = `action ${index + 1} ${token}`;
+        if (token === "S") {
+          assert.equal(step.kind, before.stock > 0 ? "stock" : "recycle", where);
+          if (step.kind === "stock") assert.equal(step.card, after.waste_top, where);
+          return;
+        }
+        if (token === "U") {
+          assert.equal(step.kind, "undo", where);
+          return;
+        }
+        assert.equal(step.kind, "move", where);
+        if (step.from === "W") assert.equal(step.card, before.waste_top, where);
+        else if (/^[1-9]$/.test(step.from)) {
+          const up = before.columns[Number(step.from) - 1].up;
+          assert.equal(up[up.length - step.count], step.card, where);
+        }
+        if (step.to.startsWith("F")) {
+          assert.match(step.to, /^F[1-8]$/, where);
+          assert.equal(after.foundations[Number(step.to[1]) - 1].top, step.card, where);
+        } else {
+          assert.ok(after.columns[Number(step.to) - 1].up.includes(step.card), where);
+        }
+      });
+    });
+  }
+
+  test("a run to an empty column is named by its king, with its length", () => {
+    const column = (up) => ({ down: 0, up });
+    const empty = Array.from({ length: 7 }, () => column([]));
+    const before = {
+      stock: 0,
+      columns: [column(["KS", "QH", "JC"]), column([]), ...empty],
+      foundations: [],
+    };
+    const after = { ...before, columns: [column([]), column(["KS", "QH", "JC"]), ...empty] };
+    assert.deepEqual(describeStep(before, after, "12"), {
+      kind: "move",
+      card: "KS",
+      count: 3,
+      from: "1",
+      to: "2",
+    });
   });
 });

@@ -426,16 +426,36 @@ describe("taps in time", () => {
     };
   }
 
-  function sorter() {
+  function sorter(options = {}) {
     const clock = fakeTime();
     const heard = [];
     const tap = tapSorter({
       onTap: (place, index) => heard.push(["tap", place, index]),
       onDoubleTap: (place, index) => heard.push(["double", place, index]),
       ...clock,
+      ...options,
     });
     return { tap, clock, heard };
   }
+
+  test("with double click off a tap counts at once and two taps are two taps", () => {
+    let doubleClick = false;
+    const { tap, clock, heard } = sorter({ doubleTap: () => doubleClick });
+    tap("c2", 1);
+    assert.deepEqual(heard, [["tap", "c2", 1]]);
+    tap("c2", 1);
+    assert.deepEqual(heard, [
+      ["tap", "c2", 1],
+      ["tap", "c2", 1],
+    ]);
+    assert.equal(clock.pending(), 0);
+    // Switched back on, a tap waits for a second one again.
+    doubleClick = true;
+    tap("c4", 0);
+    assert.equal(heard.length, 2);
+    clock.advance(300);
+    assert.deepEqual(heard.at(-1), ["tap", "c4", 0]);
+  });
 
   test("a single tap counts once no second tap has come for 300 ms", () => {
     const { tap, clock, heard } = sorter();

@@ -7,135 +7,21 @@ real clicks, drags and keys, and saves screenshots under tests/artifacts/.
 
 from __future__ import annotations
 
-import datetime
-import os
 import re
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from functools import partial
-from pathlib import Path
 from typing import Any
 
 import pytest
-from asgiref.sync import SyncToAsync
-from channels.testing.live import make_application
-from daphne.testing import DaphneProcess
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-from django.db import connections
 from django.utils import translation
 from django.utils.translation import gettext
 
 from games.models import DailyDeal, Game
 from games.rules import REASONS
-from tests.fixtures import DEAL_NUMBER, WIN, WIN_LOG
+from tests.fixtures import WIN, WIN_LOG
 from tests.games.replays import engine_tables
 
-from .conftest import PASSWORD
+from .conftest import DEAL_1, PASSWORD, WAIT_MS, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
-
-ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-# Deal 1 (EH1-N-AAAAAAB) deals these face-up cards: 6D 9S 4H 5C 8H 7H 6H 3D JC.
-DEAL_1 = "EH1-N-AAAAAAB"
-WAIT_MS = 10_000
-
-
-def _serve_in_child() -> None:
-    # The forked server must not share the parent's database sockets, nor
-    # asgiref's executor for thread-sensitive code outside a request (the
-    # sockets' database reads): once earlier tests in the parent have used it,
-    # its worker thread is gone in the child, yet the executor believes it has
-    # one idle, and every read would wait for ever.
-    connections.close_all()
-    SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
-    """The ASGI application under Daphne on a free port, reading the test database."""
-    with django_db_blocker.unblock():
-        connections.close_all()
-        process = DaphneProcess(
-            "127.0.0.1",
-            partial(make_application, static_wrapper=ASGIStaticFilesHandler),
-            setup=_serve_in_child,
-        )
-        process.start()
-        if not process.ready.wait(timeout=30):
-            process.terminate()
-            raise RuntimeError("the test server did not start")
-        yield f"127.0.0.1:{process.port.value}"
-        process.terminate()
-        process.join(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API runs an event loop in this thread; the tests' own
-    # ORM calls are still plain synchronous code, which Django must allow.
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with sync_playwright() as playwright:
-            chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            yield chromium
-            chromium.close()
-    finally:
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
-
-
-@pytest.fixture
-def site(
-    server: str, browser: Any, transactional_db: None, today: datetime.date
-) -> Iterator[Callable[..., Any]]:
-    """Open pages in fresh browser contexts (each its own cookies and storage)."""
-    DailyDeal.objects.create(date=today, number=DEAL_NUMBER)
-    contexts = []
-    violations: list[str] = []
-
-    def open_page(path: str = "/", *, language: str = "en", width: int = 1280, height: int = 900):
-        context = browser.new_context(viewport={"width": width, "height": height}, locale=language)
-        contexts.append(context)
-        page = context.new_page()
-        page.errors = []  # type: ignore[attr-defined]
-        page.on("pageerror", lambda error: page.errors.append(str(error)))
-        page.on("console", partial(_note_policy_violation, violations))
-        page.on("dialog", lambda dialog: dialog.accept())
-        page.set_default_timeout(WAIT_MS)
-        page.goto(f"http://{server}{path}")
-        return page
-
-    yield open_page
-    for context in contexts:
-        context.close()
-    # Whatever a test did, nothing on the pages broke the Content-Security-Policy.
-    assert violations == []
-
-
-def _note_policy_violation(violations: list[str], message: Any) -> None:
-    if "Content Security Policy" in message.text:
-        violations.append(message.text)
-
-
-def shot(page: Any, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
 def counters(page: Any) -> tuple[int, int]:
@@ -373,7 +259,7 @@ def test_a_replay_steps_through_the_game(site, make_player, submit) -> None:
 
     page.click("#forward")
     page.wait_for_function("() => document.getElementById('table').dataset.step === '1'")
-    assert page.inner_text("#step-label").endswith(f": {WIN_LOG[0].upper()}")
+    assert page.inner_text("#step-label").endswith(f"({WIN_LOG[0].upper()})")
     assert counters(page) == (tables[1]["score"], tables[1]["moves"])
 
     page.fill("#jump", "200")

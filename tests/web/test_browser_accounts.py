@@ -21,19 +21,16 @@ from django.db import connections
 from games.models import Game
 from tests.fixtures import WIN
 from tests.mailserver import MailServer, body_of, link_in, mail_server
-from tests.web import test_browser
-from tests.web.test_browser import _serve_in_child, play_keys, shot
+from tests.web.test_browser import play_keys
 
-from .conftest import PASSWORD
+from .conftest import PASSWORD, _serve_in_child, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
 NEW_PASSWORD = "a brand new passphrase"
 
-# The browser and the page fixtures of the other browser tests; `site` serves
-# from this module's `server`.
-browser = test_browser.browser
-site = test_browser.site
+# The browser and the page fixtures (`browser`, `site`) are the other browser
+# tests' (conftest.py); `site` serves from this module's `server`.
 
 
 @pytest.fixture(scope="module")

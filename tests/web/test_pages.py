@@ -152,8 +152,10 @@ class TestPlay:
                 re.findall(r"\{\w+\}", text)
             ), code
         same = {key for key, text in english.items() if other[key] == text}
-        # Words that read the same in the language itself.
-        assert same <= {"live", "score"}, same
+        # Words that read the same in the language itself; a pattern of fields
+        # only ("{card}, {place}"); Spanish cards print the English letters.
+        assert same <= {"live", "score", "card_at", "rank_letters"}, same
+        assert other["rank_letters"] != english["rank_letters"] or language == "es"
 
 
 class TestLeaderboard:
@@ -168,10 +170,12 @@ class TestLeaderboard:
         # Each ranked game's duration, as a clock shows it.
         alice_row = re.search(r'<tr class="">.*?alice.*?</tr>', by_score.content.decode(), re.S)
         assert alice_row is not None
-        assert re.search(r'<td class="num">\d+:\d\d</td>', alice_row.group(0))
+        assert re.search(r'<td class="num" data-label="Time">\d+:\d\d</td>', alice_row.group(0))
+        assert "Players: <span data-total>2</span>" in by_score.content.decode()
         by_moves = client.get("/leaderboard/", {"order": "moves"})
-        # Only won games are on the moves board.
+        # Only won games are on the moves board, and it says so.
         assert [e["player"] for e in by_moves.context["page"]["entries"]] == ["alice"]
+        assert "Won games: <span data-total>1</span>" in by_moves.content.decode()
         assert page_config(by_moves)["order"] == "moves"
 
     def test_it_highlights_the_players_row_and_shows_around_me(
@@ -183,9 +187,11 @@ class TestLeaderboard:
         client.force_login(bob)
         response = client.get("/leaderboard/")
         body = response.content.decode()
-        assert re.search(r'<tr class="mine">\s*<td class="num">2</td>', body)
+        assert re.search(r'<tr class="mine">\s*<td class="num rank" data-label="Rank">2</td>', body)
         assert [e["player"] for e in response.context["around"]] == ["alice", "bob"]
         assert 'id="my-rank"' in body
+        # The whole board is on the page already: no second copy of it "around me".
+        assert "Around me" not in body and "data-around" not in body
 
     def test_it_shows_a_past_day_and_refuses_a_future_one(
         self, client: Client, daily: DailyDeal, today: datetime.date

@@ -16,9 +16,11 @@ const RECONNECT_MAX_MS = 15000;
 /** The board as the page knows it: entries by rank, total, the player's own entry. */
 const board = { entries: [], total: 0, me: null };
 
-function cell(text, className = "") {
+function cell(text, className = "", label = "") {
   const td = document.createElement("td");
   if (className) td.className = className;
+  // On a phone the row is a list entry, each value labelled (site.css, `.board.stack`).
+  if (label) td.dataset.label = label;
   if (text instanceof Node) td.append(text);
   else td.textContent = text;
   return td;
@@ -31,18 +33,25 @@ function link(href, text) {
   return a;
 }
 
-function row(entry, flash) {
+/** The column headings of `tbody`'s table, which label the values of a row shown as a list. */
+function headings(tbody) {
+  return [...(tbody.closest("table")?.querySelectorAll("thead th") ?? [])].map((th) =>
+    th.textContent.trim(),
+  );
+}
+
+function row(entry, flash, labels) {
   const tr = document.createElement("tr");
   if (config.user && entry.player === config.user) tr.classList.add("mine");
   if (flash) tr.classList.add("flash");
   tr.dataset.player = entry.player;
   tr.append(
-    cell(String(entry.rank), "num"),
-    cell(link(`/players/${encodeURIComponent(entry.player)}/`, entry.player)),
-    cell(String(entry.score), "num"),
-    cell(String(entry.moves), "num"),
-    cell(clock(entry.duration_ms), "num"),
-    cell(entry.won ? "✓" : ""),
+    cell(String(entry.rank), "num rank", labels[0]),
+    cell(link(`/players/${encodeURIComponent(entry.player)}/`, entry.player), "lead"),
+    cell(String(entry.score), "num", labels[2]),
+    cell(String(entry.moves), "num", labels[3]),
+    cell(clock(entry.duration_ms), "num", labels[4]),
+    cell(entry.won ? "✓" : "", "", labels[5]),
     cell(entry.game ? link(`/replays/${entry.game}/`, t("replay")) : ""),
   );
   return tr;
@@ -61,12 +70,14 @@ function renderRows(tbody, entries, previous) {
     tbody.replaceChildren(tr);
     return;
   }
+  const labels = headings(tbody);
   tbody.replaceChildren(
     ...entries.map((entry) =>
       row(
         entry,
         previous.length > 0 &&
           before.get(entry.player) !== `${entry.rank}/${entry.score}/${entry.moves}`,
+        labels,
       ),
     ),
   );

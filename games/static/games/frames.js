@@ -41,3 +41,45 @@ export function replayTables(replay) {
   for (const step of replay.steps) tables.push(applyStep(tables[tables.length - 1], step));
   return tables;
 }
+
+/** The places an action token names, as the log writes them: "52" → ["5", "2"], "WF1" → ["W", "F1"]. */
+function tokenPlaces(token) {
+  return token.toUpperCase().match(/[1-9W]|F[1-8]?/g) ?? [];
+}
+
+/**
+ * What action `token` did, read off the tables before and after it:
+ *   { kind: "stock", card }        a card turned up from the stock
+ *   { kind: "recycle" }            the waste turned over into a new stock
+ *   { kind: "undo" }
+ *   { kind: "move", card, count, from, to }
+ * `card` is the card that moved (the head of a run of `count` cards), `from`
+ * and `to` the places as the log writes them ("5", "W", "F3"), the target
+ * foundation resolved when the token said only "F".
+ */
+export function describeStep(before, after, token) {
+  const text = token.toUpperCase();
+  if (text === "U") return { kind: "undo" };
+  if (text === "S") {
+    return before.stock > 0 ? { kind: "stock", card: after.waste_top } : { kind: "recycle" };
+  }
+  const [from, target] = tokenPlaces(text);
+  let to = target;
+  let card = null;
+  let count = 1;
+  if (/^[1-9]$/.test(target)) {
+    const index = Number(target) - 1;
+    const kept = before.columns[index].up.length;
+    count = after.columns[index].up.length - kept;
+    card = after.columns[index].up[kept] ?? null;
+  } else {
+    const slot = after.foundations.findIndex(
+      (foundation, i) => foundation.count > before.foundations[i].count,
+    );
+    if (slot >= 0) {
+      to = `F${slot + 1}`;
+      card = after.foundations[slot].top;
+    }
+  }
+  return { kind: "move", card, count, from, to };
+}

@@ -167,8 +167,9 @@ export function keyGesture(source, key, { ctrl = false, alt = false, meta = fals
  * Taps that tell a double tap from a single one: a tap waits `delayMs` for a
  * second tap on the same card and then counts as a single tap; a tap on
  * another card drops the waiting one. The stock has no double tap, so a tap
- * on it answers at once. Clock and timers are injected (performance.now,
- * setTimeout and clearTimeout in the page).
+ * on it answers at once, and so does every tap while `doubleTap()` says no
+ * (the "Double click" setting off). Clock and timers are injected
+ * (performance.now, setTimeout and clearTimeout in the page).
  *
  * Returns `tap(place, index)`, which calls `onTap` or `onDoubleTap` with the
  * place and index in time.
@@ -180,10 +181,11 @@ export function tapSorter({
   setTimer,
   clearTimer,
   delayMs = DOUBLE_TAP_MS,
+  doubleTap = () => true,
 }) {
   let last = { place: null, index: null, time: 0, timer: null };
   return function tap(place, index) {
-    if (place === "s") {
+    if (place === "s" || !doubleTap()) {
       onTap(place, index);
       return;
     }

@@ -44,8 +44,20 @@ import {
   serverMs,
 } from "./attempt.js";
 import { showAfterGame } from "./aftergame.js";
+import { describeStep } from "./frames.js";
+import { setting } from "./settings.js";
 import { pendingFor, submitPending } from "./submit.js";
-import { cardLabel, clock, config, reasonText, renderTable, say, t } from "./ui.js";
+import {
+  actionText,
+  announce,
+  cardLabel,
+  clock,
+  config,
+  reasonText,
+  renderTable,
+  say,
+  t,
+} from "./ui.js";
 
 const RULES_SWITCH_KEY = "easyharp.interactive-rules";
 
@@ -121,6 +133,7 @@ function refresh() {
 function act(token, { quiet = false } = {}) {
   const wasWon = game.won;
   const wasNew = game.log.length === 0;
+  const before = game.table();
   try {
     game.play(token);
   } catch (error) {
@@ -129,6 +142,7 @@ function act(token, { quiet = false } = {}) {
     return error.code;
   }
   say("");
+  announce(actionText(describeStep(before, game.table(), token)));
   hideReminder();
   recordAction(wasNew);
   persist();
@@ -172,8 +186,12 @@ function perform(gesture) {
 
 let press = null; // the pointer press in progress
 
-/** One tap waits a moment for a second one: a double tap means "to the board". */
+/**
+ * One tap waits a moment for a second one: a double tap means "to the board".
+ * With the "Double click" setting off a tap answers at once.
+ */
 const onTap = tapSorter({
+  doubleTap: () => setting("doubleClick"),
   onTap: (place, index) => perform(tapGesture(game, place, index)),
   onDoubleTap: (place, index) => perform(doubleTapGesture(game, place, index)),
   now: () => performance.now(),
@@ -685,7 +703,15 @@ function askToSignIn() {
   link.className = "button primary";
   link.id = "sign-in-to-submit";
   link.textContent = document.getElementById("login-link")?.textContent ?? "Log in";
-  showResult([paragraph(t("sign_in_to_submit")), link]);
+  const signup = document.createElement("a");
+  signup.href = `${config.signup_url}?next=${encodeURIComponent(next)}`;
+  signup.className = "button";
+  signup.id = "sign-up-to-submit";
+  signup.textContent = document.getElementById("signup-link")?.textContent ?? "Sign up";
+  const links = document.createElement("p");
+  links.className = "result-actions";
+  links.append(link, " ", signup);
+  showResult([paragraph(t("sign_in_to_submit")), links]);
 }
 
 function onWon() {

@@ -2,10 +2,13 @@
  * The replay page: the tables of `GET /api/games/{id}/replay/` (table 0 is the
  * deal, table i the table after action i), with play / pause, step, jump and
  * speed. It needs no engine: the tables are rebuilt from the replay's steps
- * (frames.js).
+ * (frames.js), and each action is read off the tables around it, written out
+ * ("8♥ from column 5 to column 2") and marked on the table: the card that
+ * moved and the place it left. A game that carries its per-action times
+ * (ranked games) can play at the speed it was played.
  */
-import { replayTables } from "./frames.js";
-import { config, renderTable, say, t } from "./ui.js";
+import { describeStep, replayTables } from "./frames.js";
+import { actionText, announce, config, renderTable, say, t } from "./ui.js";
 
 const tableElement = document.getElementById("table");
 const scrub = document.getElementById("scrub");
@@ -13,11 +16,35 @@ const jump = document.getElementById("jump");
 const speed = document.getElementById("speed");
 const playPause = document.getElementById("play-pause");
 const playLabel = playPause.textContent;
+/** Real speed waits as long as the player did between actions, but no pause is longer than this. */
+const LONGEST_PAUSE_MS = 3000;
+const SHORTEST_PAUSE_MS = 60;
+const times = Array.isArray(config.times) ? config.times : null;
 
 let tables = [];
 let tokens = [];
 let current = 0;
 let timer = null;
+
+/** The card an action moved, as drawn now, and the place it left: marked for the eye. */
+function markStep(step) {
+  if (step.kind === "stock") {
+    tableElement.querySelector(".slot.waste .card")?.classList.add("moved");
+    tableElement.querySelector('[data-place="s"]')?.classList.add("moved-from");
+    return;
+  }
+  if (step.kind !== "move" || !step.card) return;
+  const target = /^F/.test(step.to) ? `f${Number(step.to[1]) - 1}` : `c${Number(step.to) - 1}`;
+  const cards = [...tableElement.querySelectorAll(`.card.up[data-place="${target}"]`)];
+  cards.slice(cards.length - step.count).forEach((node) => node.classList.add("moved"));
+  const source =
+    step.from === "W"
+      ? '[data-place="w"]'
+      : /^F/.test(step.from)
+        ? `[data-place="f${Number(step.from[1]) - 1}"]`
+        : `.column[data-place="c${Number(step.from) - 1}"]`;
+  tableElement.querySelector(source)?.classList.add("moved-from");
+}
 
 function show(index) {
   current = Math.max(0, Math.min(tables.length - 1, index));
@@ -25,10 +52,15 @@ function show(index) {
   renderTable(tableElement, table);
   document.getElementById("score").textContent = String(table.score);
   document.getElementById("moves").textContent = String(table.moves);
-  const label =
-    current === 0
-      ? t("start")
-      : `${t("action_n", { index: current, total: tables.length - 1 })}: ${tokens[current - 1]}`;
+  let label = t("start");
+  if (current > 0) {
+    const token = tokens[current - 1];
+    const step = describeStep(tables[current - 1], table, token);
+    markStep(step);
+    const words = actionText(step);
+    label = `${t("action_n", { index: current, total: tables.length - 1 })}: ${words} (${token})`;
+    if (!timer) announce(words);
+  }
   document.getElementById("step-label").textContent = label;
   tableElement.dataset.step = String(current);
   scrub.value = String(current);
@@ -36,19 +68,34 @@ function show(index) {
 }
 
 function pause() {
-  clearInterval(timer);
+  clearTimeout(timer);
   timer = null;
   playPause.textContent = playLabel;
   playPause.setAttribute("aria-pressed", "false");
 }
 
+/** How long to wait before action `index` (0-based): the chosen speed, or the player's own pace. */
+function delayBefore(index) {
+  if (speed.value !== "real" || !times) return Number(speed.value);
+  const gap = index === 0 ? times[0] : times[index] - times[index - 1];
+  return Math.max(SHORTEST_PAUSE_MS, Math.min(LONGEST_PAUSE_MS, Number(gap) || 0));
+}
+
 function play() {
   if (current >= tables.length - 1) show(0);
-  clearInterval(timer);
-  timer = setInterval(() => {
-    if (current >= tables.length - 1) pause();
-    else show(current + 1);
-  }, Number(speed.value));
+  clearTimeout(timer);
+  const next = () => {
+    if (current >= tables.length - 1) {
+      pause();
+      return;
+    }
+    timer = setTimeout(() => {
+      show(current + 1);
+      next();
+    }, delayBefore(current));
+  };
+  timer = true; // playing, before the first timer is set
+  next();
   playPause.textContent = t("pause");
   playPause.setAttribute("aria-pressed", "true");
 }
@@ -76,7 +123,7 @@ speed.addEventListener("change", () => {
   if (timer) play();
 });
 document.addEventListener("keydown", (event) => {
-  if (event.target.closest("input, select, textarea")) return;
+  if (event.target.closest("input, select, textarea, button")) return;
   if (event.key === "ArrowLeft") step(-1);
   else if (event.key === "ArrowRight") step(1);
   else if (event.key === " ") {
@@ -100,6 +147,10 @@ async function load() {
   say("");
   scrub.max = String(tables.length - 1);
   jump.max = String(tables.length - 1);
+  if (times && times.length === tokens.length) {
+    speed.querySelector('option[value="real"]').hidden = false;
+    speed.value = "real";
+  }
   show(0);
 }
 

@@ -1,7 +1,30 @@
-/** On every page: the language switch applies as soon as a language is chosen. */
+/** On every page: the player's card settings, the language switch, and the service worker. */
+import { adoptSettings, applySettings, bindSettings, loadSettings } from "./settings.js";
+import { config } from "./ui.js";
+
+/** Keep a changed setting with the signed-in player's account; offline it stays in the browser. */
+function remember(changed) {
+  fetch(config.settings_url, {
+    method: "PATCH",
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", "X-CSRFToken": config.csrf },
+    body: JSON.stringify(changed),
+  }).catch(() => {});
+}
+
+if (config.user) adoptSettings(config.settings);
+applySettings(loadSettings(), document.documentElement);
+const settingsForm = document.querySelector("[data-settings]");
+if (settingsForm)
+  bindSettings(settingsForm, document.documentElement, config.user ? remember : null);
+
+// The language switch applies as soon as a language is chosen.
 const form = document.querySelector(".language-switch");
 if (form) {
   const select = form.querySelector("select");
   form.querySelector("button").hidden = true;
   select.addEventListener("change", () => form.submit());
 }
+
+// Offline play once a page has been loaded (sw.js); a browser without service workers just has none.
+navigator.serviceWorker?.register("/sw.js").catch(() => {});

@@ -1,0 +1,70 @@
+"""The examples and FAQ pages in each language, and the installable app's
+manifest and service worker as the server sends them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+
+from games.models import DailyDeal
+from games.rules import REASONS
+from games.web import REFUSAL_EXAMPLES
+from tests.web.test_pages import page_config
+
+
+@pytest.mark.parametrize("language", ["en", "es", "nl"])
+def test_the_examples_show_each_refusal_on_its_position_in_the_players_language(
+    client: Client, daily: DailyDeal, language: str
+) -> None:
+    response = client.get("/examples/", HTTP_ACCEPT_LANGUAGE=language)
+    assert response.status_code == 200
+    assert response.headers["Content-Language"] == language
+    examples = page_config(response)["examples"]
+    assert [example["token"] for example in examples] == [t for _, _, t in REFUSAL_EXAMPLES]
+    assert [example["code"] for example in examples] == [
+        "column_refuses",
+        "no_foundation_accepts",
+        "foundation_refuses",
+        "king_only",
+        "empty_source",
+        "nothing_to_undo",
+    ]
+    assert all(example["code"] in REASONS for example in examples)
+    # The king-only refusal is on a table with an empty column.
+    king = examples[3]["table"]["columns"]
+    assert any(not column["up"] and not column["down"] for column in king)
+
+
+@pytest.mark.parametrize(
+    ("language", "question"),
+    [("en", "Why the par?"), ("es", "¿Por qué el par?"), ("nl", "Waarom de par?")],
+)
+def test_the_faq_answers_in_each_language(
+    client: Client, daily: DailyDeal, language: str, question: str
+) -> None:
+    response = client.get("/faq/", HTTP_ACCEPT_LANGUAGE=language)
+    assert response.status_code == 200
+    assert question in response.content.decode()
+
+
+def test_the_manifest_opens_the_days_deal(client: Client, daily: DailyDeal) -> None:
+    response = client.get("/manifest.webmanifest", HTTP_ACCEPT_LANGUAGE="nl")
+    assert response.headers["Content-Type"] == "application/manifest+json"
+    manifest = json.loads(response.content)
+    assert manifest["start_url"] == "/play/" and manifest["lang"] == "nl"
+    assert manifest["display"] == "standalone"
+    page = client.get("/").content.decode()
+    assert '<link rel="manifest" href="/manifest.webmanifest">' in page
+
+
+def test_the_service_worker_keeps_every_script_and_style(client: Client) -> None:
+    response = client.get("/sw.js")
+    assert response.headers["Content-Type"].startswith("text/javascript")
+    assert response.headers["Cache-Control"] == "no-cache"
+    first = response.content.decode().splitlines()[0]
+    kept = json.loads(first.removeprefix("self.PRECACHE = ").removesuffix(";"))
+    for name in ["play.js", "engine.js", "ui.js", "settings.js", "site.css", "icon.svg"]:
+        assert f"/static/games/{name}" in kept
+    assert "/static/games/sw.js" not in kept

@@ -1,0 +1,73 @@
+"""The site as an installable app: its manifest, and the day's deal played
+offline once loaded, the game submitted once when the network is back."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from games.models import Game
+from tests.fixtures import WIN, WIN_LOG
+
+from .conftest import PASSWORD, shot
+
+pytestmark = [pytest.mark.browser, pytest.mark.postgres]
+
+
+def test_the_manifest_and_the_service_worker_are_served(site) -> None:
+    page = site("/")
+    manifest = page.evaluate(
+        "async () => (await fetch(document.querySelector('link[rel=manifest]').href)).json()"
+    )
+    assert manifest["start_url"] == "/play/"
+    assert manifest["display"] == "standalone"
+    assert manifest["icons"][0]["type"] == "image/svg+xml"
+    page.wait_for_function("async () => (await navigator.serviceWorker.ready).active !== null")
+
+
+def test_the_days_deal_plays_offline_and_the_win_is_stored_once_back_online(
+    site, make_player
+) -> None:
+    make_player("alice")
+    page = site("/accounts/login/?next=/play/")
+    page.fill("input[name=username]", "alice")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form.account-form button[type=submit]")
+    page.wait_for_url(re.compile(r"/play/$"))
+    # The service worker takes over and keeps the page and its files.
+    page.wait_for_function("async () => (await navigator.serviceWorker.ready).active !== null")
+    page.reload()
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+
+    page.context.set_offline(True)
+    reach = "(path) => fetch(path).then(() => 'online', () => 'offline')"
+    assert page.evaluate(reach, "/healthz/") == "offline"
+    # The service worker is offline too: a page it would keep but never got fails.
+    assert page.evaluate(reach, "/rules/") == "offline"
+    response = page.reload()
+    assert response is not None and response.from_service_worker
+    page.wait_for_function("() => window.easyHarp !== undefined")
+    page.fill("#action-input", " ".join(WIN_LOG))
+    page.press("#action-input", "Enter")
+    page.wait_for_selector("#table.won")
+    # Offline the submission waits and retries.
+    page.wait_for_function(
+        "() => document.getElementById('result').textContent.includes('trying again')"
+    )
+    assert Game.objects.count() == 0
+    shot(page, "play-offline-won")
+
+    page.context.set_offline(False)
+    page.wait_for_selector("#replay-link", timeout=40_000)
+    game = Game.objects.get()
+    assert (game.player.username, game.score, game.won) == ("alice", WIN["score"], True)
+    assert_stored_once(page)
+
+
+def assert_stored_once(page: Any) -> None:
+    # A reload sends nothing again: the page knows the game is stored.
+    page.reload()
+    page.wait_for_selector("#replay-link")
+    assert Game.objects.count() == 1

@@ -46,7 +46,7 @@ from django.conf import settings  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
 from easyharp_site.middleware import BodyCapMiddleware  # noqa: E402
-from easyharp_site.sockets import OriginCheck, refuse_socket  # noqa: E402
+from easyharp_site.sockets import DirectFrames, OriginCheck, refuse_socket  # noqa: E402
 from games import preparer  # noqa: E402
 from leaderboards.routing import websocket_urlpatterns  # noqa: E402
 
@@ -60,8 +60,8 @@ unrouted = re_path(r"", refuse_socket)  # type: ignore[arg-type]
 application = ProtocolTypeRouter(
     {
         "http": BodyCapMiddleware(django_asgi_app),
-        "websocket": OriginCheck(
-            AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, unrouted]))
+        "websocket": DirectFrames(
+            OriginCheck(AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, unrouted])))
         ),
     }
 )

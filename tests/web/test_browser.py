@@ -1,8 +1,9 @@
 """The pages in a real browser: headless Chromium driven by Playwright.
 
-A Daphne process serves the whole ASGI application (pages, API, websocket)
-on a free loopback port against the test database; every test plays with
-real clicks, drags and keys, and saves screenshots under tests/artifacts/.
+A uvicorn process with the production command line serves the whole ASGI
+application (pages, API, websocket) on a free loopback port against the test
+database; every test plays with real clicks, drags and keys, and saves
+screenshots under tests/artifacts/.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from typing import Any
 import pytest
 from asgiref.sync import SyncToAsync
 from channels.testing.live import make_application
-from daphne.testing import DaphneProcess
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.db import connections
 from django.utils import timezone, translation
@@ -30,6 +30,7 @@ from games.rules import REASONS
 from games.services import attempt_start
 from tests.fixtures import DEAL_NUMBER, WIN, WIN_LOG
 from tests.games.replays import engine_tables
+from tests.servers import UvicornProcess
 
 from .conftest import PASSWORD
 
@@ -64,11 +65,10 @@ def _serve_in_child() -> None:
 
 @pytest.fixture(scope="module")
 def server(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
-    """The ASGI application under Daphne on a free port, reading the test database."""
+    """The ASGI application under uvicorn on a free port, reading the test database."""
     with django_db_blocker.unblock():
         connections.close_all()
-        process = DaphneProcess(
-            "127.0.0.1",
+        process = UvicornProcess(
             partial(make_application, static_wrapper=ASGIStaticFilesHandler),
             setup=_serve_in_child,
         )

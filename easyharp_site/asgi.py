@@ -33,7 +33,8 @@ def _without_form_parsing(init: Any) -> Any:
     return wrapped
 
 
-# Daphne imports this module before it serves a request.
+# Under daphne (`manage.py runserver`, bench/fanout.py's old path), which
+# imports this module before it serves a request; production runs uvicorn.
 WebRequest.__init__ = _without_form_parsing(WebRequest.__init__)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "easyharp_site.settings")

@@ -238,6 +238,60 @@ async def fresh_snapshot(url: str, origin: str) -> dict[str, Any]:
     return {"total": snapshot["total"], "entries": snapshot["entries"]}
 
 
+# --- The floor: the system call alone ----------------------------------------------
+
+
+def run_sink(args: argparse.Namespace) -> None:
+    """Accept connections on a loopback port and throw away what they send (--role sink)."""
+
+    async def sink() -> None:
+        async def drain(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            while await reader.read(1 << 16):
+                pass
+            writer.close()
+
+        server = await asyncio.start_server(drain, "127.0.0.1", args.sink_port)
+        print("listening", flush=True)
+        async with server:
+            await asyncio.to_thread(sys.stdin.readline)
+
+    asyncio.run(sink())
+
+
+def send_floor(clients: int, size: int, rounds: int = 20) -> float:
+    """CPU seconds of one `send` of `size` bytes to one of `clients` loopback TCP sockets.
+
+    What a fan-out cannot go below in this language: the frame is ready, and
+    each socket gets one system call (on loopback it also carries the
+    receiving side's TCP work, as the servers' writes do). A separate process
+    reads and discards.
+    """
+    port = free_port()
+    sink = subprocess.Popen(
+        [sys.executable, __file__, "--role", "sink", "--sink-port", str(port)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert sink.stdout is not None and sink.stdin is not None
+    try:
+        sink.stdout.readline()
+        sockets = [socket.create_connection(("127.0.0.1", port)) for _ in range(clients)]
+        frame = b"x" * size
+        started = time.process_time()
+        for _ in range(rounds):
+            for sock in sockets:
+                sock.send(frame)
+            time.sleep(0.05)  # the reader catches up: no buffer fills
+        spent = time.process_time() - started
+        for sock in sockets:
+            sock.close()
+        return spent / (rounds * clients)
+    finally:
+        sink.stdin.close()
+        sink.wait(10)
+
+
 # --- The client processes ---------------------------------------------------------
 #
 # Clients run in `--client-procs` processes of their own (`--role clients`), so
@@ -341,6 +395,9 @@ def server_command(server: str, port: int, workers: int) -> list[str]:
         return [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)] + [
             f"--websocket-max-message-size={MAX_MESSAGE}",
             f"--websocket-max-frame-size={MAX_MESSAGE}",
+            # Thousands of sockets opening at once on a busy machine take
+            # longer than daphne's 5 s to get their answer (refused with 403).
+            "--websocket_connect_timeout=120",
             APP,
         ]
     app = APP if server == "uvicorn-frames" else APP_WITHOUT_FRAMES
@@ -827,15 +884,35 @@ def main() -> int:
         "--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     )
     parser.add_argument(
-        "--role", choices=["main", "submitter", "clients"], default="main", help=argparse.SUPPRESS
+        "--role",
+        choices=["main", "submitter", "clients", "sink"],
+        default="main",
+        help=argparse.SUPPRESS,
     )
     parser.add_argument("--clients-file", help=argparse.SUPPRESS)
+    parser.add_argument("--sink-port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--floor",
+        type=int,
+        metavar="BYTES",
+        help="only measure the CPU of one send() of BYTES to each of --clients loopback sockets",
+    )
     parser.add_argument("--players-file", help=argparse.SUPPRESS)
     parser.add_argument("--deal", help=argparse.SUPPRESS)
     parser.add_argument("--start-at", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.role == "clients":
         asyncio.run(run_clients(args))
+        return 0
+    if args.role == "sink":
+        run_sink(args)
+        return 0
+    if args.floor:
+        floor = send_floor(args.clients, args.floor)
+        print(
+            f"one send() of {args.floor} bytes to one of {args.clients} sockets: "
+            f"{1e6 * floor:.1f} us of CPU"
+        )
         return 0
     loopback_url(args.database_url, "--database-url")
     loopback_url(args.redis_url, "--redis-url")

@@ -1,8 +1,10 @@
 """Fan-out benchmark of the live leaderboards: commit-to-socket latency and convergence.
 
-Runs real daphne servers on loopback ports with the Redis channel layer and
-PostgreSQL, opens N websocket clients on today's score board (spread over the
-servers), and streams game submissions through the real service
+Runs real servers (uvicorn as in production, or daphne, the old path; `--compare`
+runs several in turn and prints them side by side) on loopback ports with the
+Redis channel layer and PostgreSQL, opens N websocket clients on today's score
+board (spread over the servers, held by `--client-procs` processes), and streams
+game submissions through the real service
 (`game_submit`, in a separate process, each one the ranked game of a new
 player whose attempt was started beforehand, so that every commit adds one to
 the board's player count). Then it prints the delivery
@@ -14,7 +16,7 @@ must end equal to a fresh read of it.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/easyharp_fanout \\
     REDIS_URL=redis://127.0.0.1:6379/2 \\
-    .venv/bin/python bench/fanout.py --clients 2000 --rate 50 --duration 20
+    .venv/bin/python bench/fanout.py --clients 2000 --rate 50 --duration 20 --compare
 
 The database is created if missing and migrated; players of each run get new
 names, so runs can be repeated. Everything listens and connects on loopback

@@ -35,7 +35,10 @@ USER easyharp
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
     CMD ["python", "/app/deploy/healthcheck.py"]
-# Websocket frames and messages over 64 KiB are refused at the server.
-CMD ["daphne", "--bind", "0.0.0.0", "--port", "8000", "--proxy-headers", \
-     "--websocket-max-message-size", "65536", "--websocket-max-frame-size", "65536", \
-     "easyharp_site.asgi:application"]
+# The server of docker-compose.yml's web service (see the reasons there):
+# uvicorn reads the number of processes from WEB_CONCURRENCY (default 1) and the
+# proxies it trusts with X-Forwarded-* from FORWARDED_ALLOW_IPS (default: the
+# container's own loopback only).
+CMD ["uvicorn", "easyharp_site.asgi:application", "--host=0.0.0.0", "--port=8000", \
+     "--proxy-headers", "--ws=websockets-sansio", "--ws-max-size=65536", \
+     "--ws-per-message-deflate=false", "--http=h11", "--lifespan=off"]

@@ -33,7 +33,8 @@ def _without_form_parsing(init: Any) -> Any:
     return wrapped
 
 
-# Daphne imports this module before it serves a request.
+# Under daphne (`manage.py runserver`, bench/fanout.py's old path), which
+# imports this module before it serves a request; production runs uvicorn.
 WebRequest.__init__ = _without_form_parsing(WebRequest.__init__)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "easyharp_site.settings")
@@ -46,7 +47,7 @@ from django.conf import settings  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
 from easyharp_site.middleware import BodyCapMiddleware  # noqa: E402
-from easyharp_site.sockets import OriginCheck, refuse_socket  # noqa: E402
+from easyharp_site.sockets import DirectFrames, OriginCheck, refuse_socket  # noqa: E402
 from games import preparer  # noqa: E402
 from leaderboards import closer  # noqa: E402
 from leaderboards.routing import websocket_urlpatterns  # noqa: E402
@@ -63,8 +64,8 @@ unrouted = re_path(r"", refuse_socket)  # type: ignore[arg-type]
 application = ProtocolTypeRouter(
     {
         "http": BodyCapMiddleware(django_asgi_app),
-        "websocket": OriginCheck(
-            AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, unrouted]))
+        "websocket": DirectFrames(
+            OriginCheck(AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, unrouted])))
         ),
     }
 )

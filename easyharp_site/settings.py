@@ -137,8 +137,7 @@ CONTENT_SECURITY_POLICY = {
 # Largest request body (bytes) read into memory; a 20,000-action log is about
 # 80 KB. Enforced for every body, whatever its content type, by
 # easyharp_site.middleware (under ASGI before Django buffers it; DRF's parsers
-# read the stream directly). Also cap it at the reverse proxy: daphne itself
-# receives a whole body before the application sees any of it.
+# read the stream directly). Also cap it at the reverse proxy.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("REQUEST_MAX_BODY_BYTES", 1_048_576)
 # Whatever Django buffers stays in memory: no body within the cap is spooled to disk.
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE

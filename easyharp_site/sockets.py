@@ -87,3 +87,86 @@ def _is_secure(scope: Scope, headers: dict[str, Any]) -> bool:
     meta_name, expected = proxy
     header = meta_name.removeprefix("HTTP_").replace("_", "-").lower()
     return bool(headers.get(header, "").split(",")[0].strip() == expected)
+
+
+# --- Writing one framed message to many sockets ---------------------------------
+
+# The scope key under which `DirectFrames` leaves a socket's `FrameWriter`.
+FRAME_WRITER = "easyharp.frame_writer"
+
+
+def text_frame(text: str) -> bytes:
+    """`text` as one unmasked, uncompressed websocket text frame (RFC 6455, 5.2).
+
+    A server's frames are never masked, so the same bytes are a valid frame on
+    every socket: a message read once for a board is framed once for all its
+    watchers. An uncompressed frame is valid on a socket that negotiated
+    permessage-deflate too (its RSV1 bit is clear).
+    """
+    payload = text.encode()
+    length = len(payload)
+    if length < 126:
+        return bytes((0x81, length)) + payload
+    if length < 1 << 16:
+        return bytes((0x81, 126)) + length.to_bytes(2, "big") + payload
+    return bytes((0x81, 127)) + length.to_bytes(8, "big") + payload
+
+
+class FrameWriter:
+    """Writes framed server messages straight to one socket's transport.
+
+    Only for uvicorn's `websockets-sansio` protocol, whose state it reads: the
+    handshake done, no close sent or received, and the transport below its
+    high-water mark. When it is not `ready`, the caller sends through ASGI as
+    usual, which waits for the transport to drain (in a task of the socket's
+    own): a slow reader never makes the writer wait, and holds at most the
+    transport's buffer and one message.
+    """
+
+    __slots__ = ("_protocol",)
+
+    def __init__(self, protocol: Any) -> None:
+        self._protocol = protocol
+
+    def ready(self) -> bool:
+        """Whether the socket can take a frame now (then `write` it before any await)."""
+        protocol = self._protocol
+        return bool(
+            protocol.handshake_complete
+            and not protocol.close_sent
+            and not protocol.disconnected
+            and protocol.writable.is_set()
+            and not protocol.transport.is_closing()
+        )
+
+    def write(self, frame: bytes) -> None:
+        """Write `frame` to the transport; only right after `ready` said yes."""
+        self._protocol.transport.write(frame)
+
+
+def _frame_writer(send: Send) -> FrameWriter | None:
+    protocol = getattr(send, "__self__", None)
+    if type(protocol).__name__ == "WebSocketsSansIOProtocol" and type(protocol).__module__ == (
+        "uvicorn.protocols.websockets.websockets_sansio_impl"
+    ):
+        return FrameWriter(protocol)
+    return None
+
+
+class DirectFrames:
+    """Offers each socket a `FrameWriter` in its scope (`FRAME_WRITER`) when the server allows one.
+
+    Outermost, so that `send` is still the server's own (Channels' session
+    middleware wraps it). Under any other server the key is absent and the
+    application sends through ASGI only.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            writer = _frame_writer(send)
+            if writer is not None:
+                scope = {**scope, FRAME_WRITER: writer}
+        await self.app(scope, receive, send)

@@ -20,10 +20,11 @@ Who is counted depends on what the limit protects:
   one player's password from many addresses draw on one allowance.
 - The other scopes count per signed-in player, else per client address.
 
-The client address is `REMOTE_ADDR` alone (daphne sets it from the proxy's
-header when run with `--proxy-headers`), never an `X-Forwarded-For` the client
-wrote itself; an IPv6 address counts by its /64 block, the smallest block one
-subscriber is usually given.
+The client address is `REMOTE_ADDR` alone (the server sets it from
+`X-Forwarded-For` only on connections from the proxies in FORWARDED_ALLOW_IPS,
+and then the address the proxy saw), never an address the client wrote itself;
+an IPv6 address counts by its /64 block, the smallest block one subscriber is
+usually given.
 """
 
 from __future__ import annotations

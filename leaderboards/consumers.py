@@ -39,6 +39,7 @@ from django.conf import settings
 
 from easyharp_site.dates import day_from_text
 from easyharp_site.errors import ServiceError
+from easyharp_site.sockets import FRAME_WRITER, FrameWriter, text_frame
 from games.selectors import daily_deal_get
 from leaderboards import live
 from leaderboards.models import Board
@@ -81,6 +82,8 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
     # The newest update not sent yet (newest wins) and the task sending it.
     pending: live.BoardUpdate | None = None
     sender: asyncio.Task[None] | None = None
+    # Writes framed updates straight to the socket, when the server allows it.
+    writer: FrameWriter | None = None
 
     async def __call__(
         self,
@@ -103,6 +106,7 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
         # No channel layer of its own: updates come from `live.BoardHub`.
         self.channel_layer = None
         self.base_send = send
+        self.writer = scope.get(FRAME_WRITER)
         try:
             await self._serve(receive)
         except StopConsumer:
@@ -222,15 +226,24 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
     async def board_update(self, update: live.BoardUpdate) -> None:
         """A fresh read of the board from the hub: pass on what changed for this socket.
 
-        Sent at once: the hub's shared text, or a text with this player's own
-        entry, which the hub read with the board. Only while the snapshot is
-        still being sent does the update wait for it (newest wins).
+        Sent at once: the hub's shared frame (or text), or a text with this
+        player's own entry, which the hub read with the board. The update waits
+        (newest wins) only while the snapshot is still being sent, or while the
+        socket's reader is behind (its transport above the high-water mark).
         """
         if self.board is None:
             return
         if self.ready and self.sender is None:
-            await self._send_update(update)
-            return
+            if self.writer is None:
+                await self._send_update(update)
+                return
+            if self.writer.ready():
+                text = self._update_text(update)
+                if text is not None:
+                    self.writer.write(
+                        update.full_frame if text is update.full_text else text_frame(text)
+                    )
+                return
         self.pending = update
         self._start_sender()
 
@@ -247,8 +260,17 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
             self.sender = None
 
     async def _send_update(self, update: live.BoardUpdate) -> None:
+        text = self._update_text(update)
+        if text is not None:
+            await self.send(text_data=text)
+
+    def _update_text(self, update: live.BoardUpdate) -> str | None:
+        """The message that brings this socket from what it shows to `update` (None: nothing).
+
+        Takes the update as shown: call it only right before sending its answer.
+        """
         if self.board is None or update.version <= self.version:
-            return
+            return None
         # A signed-in socket always finds its entry here: the hub asks for every
         # socket watching when its read takes its version, and a socket that
         # starts watching later reads its snapshot later, with a higher version.
@@ -263,14 +285,12 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
                 self.me_json = me_json
                 me_part = f',"me":{me_json}'
         if not entries_changed and not me_part and update.total == self.total:
-            return
+            return None
         self.total = update.total
         if entries_changed and not me_part:
-            text = update.full_text
-        else:
-            entries_part = f',"entries":{update.entries_json}' if entries_changed else ""
-            text = f"{update.head}{entries_part}{me_part}}}"
-        await self.send(text_data=text)
+            return update.full_text
+        entries_part = f',"entries":{update.entries_json}' if entries_changed else ""
+        return f"{update.head}{entries_part}{me_part}}}"
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Answer a client message; anything unexpected gets an error, never a crash."""

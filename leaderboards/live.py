@@ -43,6 +43,7 @@ from channels.layers import BaseChannelLayer, get_channel_layer
 from django.conf import settings
 from rest_framework.utils.encoders import JSONEncoder
 
+from easyharp_site.sockets import text_frame
 from leaderboards.models import Board
 from leaderboards.selectors import leaderboard_entries_of, leaderboard_page
 
@@ -142,7 +143,9 @@ class BoardUpdate:
     """One fresh read of a board as the hub hands it to every socket, encoded once.
 
     `full_text` is the whole `update` message with `entries` (what every socket
-    that showed the previous read gets, byte for byte the same), `head` the
+    that showed the previous read gets, byte for byte the same), `full_frame`
+    the same as one websocket frame (written as is to every socket whose
+    server allows it: see `easyharp_site.sockets.FrameWriter`), `head` the
     message without its closing brace, for a socket that adds or leaves out
     fields of its own. `mine` holds the encoded own entry (`me`) of every
     player signed in on one of the hub's sockets when the read began, all
@@ -154,6 +157,7 @@ class BoardUpdate:
     entries_json: str
     head: str
     full_text: str
+    full_frame: bytes
     mine: dict[int, str] = field(default_factory=dict)
 
     @classmethod
@@ -168,12 +172,14 @@ class BoardUpdate:
                 "total": view.total,
             }
         )[:-1]
+        full_text = f'{head},"entries":{view.entries_json}}}'
         return cls(
             view.version,
             view.total,
             view.entries_json,
             head,
-            f'{head},"entries":{view.entries_json}}}',
+            full_text,
+            text_frame(full_text),
             {player_id: encode_json(entry) for player_id, entry in view.mine.items()},
         )
 
@@ -428,9 +434,10 @@ class BoardHub:
             return
         state.last_published = published
         update = BoardUpdate.of(state.key, view)
-        # Straight to each socket: one text, no per-socket encoding or queueing.
-        # A socket's `board_update` does not wait (daphne's send writes to the
-        # transport at once), so this loop is the whole fan-out.
+        # Straight to each socket: one text and one frame, no per-socket
+        # encoding or queueing. A socket's `board_update` does not wait (it
+        # writes the frame to its transport, or leaves the update to a task of
+        # its own when its reader is slow), so this loop is the whole fan-out.
         for socket in list(state.sockets):
             try:
                 await socket.board_update(update)

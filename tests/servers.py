@@ -1,23 +1,57 @@
-"""A real server for tests that talk to one over the network: daphne in a subprocess.
+"""Real servers for tests that talk to one over the network: uvicorn as in production.
 
-Each server gets its own SQLite database, is migrated, has the days asked for
-prepared (reads never create a day), listens on a free loopback port and is
-stopped when the `with` block ends.
+The server runs with the command line of docker-compose.yml's web service
+(`production_command`), on a free loopback port: the same websocket caps,
+protocol, proxy-header rule and frame writer as in production. `uvicorn()`
+runs it in a subprocess, on its own SQLite database, migrated, with the days
+asked for prepared (reads never create a day), stopped when the `with` block
+ends; `UvicornProcess` forks one serving an application object (the browser
+tests' test database).
 """
 
 from __future__ import annotations
 
+import asyncio
+import multiprocessing
 import os
+import re
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-DAPHNE = Path(sys.executable).parent / "daphne"
+UVICORN = Path(sys.executable).parent / "uvicorn"
+APP = "easyharp_site.asgi:application"
+
+
+def production_command() -> list[str]:
+    """docker-compose.yml's web command, with each `${VAR:-default}` at its default."""
+    compose = (ROOT / "docker-compose.yml").read_text()
+    web = compose.split("\n  web:\n", 1)[1]
+    block = web.split("    command:\n", 1)[1]
+    command = []
+    for line in block.splitlines():
+        if line.startswith("      #"):
+            continue
+        if not line.startswith("      - "):
+            break
+        command.append(re.sub(r"\$\{\w+:-([^}]*)\}", r"\1", line.removeprefix("      - ")))
+    return command
+
+
+def server_flags(port: int, extra: Sequence[str] = ()) -> list[str]:
+    """The production flags for one process on loopback `port`, then `extra` (which win)."""
+    flags = [
+        flag
+        for flag in production_command()[2:]
+        if not flag.startswith(("--host=", "--port=", "--workers="))
+    ]
+    return [*flags, "--host=127.0.0.1", f"--port={port}", "--workers=1", *extra]
 
 
 def free_port() -> int:
@@ -56,31 +90,99 @@ def manage(env: Mapping[str, str], *args: str) -> subprocess.CompletedProcess[st
     return result
 
 
+def wait_for_port(port: int, process: subprocess.Popen[Any], seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError("the server did not start") from None
+            time.sleep(0.2)
+
+
 @contextmanager
-def daphne(
-    env: Mapping[str, str], *, days: Sequence[str] = (), daphne_args: Sequence[str] = ()
+def uvicorn(
+    env: Mapping[str, str],
+    *,
+    days: Sequence[str] = (),
+    app: str = APP,
+    server_args: Sequence[str] = (),
+    stderr: Any = subprocess.PIPE,
 ) -> Iterator[str]:
-    """A migrated daphne serving the project on `host:port`, with `days` (YYYY-MM-DD) prepared."""
+    """A migrated server of `app` on `host:port`, with `days` (YYYY-MM-DD) prepared."""
     manage(env, "migrate", "--noinput")
     for day in days:
         manage(env, "prepare_daily_deals", "--start", day, "--days", "1")
     port = free_port()
     process = subprocess.Popen(
-        [str(DAPHNE), "--bind", "127.0.0.1", "--port", str(port), *daphne_args,
-         "easyharp_site.asgi:application"],
-        cwd=ROOT, env=dict(env), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        [str(UVICORN), app, *server_flags(port, server_args)],
+        cwd=ROOT,
+        env=dict(env),
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+    )
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError("daphne did not start") from None
-                time.sleep(0.2)
+        wait_for_port(port, process)
         yield f"127.0.0.1:{port}"
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+class UvicornProcess(multiprocessing.get_context("fork").Process):  # type: ignore[misc]
+    """A forked child serving `get_application()` with the production flags on a free port.
+
+    `setup` runs first in the child (to drop what it must not share with the
+    parent); `ready` is set once it listens, on `port.value`.
+    """
+
+    def __init__(
+        self, get_application: Callable[[], Any], setup: Callable[[], None] | None = None
+    ) -> None:
+        super().__init__(daemon=True)
+        context = multiprocessing.get_context("fork")
+        self.get_application, self.setup = get_application, setup
+        self.ready = context.Event()
+        self.port = context.Value("i", 0)
+
+    def run(self) -> None:
+        import uvicorn
+        from uvicorn.main import main
+
+        if self.setup is not None:
+            self.setup()
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        options = main.make_context("uvicorn", [APP, *server_flags(port)]).params
+        config = uvicorn.Config(
+            self.get_application(),
+            **{name: options[name] for name in CONFIG_OPTIONS},
+        )
+        server = uvicorn.Server(config)
+
+        async def serve() -> None:
+            serving = asyncio.create_task(server.serve())
+            while not server.started and not serving.done():
+                await asyncio.sleep(0.05)
+            self.port.value = port
+            self.ready.set()
+            await serving
+
+        asyncio.run(serve())
+
+
+# The command-line options of production that `UvicornProcess` passes on.
+CONFIG_OPTIONS = (
+    "host",
+    "port",
+    "proxy_headers",
+    "forwarded_allow_ips",
+    "ws",
+    "ws_max_size",
+    "ws_per_message_deflate",
+    "http",
+    "lifespan",
+)

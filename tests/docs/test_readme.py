@@ -2,7 +2,7 @@
 
 Each block's info string names how it is checked:
 
-- `sh api`: run in one bash session against a live server (daphne on the
+- `sh api`: run in one bash session against a live server (uvicorn on the
   embedded default); a `# → STATUS JSON` line after a command is its expected
   HTTP status and body. In the JSON, `…` stands for any value and objects may
   have more keys than shown.
@@ -31,7 +31,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.servers import ROOT, daphne, free_port, server_env
+from tests.servers import ROOT, free_port, server_env, uvicorn
 
 README = ROOT / "README.md"
 FENCE = re.compile(r"^```(\w+)(?: (\w+))?\n(.*?)^```$", re.MULTILINE | re.DOTALL)
@@ -117,7 +117,7 @@ def run_session(pairs: list[tuple[str, str | None]], env: dict[str, str]) -> lis
 def site(tmp_path_factory: pytest.TempPathFactory) -> Any:
     today = time.strftime("%Y-%m-%d", time.gmtime())
     env = server_env(tmp_path_factory.mktemp("readme") / "db.sqlite3")
-    with daphne(env, days=[today]) as server:
+    with uvicorn(env, days=[today]) as server:
         yield server, env
 
 

@@ -1,7 +1,11 @@
 """The live leaderboard socket, driven through the whole ASGI stack with `WebsocketCommunicator`.
 
 Every test runs twice: on the in-memory channel layer, and on real Redis
-(`redis` marker) when REDIS_URL is set. Games go through the real services
+(`redis` marker) when REDIS_URL is set. Those marked with `write_path` run on
+both write paths of an update: through ASGI's send, and framed once by the hub
+and written to the socket's transport (`easyharp_site.sockets.FrameWriter`, in
+production under uvicorn), here a stand-in transport that hands each frame it
+takes to the communicator as the client would read it. Games go through the real services
 (`attempt_start`, `game_submit`, `game_void`, `player_ban`), so updates come
 from their `on_commit` hook.
 """
@@ -28,6 +32,7 @@ from django.db import connections, transaction
 from django.test import Client
 from django.utils import timezone
 
+from easyharp_site import sockets as site_sockets
 from easyharp_site.asgi import application
 from games.models import DailyDeal, Game
 from games.rules import Game as Play
@@ -81,6 +86,58 @@ def layers(request: pytest.FixtureRequest, settings: Any) -> str:
     settings.CHANNEL_LAYERS = {"default": default}
     settings.LIVE_BOARD_MAX_UPDATES_PER_SECOND = 20
     return str(request.param)
+
+
+class Transport:
+    """Stands in for the server's transport under `FrameWriter`: every frame written
+    is parsed back (as the client's websocket library does) and handed to the
+    communicator's output, after whatever the socket sent through ASGI before it.
+    """
+
+    def __init__(self, send: Callable[[dict[str, Any]], Any]) -> None:
+        # The communicator's `send` is its output queue's `put`.
+        self.output: asyncio.Queue[dict[str, Any]] = send.__self__  # type: ignore[attr-defined]
+        self.open = True
+        self.frames: list[bytes] = []
+
+    def ready(self) -> bool:
+        return self.open
+
+    def write(self, frame: bytes) -> None:
+        self.frames.append(frame)
+        self.output.put_nowait({"type": "websocket.send", "text": parse_frame(frame)})
+
+
+def parse_frame(frame: bytes) -> str:
+    """The text of one whole, unmasked server frame, read by the websockets package."""
+    from websockets.frames import Frame, Opcode
+    from websockets.streams import StreamReader
+
+    reader = StreamReader()
+    reader.feed_data(frame)
+    reader.feed_eof()
+    parser = Frame.parse(reader.read_exact, mask=False)
+    try:
+        next(parser)
+    except StopIteration as done:
+        parsed: Frame = done.value
+    assert parsed.opcode is Opcode.TEXT and parsed.fin and not parsed.rsv1
+    assert reader.at_eof(), "one frame, nothing after it"
+    return parsed.data.decode()
+
+
+@pytest.fixture(params=["asgi", "frames"])
+def write_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> list[Transport]:
+    """Updates through ASGI's send, or framed and written to a transport; the transports made."""
+    transports: list[Transport] = []
+    if request.param == "frames":
+
+        def writer(send: Callable[[dict[str, Any]], Any]) -> Transport:
+            transports.append(Transport(send))
+            return transports[-1]
+
+        monkeypatch.setattr(site_sockets, "_frame_writer", writer)
+    return transports
 
 
 @pytest.fixture
@@ -259,7 +316,10 @@ async def test_a_signed_in_player_gets_their_own_entry_and_rank(
 
 
 async def test_a_submission_reaches_the_socket_only_after_its_transaction_commits(
-    flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
+    write_path: list[Transport],
+    flushed: None,
+    daily: DailyDeal,
+    make_player: Callable[[str], AbstractBaseUser],
 ) -> None:
     alice = await database_sync_to_async(make_player)("alice")
     communicator, snapshot = await connect(daily.date)
@@ -305,7 +365,10 @@ async def test_a_rolled_back_submission_sends_nothing(
 
 
 async def test_a_newcomer_below_the_top_of_the_board_sends_anonymous_watchers_only_the_total(
-    flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
+    write_path: list[Transport],
+    flushed: None,
+    daily: DailyDeal,
+    make_player: Callable[[str], AbstractBaseUser],
 ) -> None:
     """The top 50 stand still: anonymous watchers get the new player count and
     no entries; the newcomer's own socket gets their entry and rank."""
@@ -377,6 +440,7 @@ async def test_a_voided_game_leaves_the_board_of_every_watcher(
 
 
 async def test_a_burst_is_coalesced_and_the_last_update_carries_the_latest_board(
+    write_path: list[Transport],
     flushed: None,
     daily: DailyDeal,
     make_player: Callable[[str], AbstractBaseUser],
@@ -405,6 +469,7 @@ async def test_a_burst_is_coalesced_and_the_last_update_carries_the_latest_board
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 async def test_a_snapshot_plus_its_updates_equals_a_fresh_snapshot(
+    write_path: list[Transport],
     flushed: None,
     daily: DailyDeal,
     make_player: Callable[[str], AbstractBaseUser],
@@ -500,7 +565,82 @@ async def test_every_anonymous_watcher_gets_the_same_text_encoded_once(
             await communicator.disconnect()
 
 
+@pytest.mark.parametrize("write_path", ["frames"], indirect=True)
+async def test_every_anonymous_watcher_is_written_the_same_frame_made_once(
+    write_path: list[Transport],
+    flushed: None,
+    daily: DailyDeal,
+    make_player: Callable[[str], AbstractBaseUser],
+) -> None:
+    alice = await database_sync_to_async(make_player)("alice")
+    opened = [await connect(daily.date) for _ in range(3)]
+    try:
+        await database_sync_to_async(submit)(alice, WIN_LOG)
+        texts = [await communicator.receive_from(timeout=5) for communicator, _ in opened]
+        assert json.loads(texts[0])["total"] == 1
+        assert texts == [texts[0]] * 3
+        # The snapshots went through ASGI; the update is one bytes object for all.
+        assert [len(transport.frames) for transport in write_path] == [1, 1, 1]
+        assert all(transport.frames[0] is write_path[0].frames[0] for transport in write_path)
+    finally:
+        for communicator, _ in opened:
+            await communicator.disconnect()
+
+
+@pytest.mark.parametrize("write_path", ["frames"], indirect=True)
+async def test_a_socket_whose_reader_is_behind_gets_the_newest_board_and_holds_up_no_other(
+    write_path: list[Transport],
+    flushed: None,
+    daily: DailyDeal,
+    make_player: Callable[[str], AbstractBaseUser],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A transport above its high-water mark takes no frame: the socket's update
+    waits in a task of its own for the server's send (which waits for the
+    transport to drain), newer ones replace it meanwhile, and the other sockets
+    are written to at once."""
+    players = await database_sync_to_async(lambda: [make_player(f"p{n}") for n in range(4)])()
+    slow, _ = await connect(daily.date)
+    quick, _ = await connect(daily.date)
+    slow_transport, quick_transport = write_path
+    drained = asyncio.Event()
+    send = LeaderboardConsumer.send
+
+    async def send_when_drained(self: LeaderboardConsumer, text_data: str) -> None:
+        if self.writer is slow_transport:
+            await drained.wait()
+        await send(self, text_data=text_data)
+
+    monkeypatch.setattr(LeaderboardConsumer, "send", send_when_drained)
+    slow_transport.open = False
+    try:
+        for total, player in enumerate(players[:3], start=1):
+            await database_sync_to_async(submit)(player, WIN_LOG if total == 1 else ["S"])
+            assert (await quick.receive_json_from(timeout=5))["total"] == total
+        assert await slow.receive_nothing(timeout=QUIET)
+        assert slow_transport.frames == [] and len(quick_transport.frames) == 3
+
+        slow_transport.open = True
+        drained.set()
+        # The update it held when the reader fell behind, then the newest.
+        board: dict[str, Any] = {}
+        version, applied = await drain(slow, board, 0)
+        assert applied == 2 and board["total"] == 3
+        assert slow_transport.frames == []
+
+        # Caught up: written to directly again.
+        await database_sync_to_async(submit)(players[3], ["S"])
+        apply(board, version, await slow.receive_json_from(timeout=5))
+        assert board["total"] == 4 and len(slow_transport.frames) == 1
+        expected = await database_sync_to_async(fresh_board)(daily.date, "score")
+        assert board["entries"] == expected["entries"]
+    finally:
+        await slow.disconnect()
+        await quick.disconnect()
+
+
 async def test_signed_in_watchers_get_their_new_ranks_from_one_read_for_all(
+    write_path: list[Transport],
     flushed: None,
     daily: DailyDeal,
     make_player: Callable[[str], AbstractBaseUser],
@@ -541,6 +681,7 @@ async def test_signed_in_watchers_get_their_new_ranks_from_one_read_for_all(
 
 
 async def test_an_update_that_comes_while_the_snapshot_is_sent_follows_it(
+    write_path: list[Transport],
     flushed: None,
     daily: DailyDeal,
     make_player: Callable[[str], AbstractBaseUser],

@@ -1,49 +1,44 @@
-"""The ASGI server's own limits, over real sockets: daphne started with the
-websocket caps of docker-compose.yml, on a loopback port and a throwaway SQLite
-database. Frames over the cap are refused by the server before the application
-sees them; the server stays up; HTTP bodies over the cap get the 413 shape;
-header values that could smuggle headers are refused (daphne >= 4.2.2); sockets
-that go away while they connect leave the live-board hub.
+"""The ASGI server's own limits, over real sockets: uvicorn started with the
+command line of docker-compose.yml (`tests.servers`), on a loopback port and a
+throwaway SQLite database. Frames over the cap are refused by the server before
+the application sees them; the server stays up; HTTP bodies over the cap get
+the 413 shape; header values that could smuggle headers are refused; sockets
+that go away while they connect leave the live-board hub; the live boards
+write their updates through the frame writer; forwarded addresses count only
+from the proxies the server is told to trust.
 
-daphne serves the site through `tests.security.hub_probe`, which passes every
-request on unchanged and adds one path that tells what the hub holds."""
+The server serves the site through `tests.security.hub_probe`, which passes
+every request on unchanged and adds paths that tell what the hub holds and
+what address and scheme a request was given."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
-import re
 import socket
-import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 import pytest
 import websockets
 from websockets.exceptions import ConnectionClosed
 
-ROOT = Path(__file__).resolve().parents[2]
-COMPOSE = (ROOT / "docker-compose.yml").read_text()
+from tests.servers import production_command, uvicorn
 
 
 def compose_flag(name: str) -> int:
-    match = re.search(rf"--{name}[= ](\d+)", COMPOSE)
-    assert match, f"docker-compose.yml does not set --{name}"
-    return int(match.group(1))
+    found = [
+        flag.split("=", 1)[1] for flag in production_command() if flag.startswith(f"--{name}=")
+    ]
+    assert found, f"docker-compose.yml does not set --{name}"
+    return int(found[-1])
 
 
-MAX_MESSAGE = compose_flag("websocket-max-message-size")
-MAX_FRAME = compose_flag("websocket-max-frame-size")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+# One cap for both: a frame longer than the largest message is refused as it starts.
+MAX_MESSAGE = MAX_FRAME = compose_flag("ws-max-size")
 
 
 # What the hub holds, answered by tests/security/hub_probe.py (not imported here:
@@ -56,13 +51,11 @@ DAY = "2026-01-01"
 @pytest.fixture(scope="module")
 def server_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """What the server wrote to stderr (its log)."""
-    return tmp_path_factory.mktemp("daphne-log") / "daphne.log"
+    return tmp_path_factory.mktemp("server-log") / "server.log"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory, server_log: Path) -> Iterator[str]:
-    database = tmp_path_factory.mktemp("daphne") / "db.sqlite3"
-    env = {
+def server_env(database: Path) -> dict[str, str]:
+    return {
         **{k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "DATABASE_URL"}},
         "DATABASE_URL": f"sqlite:///{database}",
         "DEBUG": "false",
@@ -74,41 +67,29 @@ def server(tmp_path_factory: pytest.TempPathFactory, server_log: Path) -> Iterat
         "SECURE_COOKIES": "false",
         "REQUEST_MAX_BODY_BYTES": "100000",
     }
-    for command in (
-        ["migrate", "--noinput"],
-        ["prepare_daily_deals", "--start", DAY, "--days", "1"],
-    ):
-        subprocess.run(
-            [sys.executable, "manage.py", *command],
-            cwd=ROOT,
-            env=env,
-            check=True,
-            capture_output=True,
-            timeout=180,
-        )
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "daphne"),
-            "--bind", "127.0.0.1", "--port", str(port),
-            f"--websocket-max-message-size={MAX_MESSAGE}",
-            f"--websocket-max-frame-size={MAX_FRAME}",
-            "tests.security.hub_probe:application",
-        ],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=server_log.open("wb"),
-    )  # fmt: skip
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                break
-        except OSError:
-            time.sleep(0.2)
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, server_log: Path) -> Iterator[str]:
+    """The production command line as it stands, with no proxy trusted (compose's default)."""
+    env = server_env(tmp_path_factory.mktemp("server") / "db.sqlite3")
+    with uvicorn(
+        env, days=[DAY], app="tests.security.hub_probe:application", stderr=server_log.open("wb")
+    ) as address:
+        yield address
+
+
+@pytest.fixture(scope="module")
+def proxied_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The same behind a proxy on loopback: FORWARDED_ALLOW_IPS lists 127.0.0.1."""
+    env = server_env(tmp_path_factory.mktemp("proxied") / "db.sqlite3")
+    with uvicorn(
+        env,
+        days=[DAY],
+        app="tests.security.hub_probe:application",
+        server_args=["--forwarded-allow-ips=127.0.0.1"],
+    ) as address:
+        yield address
 
 
 def probe(server: str, **query: float) -> dict[str, int]:
@@ -219,7 +200,8 @@ async def test_sockets_that_go_away_while_they_connect_leave_the_hub(server: str
     Their snapshot reads are held back, as by a busy database, so that every
     socket is still connecting when it goes: daphne used to kill such consumers
     ten seconds later ("took too long to shut down") without `disconnect`, and
-    the hub kept them for good."""
+    the hub kept them for good. Each of them holds a frame writer: the server
+    is the one whose sockets the live boards write to directly."""
     probe(server, snapshot_delay=30)
     try:
 
@@ -231,7 +213,7 @@ async def test_sockets_that_go_away_while_they_connect_leave_the_hub(server: str
 
         connections = await asyncio.gather(*(open_connecting(n) for n in range(SOCKETS_AT_ONCE)))
         held = await probe_until(server, lambda held: held["sockets"] == SOCKETS_AT_ONCE)
-        assert held == {"sockets": SOCKETS_AT_ONCE, "boards": 1}, "all still connecting"
+        assert held == {"sockets": SOCKETS_AT_ONCE, "boards": 1, "framed": SOCKETS_AT_ONCE}
 
         for number, connection in enumerate(connections):
             if number % 2:
@@ -241,6 +223,7 @@ async def test_sockets_that_go_away_while_they_connect_leave_the_hub(server: str
         assert await probe_until(server, lambda held: held["sockets"] == 0) == {
             "sockets": 0,
             "boards": 0,
+            "framed": 0,
         }
     finally:
         probe(server, snapshot_delay=0)
@@ -250,10 +233,10 @@ async def test_sockets_that_go_away_while_they_connect_leave_the_hub(server: str
     await fresh.close()
 
 
-def raw_http(server: str, request: bytes, *, head_only: bool = False) -> bytes:
+def raw_http(server: str, request: bytes, *, head_only: bool = False, timeout: float = 10) -> bytes:
     """Send raw bytes; read the answer until the server closes (or its head, if asked)."""
     host, port = server.split(":")
-    with socket.create_connection((host, int(port)), timeout=10) as sock:
+    with socket.create_connection((host, int(port)), timeout=timeout) as sock:
         sock.sendall(request)
         received = b""
         while not (head_only and b"\r\n\r\n" in received):
@@ -364,10 +347,18 @@ def test_trace_is_a_405_and_pages_carry_a_policy_and_the_api_renders_json_only(
     assert b"Content-Type: application/json" in head, head
 
 
-@pytest.mark.parametrize("separator", [b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e"])
+SEPARATORS = [b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e"]
+
+
+@pytest.mark.parametrize("separator", SEPARATORS)
 def test_header_values_that_could_smuggle_a_header_are_refused(
     server: str, separator: bytes
 ) -> None:
+    """No socket opens with a header value holding a character that some parsers
+    split lines on (Python's `str.splitlines` does on all five). h11 answers
+    \\x0b and \\x0c with a 400; \\x1c to \\x1e it keeps inside the value, and
+    the websocket handshake's own parser (websockets) then refuses the request
+    without an answer: nothing reaches the application either way."""
     response = raw_http(
         server,
         b"GET /ws/daily/2026-01-01/leaderboard/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -375,8 +366,82 @@ def test_header_values_that_could_smuggle_a_header_are_refused(
         b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
         b"Origin: http://127.0.0.1" + separator + b"Cookie: sessionid=stolen\r\n\r\n",
         head_only=True,
+        timeout=3,
     )
-    assert response.startswith(b"HTTP/1.1 400"), response[:200]
+    assert response == b"" or response.startswith(b"HTTP/1.1 400"), response[:200]
+    assert probe(server)["sockets"] == 0
+
+
+@pytest.mark.parametrize("separator", SEPARATORS)
+def test_a_header_value_with_a_line_separator_smuggles_no_header_into_a_request(
+    server: str, separator: bytes
+) -> None:
+    response = raw_http(
+        server,
+        b"GET /test-probe/client/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Origin: http://127.0.0.1" + separator + b"Cookie: sessionid=stolen\r\n"
+        b"Connection: close\r\n\r\n",
+    )
+    if response.startswith(b"HTTP/1.1 200"):
+        assert json.loads(response.split(b"\r\n\r\n", 1)[1])["cookies"] == []
+    else:
+        assert response.startswith(b"HTTP/1.1 400"), response[:200]
+
+
+def client_seen(server: str, headers: bytes = b"") -> dict[str, Any]:
+    """The client address and scheme the server gives a request with `headers`."""
+    response = raw_http(
+        server,
+        b"GET /test-probe/client/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        + headers
+        + b"Connection: close\r\n\r\n",
+    )
+    assert response.startswith(b"HTTP/1.1 200"), response[:200]
+    return json.loads(response.split(b"\r\n\r\n", 1)[1])
+
+
+FORWARDED = b"X-Forwarded-For: 198.51.100.7, 203.0.113.9\r\nX-Forwarded-Proto: https\r\n"
+
+
+def test_forwarded_headers_from_a_client_that_is_no_trusted_proxy_change_nothing(
+    server: str,
+) -> None:
+    assert client_seen(server, FORWARDED) == {
+        "client": "127.0.0.1",
+        "scheme": "http",
+        "cookies": [],
+    }
+
+
+def test_behind_a_trusted_proxy_the_address_it_saw_counts_not_one_the_client_wrote(
+    proxied_server: str,
+) -> None:
+    # The proxy (127.0.0.1, trusted) appended 203.0.113.9, the address it saw;
+    # 198.51.100.7 is what the client wrote itself.
+    seen = client_seen(proxied_server, FORWARDED)
+    assert (seen["client"], seen["scheme"]) == ("203.0.113.9", "https")
+    seen = client_seen(proxied_server)
+    assert (seen["client"], seen["scheme"]) == ("127.0.0.1", "http")
+
+
+async def test_a_tls_origin_is_accepted_only_through_a_trusted_proxy(
+    server: str, proxied_server: str
+) -> None:
+    for address, accepted in ((proxied_server, True), (server, False)):
+        opening = websockets.connect(
+            ws_url(address),
+            origin=f"https://{address}",
+            additional_headers={"X-Forwarded-Proto": "https"},
+            open_timeout=10,
+        )
+        if accepted:
+            async with opening as connection:
+                snapshot = json.loads(await asyncio.wait_for(connection.recv(), 10))
+                assert snapshot["type"] == "snapshot"
+        else:
+            with pytest.raises(websockets.InvalidStatus) as refused:
+                await opening
+            assert refused.value.response.status_code == 403
 
 
 def test_the_server_answered_every_case_and_is_still_healthy(server: str) -> None:

@@ -1,5 +1,5 @@
 """Fixtures of the page tests: the suite's (`tests.fixtures`), plus stored games,
-and for the browser tests a Daphne server and headless Chromium (`site`).
+and for the browser tests a uvicorn server and headless Chromium (`site`).
 
 Today's deal is pinned to deal 4 (`EH1-N-AAAAAAE`), which has a clean win in
 the conformance vectors, so the tests can store real won and unfinished games
@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 from asgiref.sync import SyncToAsync
 from channels.testing.live import make_application
-from daphne.testing import DaphneProcess
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.db import connections
@@ -28,6 +27,7 @@ from django.utils import timezone
 from games.models import DailyDeal, Game
 from games.services import attempt_start, game_submit
 from tests.fixtures import DEAL, DEAL_NUMBER, PASSWORD  # noqa: F401 - PASSWORD: imported by the page tests
+from tests.servers import UvicornProcess
 
 
 @pytest.fixture
@@ -72,11 +72,10 @@ def _serve_in_child() -> None:
 
 @pytest.fixture(scope="module")
 def server(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
-    """The ASGI application under Daphne on a free port, reading the test database."""
+    """The ASGI application under uvicorn, as in production, reading the test database."""
     with django_db_blocker.unblock():
         connections.close_all()
-        process = DaphneProcess(
-            "127.0.0.1",
+        process = UvicornProcess(
             partial(make_application, static_wrapper=ASGIStaticFilesHandler),
             setup=_serve_in_child,
         )

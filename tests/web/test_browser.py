@@ -1,8 +1,9 @@
 """The pages in a real browser: headless Chromium driven by Playwright.
 
-A Daphne process serves the whole ASGI application (pages, API, websocket)
-on a free loopback port against the test database; every test plays with
-real clicks, drags and keys, and saves screenshots under tests/artifacts/.
+A uvicorn process with the production command line serves the whole ASGI
+application (pages, API, websocket) on a free loopback port against the test
+database; every test plays with real clicks, drags and keys, and saves
+screenshots under tests/artifacts/.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A forgotten password in a real browser: the log-in page, the mail, a new password, a game.
 
-The same Daphne and Chromium as `test_browser.py`, with the server's mail
+The same uvicorn and Chromium as `test_browser.py`, with the server's mail
 going to a real SMTP server (aiosmtpd on loopback) that the test reads.
 """
 
@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 from channels.testing.live import make_application
-from daphne.testing import DaphneProcess
 from django.conf import settings
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.db import connections
@@ -21,6 +20,7 @@ from django.db import connections
 from games.models import Game
 from tests.fixtures import WIN
 from tests.mailserver import MailServer, body_of, link_in, mail_server
+from tests.servers import UvicornProcess
 from tests.web.test_browser import play_keys
 
 from .conftest import PASSWORD, _serve_in_child, shot
@@ -47,11 +47,10 @@ def _serve_with_mail(mail: dict[str, Any]) -> None:
 
 @pytest.fixture(scope="module")
 def server(django_db_setup: None, django_db_blocker: Any, smtp_server: MailServer) -> Iterator[str]:
-    """The ASGI application under Daphne, sending its mail to `smtp_server`."""
+    """The ASGI application under uvicorn, sending its mail to `smtp_server`."""
     with django_db_blocker.unblock():
         connections.close_all()
-        process = DaphneProcess(
-            "127.0.0.1",
+        process = UvicornProcess(
             partial(make_application, static_wrapper=ASGIStaticFilesHandler),
             setup=partial(_serve_with_mail, smtp_server.settings),
         )

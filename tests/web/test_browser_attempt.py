@@ -1,6 +1,6 @@
 """Today's ranked attempt on the play page, in a real browser.
 
-The same Daphne and Chromium as `test_browser.py`: a signed-in player's first
+The same uvicorn and Chromium as `test_browser.py`: a signed-in player's first
 action starts the attempt, the game is saved on the server as it goes (so it
 goes on after a reload and in another browser), a hint asks first and takes
 the game off the boards, anonymous visitors are told their game is not
@@ -18,15 +18,12 @@ import pytest
 from games.models import Attempt, Game
 from leaderboards.models import BoardEntry
 from tests.fixtures import WIN, WIN_LOG
-from tests.web import test_browser
-from tests.web.test_browser import DEAL_1, counters, engine, log_in, play_keys, shot
+from tests.web.conftest import DEAL_1, shot
+from tests.web.test_browser import counters, engine, log_in, play_keys
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
 # The server, the browser and the page fixture of the other browser tests.
-server = test_browser.server
-browser = test_browser.browser
-site = test_browser.site
 
 PLAYED = 30  # actions played before the reload: more than one save's worth
 

@@ -1,7 +1,7 @@
 """The daily loop in a real browser: the home page, the after-game panel, a player's
 record and the archive calendar, on a desktop and a 320-pixel phone.
 
-The same Daphne and Chromium as `test_browser.py`. Screenshots go to
+The same uvicorn and Chromium as `test_browser.py`. Screenshots go to
 tests/artifacts/ and, for the README, to docs/img/.
 """
 
@@ -21,14 +21,11 @@ from games.services import attempt_start
 from leaderboards.services import day_close
 from tests.fixtures import WIN, stored_game
 from tests.paths import ROOT
-from tests.web import test_browser
-from tests.web.test_browser import ARTIFACTS, log_in, play_keys, shot
+from tests.web.conftest import ARTIFACTS, shot
+from tests.web.test_browser import log_in, play_keys
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
-browser = test_browser.browser
-server = test_browser.server
-site = test_browser.site
 
 DOCS_IMG = ROOT / "docs" / "img"
 PHONE = {"width": 320, "height": 640}

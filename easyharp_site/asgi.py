@@ -49,6 +49,7 @@ from easyharp_site.middleware import BodyCapMiddleware  # noqa: E402
 from easyharp_site.sockets import OriginCheck, refuse_socket  # noqa: E402
 from games import preparer  # noqa: E402
 from leaderboards.routing import websocket_urlpatterns  # noqa: E402
+from leagues.routing import websocket_urlpatterns as league_urlpatterns  # noqa: E402
 
 if settings.DAILY_DEAL_PREPARE_IN_PROCESS:
     # The embedded default has no separate job to prepare the days ahead.
@@ -61,7 +62,7 @@ application = ProtocolTypeRouter(
     {
         "http": BodyCapMiddleware(django_asgi_app),
         "websocket": OriginCheck(
-            AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, unrouted]))
+            AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, *league_urlpatterns, unrouted]))
         ),
     }
 )

@@ -1,5 +1,10 @@
 """The live leaderboard socket: `ws/daily/<date>/leaderboard/?order=score|moves`.
 
+With `&scope=friends` a signed-in player watches the day's board narrowed to
+themselves and the players they follow, ranked among them (`leaderboards.audiences`);
+the board and its `me` are that viewer's alone. The leagues' sockets are this
+one narrowed to a league (`leagues.consumers`).
+
 Protocol (server to client, JSON text frames):
 
 - `{"type": "snapshot", "date", "deal", "order", "version", "total", "entries", "me"?}`
@@ -17,9 +22,12 @@ Protocol (server to client, JSON text frames):
 
 Close codes (after the handshake, so that browsers see them):
 
-- 4400: the `order` query parameter is neither `score` nor `moves`.
+- 4400: the `order` query parameter is neither `score` nor `moves`, or `scope`
+  is neither `all` nor `friends`.
+- 4401: `scope=friends` without a signed-in player.
 - 4404: the date has no board: not a date, a future day, a day the service
-  does not serve, or a day not prepared yet.
+  does not serve, or a day not prepared yet; or, on a narrowed board, the
+  player is not (or no longer) one of its audience.
 """
 
 from __future__ import annotations
@@ -41,10 +49,14 @@ from easyharp_site.dates import day_from_text
 from easyharp_site.errors import ServiceError
 from games.selectors import daily_deal_get
 from leaderboards import live
+from leaderboards.audiences import audience_known
 from leaderboards.models import Board
 
 CLOSE_BAD_ORDER = 4400
+CLOSE_NOT_SIGNED_IN = 4401
 CLOSE_NO_BOARD = 4404
+# The `scope` query parameter: the day's whole board, or the viewer's friends.
+SCOPES = ("all", "friends")
 # Client messages read ahead while the socket connects (answered after the
 # snapshot); past this many the rest wait in the server's queue.
 HELD_WHILE_CONNECTING = 8
@@ -179,13 +191,37 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
             self.player_id = user.pk
+        board = await self.board_key(date, order, query)
+        if board is None:
+            return
         # Watch before reading, so that no change falls between the snapshot and
         # the first update; updates that come meanwhile wait in `pending`.
-        self.board, self.hub = live.BoardKey(date, order), live.BoardHub.current()
+        self.board, self.hub = board, live.BoardHub.current()
         await self.hub.watch(self.board, self)
         await self._send_snapshot()
         self.ready = True
         self._start_sender()
+
+    async def board_key(
+        self, date: datetime.date, order: str, query: dict[str, list[str]]
+    ) -> live.BoardKey | None:
+        """The board this socket watches, or None after refusing the socket.
+
+        Here the day's board, or with `scope=friends` the signed-in player's
+        friends board; a subclass narrows it otherwise (a league's).
+        """
+        scope = query.get("scope", ["all"])[-1]
+        if scope not in SCOPES or (scope != "all" and not audience_known(scope)):
+            await self._refuse(CLOSE_BAD_ORDER, "bad_scope", "scope must be all or friends.")
+            return None
+        if scope == "all":
+            return live.BoardKey(date, order)
+        if self.player_id is None:
+            await self._refuse(
+                CLOSE_NOT_SIGNED_IN, "not_authenticated", "scope=friends needs a signed-in player."
+            )
+            return None
+        return live.BoardKey(date, order, scope, self.player_id)
 
     async def disconnect(self, code: int) -> None:
         self._leave_board()
@@ -248,6 +284,11 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
 
     async def _send_update(self, update: live.BoardUpdate) -> None:
         if self.board is None or update.version <= self.version:
+            return
+        if update.audience is not None and self.player_id not in update.audience:
+            # Removed from the league (or whatever narrows the board) while watching.
+            await self._refuse(CLOSE_NO_BOARD, "not_found", "You no longer see this board.")
+            self._leave_board()
             return
         # A signed-in socket always finds its entry here: the hub asks for every
         # socket watching when its read takes its version, and a socket that

@@ -260,6 +260,64 @@ def leaderboard_entries_of(
     return found
 
 
+def leaderboard_among(
+    *,
+    date: datetime.date,
+    order: str,
+    player_ids: Collection[int],
+    limit: int = PAGE_LIMIT_MAX,
+    offset: int = 0,
+    mine: Collection[int] = (),
+    around: int | None = None,
+) -> dict[str, Any]:
+    """A day's board narrowed to `player_ids`, ranked among them (a friends or league board).
+
+    Same shape as `leaderboard_page`, with `total` the number of these players
+    on the board, plus `mine`: the entry (ranked among them) of each player id
+    in `mine`, None when they are not on it. With `around` (a player id on the
+    board), the page is the one centred on that player instead of `offset`'s.
+    One index lookup per player on the board's unique (date, board, player)
+    index, so the cost grows with the number of players asked for (a league
+    holds at most 1,000), never with the size of the day's board.
+    """
+    limit = max(0, min(limit, PAGE_LIMIT_MAX))
+    offset = max(0, offset)
+    rows: list[tuple[Any, ...]] = []
+    for chunk in _chunks(sorted(set(player_ids))):
+        placeholders = ", ".join(["%s"] * len(chunk))
+        rows += _rows(
+            f"SELECT e.player_id, {_COLUMNS} {_from()} "
+            f"WHERE e.date = %s AND e.board = %s AND e.player_id IN ({placeholders})",
+            [date, order, *chunk],
+        )
+    # Python orders the sort keys as the index does (SQLite's naive times made UTC).
+    rows.sort(key=lambda row: (row[1], row[2], row[3], utc_aware(row[4]), row[5]))
+    ranks = {row[0]: rank for rank, row in enumerate(rows, start=1)}
+    if around is not None and around in ranks and limit:
+        offset = max(0, min(ranks[around] - 1 - (limit - 1) // 2, len(rows) - limit))
+    _, number = _total_and_deal(date, order)
+    return {
+        "date": date.isoformat(),
+        "deal": _deal_code(number),
+        "order": order,
+        "total": len(rows),
+        "offset": offset,
+        "limit": limit,
+        "entries": [
+            _entry_dict(row[1:], offset + i + 1)
+            for i, row in enumerate(rows[offset : offset + limit])
+        ],
+        "mine": {
+            player_id: (
+                _entry_dict(rows[ranks[player_id] - 1][1:], ranks[player_id])
+                if player_id in ranks
+                else None
+            )
+            for player_id in mine
+        },
+    }
+
+
 def leaderboard_around(
     *, date: datetime.date, order: str, player: User, limit: int = PAGE_LIMIT_MAX
 ) -> dict[str, Any] | None:

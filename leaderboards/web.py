@@ -16,8 +16,10 @@ from django.utils.translation import gettext as _
 from easyharp_site.dates import day_from_text, today
 from games.selectors import daily_deal_neighbours, daily_deals_served, player_games, player_get
 from games.web import daily_deal_or_404, found, page_config
+from leaderboards.audiences import audience_known, audience_members
 from leaderboards.models import Board
 from leaderboards.selectors import (
+    leaderboard_among,
     leaderboard_around,
     leaderboard_entry,
     leaderboard_page,
@@ -64,7 +66,8 @@ def _day_of_page(text: str) -> datetime.date:
 
 
 def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
-    """A day's board by score or by moves, kept live by the page script."""
+    """A day's board by score or by moves, kept live by the page script; with
+    `?scope=friends`, the signed-in player's friends board."""
     current = today()
     day = _day_of_page(date) if date else current
     if day > current:
@@ -73,15 +76,35 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
     if order not in Board.values:
         order = Board.SCORE
     daily = daily_deal_or_404(day)
-    page, me = _board(day, order, request.user)
+    friends = (
+        request.GET.get("scope") == "friends"
+        and request.user.is_authenticated
+        and audience_known("friends")
+    )
+    extra: dict[str, str] = {}
     around = None
-    if me is not None and request.user.is_authenticated:
-        around = leaderboard_around(date=day, order=order, player=request.user, limit=AROUND_ME)
+    if friends and request.user.is_authenticated:
+        viewer = request.user.pk
+        page = leaderboard_among(
+            date=day,
+            order=order,
+            player_ids=audience_members(kind="friends", id=viewer),
+            mine=(viewer,),
+        )
+        me = page.pop("mine")[viewer]
+        extra["board_socket"] = (
+            f"/ws/daily/{day.isoformat()}/leaderboard/?order={order}&scope=friends"
+        )
+    else:
+        page, me = _board(day, order, request.user)
+        if me is not None and request.user.is_authenticated:
+            around = leaderboard_around(date=day, order=order, player=request.user, limit=AROUND_ME)
     previous_day, next_day = daily_deal_neighbours(date=day, until=current)
     context = {
         "day": day,
         "is_today": day == current,
         "order": order,
+        "friends": friends,
         "deal_code": daily.deal_code,
         "par": daily.par,
         "page": page,
@@ -90,7 +113,7 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
         "previous_day": previous_day,
         "next_day": next_day,
         "recent_days": [served.date for served in daily_deals_served(until=current)[:RECENT_DAYS]],
-        "config": page_config(request, date=day.isoformat(), order=order, limit=100),
+        "config": page_config(request, date=day.isoformat(), order=order, limit=100, **extra),
     }
     return render(request, "leaderboards/leaderboard.html", context)
 

@@ -1,9 +1,12 @@
 /**
  * A day's board kept live over the websocket
- * `/ws/daily/{date}/leaderboard/?order=score|moves`: the snapshot on connect,
- * then updates as games arrive. The page's own server-rendered rows stay
- * until the first snapshot, so the board reads fine without JavaScript.
+ * `/ws/daily/{date}/leaderboard/?order=score|moves` (or the socket the page
+ * names in `config.board_socket`: a friends or a league board): the snapshot
+ * on connect, then updates as games arrive. The page's own server-rendered
+ * rows stay until the first snapshot, so the board reads fine without
+ * JavaScript.
  */
+import { followButtons } from "./follow.js";
 import { clock, config, t } from "./ui.js";
 
 const table = document.querySelector("[data-board]");
@@ -31,6 +34,12 @@ function link(href, text) {
   return a;
 }
 
+function playerCell(player) {
+  const td = cell(link(`/players/${encodeURIComponent(player)}/`, player));
+  td.dataset.follow = player;
+  return td;
+}
+
 function row(entry, flash) {
   const tr = document.createElement("tr");
   if (config.user && entry.player === config.user) tr.classList.add("mine");
@@ -38,7 +47,7 @@ function row(entry, flash) {
   tr.dataset.player = entry.player;
   tr.append(
     cell(String(entry.rank), "num"),
-    cell(link(`/players/${encodeURIComponent(entry.player)}/`, entry.player)),
+    playerCell(entry.player),
     cell(String(entry.score), "num"),
     cell(String(entry.moves), "num"),
     cell(clock(entry.duration_ms), "num"),
@@ -82,6 +91,7 @@ function render() {
   const myRank = document.getElementById("my-rank");
   if (myRank && board.me) myRank.textContent = t("you_are_ranked", board.me);
   if (around) refreshAroundMe();
+  followButtons(table);
 }
 
 /**
@@ -109,7 +119,8 @@ function refreshAroundMe() {
   aroundTimer = setTimeout(async () => {
     try {
       const response = await fetch(
-        `/api/daily/${config.date}/leaderboard/?order=${config.order}&around=me&limit=11`,
+        config.around_api ??
+          `/api/daily/${config.date}/leaderboard/?order=${config.order}&around=me&limit=11`,
         {
           credentials: "same-origin",
           headers: { Accept: "application/json" },
@@ -118,6 +129,7 @@ function refreshAroundMe() {
       if (!response.ok) return;
       const page = await response.json();
       renderRows(around.querySelector("tbody"), page.entries ?? [], []);
+      followButtons(around);
     } catch {
       // Try again with the next update.
     }
@@ -134,9 +146,9 @@ function setState(state) {
 let retryDelay = 1000;
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(
-    `${scheme}://${location.host}/ws/daily/${config.date}/leaderboard/?order=${config.order}`,
-  );
+  const path =
+    config.board_socket ?? `/ws/daily/${config.date}/leaderboard/?order=${config.order}`;
+  const socket = new WebSocket(`${scheme}://${location.host}${path}`);
   socket.addEventListener("open", () => {
     retryDelay = 1000;
   });

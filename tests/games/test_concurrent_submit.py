@@ -17,7 +17,7 @@ from games.models import Attempt, Game
 from games.services import attempt_start, game_submit
 from leaderboards.models import BoardEntry, BoardTotal
 from leaderboards.selectors import leaderboard_page
-from tests.fixtures import DEAL, WIN_LOG
+from tests.fixtures import DEAL, WIN_LOG, at_once
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -29,28 +29,6 @@ def slow_replay(*args: Any, **kwargs: Any) -> rules.Game:
     # submissions really overlap.
     time.sleep(0.2)
     return real_replay(*args, **kwargs)
-
-
-def at_once(*calls: Callable[[], Any]) -> list[Any]:
-    """Run the calls in threads released together; returns results (or exceptions)."""
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(index: int, call: Callable[[], Any]) -> None:
-        barrier.wait()
-        try:
-            results[index] = call()
-        except Exception as error:  # collected: the test asserts there are none
-            results[index] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
 
 
 real_now = timezone.now

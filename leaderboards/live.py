@@ -369,6 +369,8 @@ class BoardHub:
         total, entries, deal, mine, audience = await database_sync_to_async(_board_read)(
             board, player_ids
         )
+        # Who is on a narrowed board now: which announced changes concern it.
+        state.audience = audience
         return BoardView(version, total, entries, encode_json(entries), deal, mine, audience)
 
     # Subscribing to changes
@@ -487,8 +489,6 @@ class BoardHub:
         # one statement, rather than one query per socket.
         players = {s.player_id for s in state.sockets if s.player_id is not None}
         view = await self.read(state.key, players)
-        # Who is on a narrowed board now: which announced changes concern it.
-        state.audience = view.audience
         published = (view.total, view.entries_json)
         if published == state.last_published and not players:
             return

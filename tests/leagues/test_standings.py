@@ -120,9 +120,7 @@ def test_the_month_sums_every_settled_day_of_the_month(db, make_player) -> None:
     november = client_for(ann).get("/api/standings/?period=month&at=2026-11-02").json()
 
     assert november["start"] == "2026-11-01" and november["end"] == "2026-11-30"
-    assert [(e["player"], e["points"], e["days"]) for e in november["entries"]] == [
-        ("ann", 100, 1)
-    ]
+    assert [(e["player"], e["points"], e["days"]) for e in november["entries"]] == [("ann", 100, 1)]
 
 
 def test_a_void_after_the_day_closed_is_counted_at_the_next_run(db, make_player) -> None:
@@ -150,9 +148,11 @@ def test_a_league_ranks_its_members_in_the_standings_among_them(db, make_player)
     league = services.league_create(owner=ann, name="Ours")
     services.league_join(player=ben, code=league.invite_code)
 
-    standings = client_for(ann).get(
-        f"/api/leagues/{league.slug}/standings/?period=week&at=2026-11-24"
-    ).json()
+    standings = (
+        client_for(ann)
+        .get(f"/api/leagues/{league.slug}/standings/?period=week&at=2026-11-24")
+        .json()
+    )
 
     assert [(e["rank"], e["player"], e["points"]) for e in standings["entries"]] == [
         (1, "ben", 70),

@@ -3,13 +3,10 @@ transactions: one attempt per player and day, one ranked game per attempt."""
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from games import rules

@@ -26,15 +26,13 @@ from tests.fixtures import WIN_LOG
 from tests.leaderboards.test_consumers import (  # noqa: F401 - fixtures of the live tests
     QUIET,
     _close_database_thread_connections,
-    daily,
     flushed,
     layers,
-    make_player,
     session_cookie,
     submit,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("flushed")]
 
 MakePlayer = Callable[[str], AbstractBaseUser]
 
@@ -81,7 +79,7 @@ def league_of(owner: AbstractBaseUser, *members: AbstractBaseUser) -> League:
 
 
 async def test_a_members_ranked_game_updates_the_league_board_and_an_outsiders_does_not(
-    flushed: None, daily: DailyDeal, make_player: MakePlayer, monkeypatch: pytest.MonkeyPatch
+    daily: DailyDeal, make_player: MakePlayer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     reads: list[live.BoardKey] = []
     real_read = live._board_read
@@ -124,7 +122,7 @@ async def test_a_members_ranked_game_updates_the_league_board_and_an_outsiders_d
 
 
 async def test_a_non_member_cannot_open_a_league_socket(
-    flushed: None, daily: DailyDeal, make_player: MakePlayer
+    daily: DailyDeal, make_player: MakePlayer
 ) -> None:
     alice, bob = await database_sync_to_async(lambda: (make_player("alice"), make_player("bob")))()
     league = await league_of(alice)
@@ -139,7 +137,7 @@ async def test_a_non_member_cannot_open_a_league_socket(
 
 
 async def test_a_member_removed_while_watching_is_closed_and_sees_no_more(
-    flushed: None, daily: DailyDeal, make_player: MakePlayer
+    daily: DailyDeal, make_player: MakePlayer
 ) -> None:
     alice, bob = await database_sync_to_async(lambda: (make_player("alice"), make_player("bob")))()
     league = await league_of(alice, bob)
@@ -158,7 +156,7 @@ async def test_a_member_removed_while_watching_is_closed_and_sees_no_more(
 
 
 async def test_a_friends_board_is_its_viewers_alone(
-    flushed: None, daily: DailyDeal, make_player: MakePlayer
+    daily: DailyDeal, make_player: MakePlayer
 ) -> None:
     alice, bob, carol, dave = await database_sync_to_async(
         lambda: [make_player(name) for name in ("alice", "bob", "carol", "dave")]
@@ -191,7 +189,7 @@ async def test_a_friends_board_is_its_viewers_alone(
 
 
 async def test_following_someone_while_watching_brings_them_onto_the_friends_board(
-    flushed: None, daily: DailyDeal, make_player: MakePlayer
+    daily: DailyDeal, make_player: MakePlayer
 ) -> None:
     alice, bob = await database_sync_to_async(lambda: (make_player("alice"), make_player("bob")))()
     await database_sync_to_async(submit)(bob, ["S"])
@@ -205,7 +203,7 @@ async def test_following_someone_while_watching_brings_them_onto_the_friends_boa
         await communicator.disconnect()
 
 
-async def test_a_friends_socket_needs_a_signed_in_player(flushed: None, daily: DailyDeal) -> None:
+async def test_a_friends_socket_needs_a_signed_in_player(daily: DailyDeal) -> None:
     error, code = await refused(friends_path(daily), None)
     assert code == CLOSE_NOT_SIGNED_IN
     assert error["error"]["code"] == "not_authenticated"

@@ -7,7 +7,6 @@ their games as `games.api` shows them).
 from __future__ import annotations
 
 import datetime
-from collections.abc import Collection
 from typing import Any
 
 from drf_spectacular.utils import (
@@ -26,7 +25,7 @@ from easyharp_site.dates import parse_day
 from easyharp_site.errors import ServiceError, error_responses
 from games import selectors as games_selectors
 from games.api import DAY_NOT_FOUND, GameOutput, day_parameter
-from leaderboards.audiences import audience_members
+from leaderboards.audiences import AudienceSql, audience_sql
 from leaderboards.models import Board
 from leaderboards.selectors import (
     PAGE_LIMIT_MAX,
@@ -114,7 +113,7 @@ class LeaderboardApi(APIView):
                 board_among(
                     date=day.date,
                     params=params,
-                    player_ids=audience_members(kind="friends", id=request.user.pk),
+                    audience=audience_sql(kind="friends", id=request.user.pk),
                     viewer=request.user.pk,
                 )
             )
@@ -146,9 +145,9 @@ def _require_player(request: Request, what: str) -> None:
 
 
 def board_among(
-    *, date: datetime.date, params: dict[str, Any], player_ids: Collection[int], viewer: int
+    *, date: datetime.date, params: dict[str, Any], audience: AudienceSql, viewer: int
 ) -> dict[str, Any]:
-    """A board narrowed to `player_ids` as the API shows it: the page asked for
+    """A board narrowed to an audience as the API shows it: the page asked for
     (or, with `around=me`, the page centred on the viewer) and the viewer's `me`.
 
     Shared by the friends board and the leagues' boards.
@@ -156,7 +155,7 @@ def board_among(
     board = leaderboard_among(
         date=date,
         order=params["order"],
-        player_ids=player_ids,
+        audience=audience,
         limit=params["limit"],
         offset=params["offset"],
         mine=(viewer,),

@@ -12,15 +12,20 @@ An audience is named by a kind and an id: `friends` of a viewer's player id,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Sequence
+from typing import Any
 
-Members = Callable[[int], Collection[int]]
+from django.db import connection
 
-_KINDS: dict[str, Members] = {}
+# An audience as SQL: a subquery that gives its players' ids, and its parameters.
+AudienceSql = tuple[str, Sequence[Any]]
+
+_KINDS: dict[str, Callable[[int], AudienceSql]] = {}
 
 
-def audience_register(*, kind: str, members: Members) -> None:
-    """Make `kind` an audience: `members(id)` gives its player ids (a bounded number)."""
+def audience_register(*, kind: str, members: Callable[[int], AudienceSql]) -> None:
+    """Make `kind` an audience: `members(id)` gives the subquery of its player ids
+    (a bounded number of them) with its parameters."""
     _KINDS[kind] = members
 
 
@@ -29,6 +34,14 @@ def audience_known(kind: str) -> bool:
     return kind in _KINDS
 
 
-def audience_members(*, kind: str, id: int) -> Collection[int]:
-    """The player ids of the audience `kind` `id` (KeyError for an unregistered kind)."""
+def audience_sql(*, kind: str, id: int) -> AudienceSql:
+    """The subquery of the audience `kind` `id` (KeyError for an unregistered kind)."""
     return _KINDS[kind](id)
+
+
+def audience_members(*, kind: str, id: int) -> frozenset[int]:
+    """The player ids of the audience `kind` `id`."""
+    sql, params = audience_sql(kind=kind, id=id)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return frozenset(row[0] for row in cursor.fetchall())

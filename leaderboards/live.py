@@ -51,7 +51,7 @@ from channels.layers import BaseChannelLayer, get_channel_layer
 from django.conf import settings
 from rest_framework.utils.encoders import JSONEncoder
 
-from leaderboards.audiences import audience_members
+from leaderboards.audiences import audience_members, audience_sql
 from leaderboards.models import Board
 from leaderboards.selectors import leaderboard_among, leaderboard_entries_of, leaderboard_page
 
@@ -159,11 +159,14 @@ _Read = tuple[
 
 def _board_read(board: BoardKey, player_ids: Collection[int] = ()) -> _Read:
     if board.audience_kind:
-        audience = frozenset(audience_members(kind=board.audience_kind, id=board.audience_id))
+        kind, id = board.audience_kind, board.audience_id
+        # Who is in the audience, for filtering the announced changes, and the
+        # board among them.
+        audience = audience_members(kind=kind, id=id)
         among = leaderboard_among(
             date=board.date,
             order=board.order,
-            player_ids=audience,
+            audience=audience_sql(kind=kind, id=id),
             limit=WATCHED_ENTRIES,
             mine=player_ids,
         )

@@ -260,57 +260,94 @@ def leaderboard_entries_of(
     return found
 
 
+# A board narrowed to an audience, ranked among it in one statement: the
+# audience's entries (one lookup each on the unique (date, board, player)
+# index), numbered in board order, then only the rows asked for.
+_AMONG_SQL = f"""
+WITH among AS (
+    SELECT e.player_id, {_COLUMNS},
+           row_number() OVER (ORDER BY {_ORDER_ASC}) AS place
+    {{from_}}
+    WHERE e.date = %s AND e.board = %s AND e.player_id IN ({{audience}})
+)
+SELECT t.total, t.number, a.*
+FROM (SELECT (SELECT count(*) FROM among) AS total,
+             (SELECT number FROM games_dailydeal WHERE date = %s) AS number) t
+LEFT JOIN among a ON (a.place > %s AND a.place <= %s) OR a.player_id IN ({{mine}})
+ORDER BY a.place
+"""
+
+
+def _among_rows(
+    date: datetime.date,
+    order: str,
+    audience: tuple[str, Sequence[Any]],
+    first: int,
+    last: int,
+    mine: Sequence[int],
+) -> tuple[int, int | None, list[tuple[Any, ...]]]:
+    """(total, deal number, rows `(player_id, *columns, place)`) of the places in
+    (`first`, `last`] and of the players `mine`."""
+    sql, params = audience
+    statement = _AMONG_SQL.format(
+        from_=_from(),
+        audience=sql,
+        mine=", ".join(["%s"] * len(mine)) if mine else "NULL",
+    )
+    rows = _rows(statement, [date, order, *params, date, first, last, *mine])
+    total, number = rows[0][:2]
+    return total or 0, number, [row[2:] for row in rows if row[2] is not None]
+
+
 def leaderboard_among(
     *,
     date: datetime.date,
     order: str,
-    player_ids: Collection[int],
+    audience: tuple[str, Sequence[Any]],
     limit: int = PAGE_LIMIT_MAX,
     offset: int = 0,
     mine: Collection[int] = (),
     around: int | None = None,
 ) -> dict[str, Any]:
-    """A day's board narrowed to `player_ids`, ranked among them (a friends or league board).
+    """A day's board narrowed to an audience, ranked among it (a friends or league board).
 
-    Same shape as `leaderboard_page`, with `total` the number of these players
-    on the board, plus `mine`: the entry (ranked among them) of each player id
-    in `mine`, None when they are not on it. With `around` (a player id on the
-    board), the page is the one centred on that player instead of `offset`'s.
-    One index lookup per player on the board's unique (date, board, player)
-    index, so the cost grows with the number of players asked for (a league
-    holds at most 1,000), never with the size of the day's board.
+    `audience` is a subquery giving the players' ids, with its parameters
+    (`leaderboards.audiences`). Same shape as `leaderboard_page`, with `total`
+    the number of the audience on the board, plus `mine`: the entry (ranked
+    among them) of each player id in `mine`, None when they are not on it.
+    With `around` (a player id on the board), the page is the one centred on
+    that player instead of `offset`'s.
+
+    One statement (two with `around`): one index lookup per player of the
+    audience on the board's unique (date, board, player) index, numbered in
+    the database, so the cost grows with the audience (a league holds at most
+    1,000 players), never with the size of the day's board, and only the
+    rows shown come back.
     """
     limit = max(0, min(limit, PAGE_LIMIT_MAX))
     offset = max(0, offset)
-    rows: list[tuple[Any, ...]] = []
-    for chunk in _chunks(sorted(set(player_ids))):
-        placeholders = ", ".join(["%s"] * len(chunk))
-        rows += _rows(
-            f"SELECT e.player_id, {_COLUMNS} {_from()} "
-            f"WHERE e.date = %s AND e.board = %s AND e.player_id IN ({placeholders})",
-            [date, order, *chunk],
-        )
-    # Python orders the sort keys as the index does (SQLite's naive times made UTC).
-    rows.sort(key=lambda row: (row[1], row[2], row[3], utc_aware(row[4]), row[5]))
-    ranks = {row[0]: rank for rank, row in enumerate(rows, start=1)}
-    if around is not None and around in ranks and limit:
-        offset = max(0, min(ranks[around] - 1 - (limit - 1) // 2, len(rows) - limit))
-    _, number = _total_and_deal(date, order)
+    wanted = sorted(set(mine) | ({around} if around is not None else set()))
+    if around is not None:
+        total, _, rows = _among_rows(date, order, audience, 0, 0, [around])
+        if rows and limit:
+            place = rows[0][-1]
+            offset = max(0, min(place - 1 - (limit - 1) // 2, total - limit))
+    total, number, rows = _among_rows(date, order, audience, offset, offset + limit, wanted)
+    places = {row[0]: row for row in rows}
     return {
         "date": date.isoformat(),
         "deal": _deal_code(number),
         "order": order,
-        "total": len(rows),
+        "total": total,
         "offset": offset,
         "limit": limit,
         "entries": [
-            _entry_dict(row[1:], offset + i + 1)
-            for i, row in enumerate(rows[offset : offset + limit])
+            _entry_dict(row[1:-1], row[-1]) for row in rows if offset < row[-1] <= offset + limit
         ],
         "mine": {
             player_id: (
-                _entry_dict(rows[ranks[player_id] - 1][1:], ranks[player_id])
-                if player_id in ranks
+                _entry_dict(places[player_id][1:-1], places[player_id][-1])
+                if player_id in places
                 else None
             )
             for player_id in mine

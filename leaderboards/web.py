@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from easyharp_site.dates import day_from_text, today
 from games.selectors import daily_deal_neighbours, daily_deals_served, player_games, player_get
 from games.web import daily_deal_or_404, found, page_config
-from leaderboards.audiences import audience_known, audience_members
+from leaderboards.audiences import audience_known, audience_sql
 from leaderboards.models import Board
 from leaderboards.selectors import (
     leaderboard_among,
@@ -88,7 +88,7 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
         page = leaderboard_among(
             date=day,
             order=order,
-            player_ids=audience_members(kind="friends", id=viewer),
+            audience=audience_sql(kind="friends", id=viewer),
             mine=(viewer,),
         )
         me = page.pop("mine")[viewer]

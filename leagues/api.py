@@ -376,7 +376,7 @@ class LeagueBoardApi(APIView):
             board_among(
                 date=day.date,
                 params=query.validated_data,
-                player_ids=selectors.league_member_ids(league.pk),
+                audience=selectors.league_members_sql(league.pk),
                 viewer=request.user.pk,
             )
         )

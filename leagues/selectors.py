@@ -12,24 +12,28 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
+from django.db import connection
 from django.db.models import QuerySet
 
 from easyharp_site.errors import ServiceError
-from leagues.models import Follow, League, Membership, Standing, StandingsPeriod
+from leaderboards.audiences import AudienceSql
+from leagues.models import Follow, League, Standing, StandingsPeriod
 from leagues.periods import period_bounds
 
 STANDINGS_LIMIT_MAX = 100
 
 
-def friends_ids(viewer_id: int) -> list[int]:
-    """The viewer and the players they follow (at most 1,001 ids)."""
-    followed = Follow.objects.filter(follower_id=viewer_id).values_list("followee_id", flat=True)
-    return [viewer_id, *followed]
+def friends_sql(viewer_id: int) -> AudienceSql:
+    """The friends audience as SQL: the viewer and the players they follow (at most 1,001)."""
+    return (
+        "SELECT %s UNION ALL SELECT followee_id FROM leagues_follow WHERE follower_id = %s",
+        [viewer_id, viewer_id],
+    )
 
 
-def league_member_ids(league_id: int) -> list[int]:
-    """The players of a league (at most 1,000 ids)."""
-    return list(Membership.objects.filter(league_id=league_id).values_list("player_id", flat=True))
+def league_members_sql(league_id: int) -> AudienceSql:
+    """A league's audience as SQL: its members (at most 1,000)."""
+    return ("SELECT player_id FROM leagues_membership WHERE league_id = %s", [league_id])
 
 
 def follows(*, follower: User, followee: User) -> bool:
@@ -160,15 +164,21 @@ def league_standings(
     *, league: League, period: str, at: datetime.date, viewer: User
 ) -> dict[str, Any]:
     """The league members' standings of the week or month holding `at`, ranked among
-    them in the global standings' order (at most 1,000 rows, one index lookup each)."""
+    them in the global standings' order (at most 1,000 rows, one index lookup
+    each on (period, start, player), read as plain rows)."""
     frame, _ = _frame(period, at)
-    rows = (
-        Standing.objects.filter(
-            period=period, start=frame["start"], player__memberships__league=league
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT u.username, s.points, s.days, s.best FROM leagues_standing s "
+            f"JOIN leagues_membership m ON m.player_id = s.player_id "
+            f"JOIN {get_user_model()._meta.db_table} u ON u.id = s.player_id "
+            f"WHERE m.league_id = %s AND s.period = %s AND s.start = %s ORDER BY s.rank",
+            [league.pk, period, frame["start"]],
         )
-        .select_related("player")
-        .order_by("rank")
-    )
-    entries = [_standing_dict(row, rank) for rank, row in enumerate(rows, start=1)]
+        rows = cursor.fetchall()
+    entries = [
+        {"rank": rank, "player": player, "points": points, "days": days, "best": best}
+        for rank, (player, points, days, best) in enumerate(rows, start=1)
+    ]
     me = next((e for e in entries if e["player"] == viewer.get_username()), None)
     return {**frame, "total": len(entries), "entries": entries, "me": me}

@@ -169,8 +169,9 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
     if period not in Period.values:
         period = Period.WEEK
     daily = found(daily_deal_get, date=day)
-    members = selectors.league_member_ids(current.pk)
-    board = leaderboard_among(date=day, order=order, player_ids=members, limit=100)
+    board = leaderboard_among(
+        date=day, order=order, audience=selectors.league_members_sql(current.pk), limit=100
+    )
     socket = f"/ws/leagues/{current.slug}/daily/{day.isoformat()}/leaderboard/?order={order}"
     context = {
         "league": current,

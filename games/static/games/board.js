@@ -146,8 +146,7 @@ function setState(state) {
 let retryDelay = 1000;
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const path =
-    config.board_socket ?? `/ws/daily/${config.date}/leaderboard/?order=${config.order}`;
+  const path = config.board_socket ?? `/ws/daily/${config.date}/leaderboard/?order=${config.order}`;
   const socket = new WebSocket(`${scheme}://${location.host}${path}`);
   socket.addEventListener("open", () => {
     retryDelay = 1000;

@@ -262,18 +262,21 @@ def leaderboard_entries_of(
 
 # A board narrowed to an audience, ranked among it in one statement: the
 # audience's entries (one lookup each on the unique (date, board, player)
-# index), numbered in board order, then only the rows asked for.
+# index), numbered in board order, then only the rows asked for, with their
+# players' names.
 _AMONG_SQL = f"""
 WITH among AS (
-    SELECT e.player_id, {_COLUMNS},
+    SELECT e.player_id, {_COLUMNS.removesuffix(", u.username")},
            row_number() OVER (ORDER BY {_ORDER_ASC}) AS place
-    {{from_}}
+    FROM leaderboards_boardentry e
     WHERE e.date = %s AND e.board = %s AND e.player_id IN ({{audience}})
 )
-SELECT t.total, t.number, a.*
+SELECT t.total, t.number, a.player_id,
+       {_COLUMNS.replace("e.", "a.")}, a.place
 FROM (SELECT (SELECT count(*) FROM among) AS total,
              (SELECT number FROM games_dailydeal WHERE date = %s) AS number) t
 LEFT JOIN among a ON (a.place > %s AND a.place <= %s) OR a.player_id IN ({{mine}})
+LEFT JOIN {{users}} u ON u.id = a.player_id
 ORDER BY a.place
 """
 
@@ -290,7 +293,7 @@ def _among_rows(
     (`first`, `last`] and of the players `mine`."""
     sql, params = audience
     statement = _AMONG_SQL.format(
-        from_=_from(),
+        users=get_user_model()._meta.db_table,
         audience=sql,
         mine=", ".join(["%s"] * len(mine)) if mine else "NULL",
     )

@@ -7,6 +7,7 @@ else gets the same 404 `not_found` as for a league that does not exist.
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -394,9 +395,29 @@ class StandingOutput(serializers.Serializer):
     best = serializers.IntegerField(help_text="The player's best day's points.")
 
 
+class _Given:
+    """A query parameter given empty (`?period=`) is refused, not read as absent (DRF's
+    form semantics would give the default)."""
+
+    field_name: str
+
+    def get_value(self, dictionary: Any) -> Any:
+        if dictionary.get(self.field_name) == "":
+            return ""
+        return super().get_value(dictionary)  # type: ignore[misc]
+
+
+class _ChoiceParameter(_Given, serializers.ChoiceField):
+    pass
+
+
+class _DateParameter(_Given, serializers.DateField):
+    pass
+
+
 class _StandingsQuery(serializers.Serializer):
-    period = serializers.ChoiceField(choices=Period.values, default=Period.WEEK)
-    at = serializers.DateField(
+    period = _ChoiceParameter(choices=Period.values, default=Period.WEEK)
+    at = _DateParameter(
         required=False,
         input_formats=["%Y-%m-%d"],
         help_text="A day of the week or month (YYYY-MM-DD); today by default.",

@@ -75,8 +75,14 @@ class DayPoints(models.Model):
     """A player's rank on a closed day's score board and the points it earned."""
 
     date = models.DateField()
+    # Derived rows, rewritten a million at a time by the standings job: no
+    # per-row foreign-key check in the database (accounts are deactivated,
+    # never deleted; Django's own cascade still removes these with a player).
     player = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="day_points"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="day_points",
+        db_constraint=False,
     )
     rank = models.PositiveIntegerField()
     points = models.PositiveIntegerField()
@@ -130,8 +136,12 @@ class Standing(models.Model):
 
     period = models.CharField(max_length=5, choices=Period.choices)
     start = models.DateField()
+    # Derived rows, as DayPoints's.
     player = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="standings"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="standings",
+        db_constraint=False,
     )
     rank = models.PositiveIntegerField()
     points = models.PositiveIntegerField()

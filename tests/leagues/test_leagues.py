@@ -7,9 +7,10 @@ import pytest
 from django.conf import settings
 from django.test import override_settings
 
+from easyharp_site.accounts.deletion import player_delete
 from leagues import services
-from leagues.models import League, Membership
-from tests.fixtures import client_for, stored_game
+from leagues.models import Follow, League, Membership
+from tests.fixtures import PASSWORD, client_for, stored_game
 
 
 def create(player, name: str = "Friday club") -> dict:
@@ -285,3 +286,22 @@ def test_the_leagues_page_creates_and_joins(alice, bob, daily, client) -> None:
     assert joined["Location"] == f"/leagues/{league.slug}/"
     listing = client.get("/leagues/").content.decode()
     assert "Tuesday" in listing
+
+
+def test_a_deleted_player_leaves_every_league_and_follow_and_their_own_leagues_go(
+    alice, bob, make_player
+) -> None:
+    carol = make_player("carol")
+    theirs = create(alice, "Alice's")
+    others = create(bob, "Bob's")
+    join(alice, others["invite_code"])
+    join(carol, theirs["invite_code"])
+    services.follow_add(follower=alice, followee=bob)
+    services.follow_add(follower=carol, followee=alice)
+
+    player_delete(player=alice, password=PASSWORD)
+
+    assert [league.name for league in League.objects.all()] == ["Bob's"]
+    assert League.objects.get().members == 1
+    assert not Membership.objects.filter(player=alice).exists()
+    assert not Follow.objects.exists()

@@ -170,9 +170,10 @@ def league_standings(
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT u.username, s.points, s.days, s.best FROM leagues_standing s "
-            f"JOIN leagues_membership m ON m.player_id = s.player_id "
             f"JOIN {get_user_model()._meta.db_table} u ON u.id = s.player_id "
-            f"WHERE m.league_id = %s AND s.period = %s AND s.start = %s ORDER BY s.rank",
+            f"WHERE s.player_id IN "
+            f"(SELECT player_id FROM leagues_membership WHERE league_id = %s) "
+            f"AND s.period = %s AND s.start = %s ORDER BY s.rank",
             [league.pk, period, frame["start"]],
         )
         rows = cursor.fetchall()

@@ -327,6 +327,9 @@ def day_points_settle(*, date: datetime.date) -> int:
     DayPoints.objects.filter(date=date).delete()
     with connection.cursor() as cursor:
         cursor.execute(_DAY_POINTS_SQL, [date, Board.SCORE])
+        # A million new rows at once: fresh statistics, so that the reads that
+        # follow are planned for them (autovacuum would only come later).
+        cursor.execute("ANALYZE leagues_daypoints")
     players = DayPoints.objects.filter(date=date).count()
     SettledDay.objects.update_or_create(
         date=date, defaults={"players": players, "settled_at": timezone.now(), "stale": False}
@@ -341,6 +344,7 @@ def standings_rank(*, period: str, start: datetime.date) -> int:
     Standing.objects.filter(period=period, start=first).delete()
     with connection.cursor() as cursor:
         cursor.execute(_STANDINGS_SQL, [period, first, first, last])
+        cursor.execute("ANALYZE leagues_standing")
     players = Standing.objects.filter(period=period, start=first).count()
     settled = (
         SettledDay.objects.filter(date__gte=first, date__lte=last)

@@ -29,7 +29,6 @@ percentile and maximum in milliseconds. `--skip-fill` times an earlier fill agai
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import os
 import random
@@ -43,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/eh_bench")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "easyharp_site.settings")
 
-from bench.leaderboard import DAY, ensure_database, fill, server_ms, timed  # noqa: E402
+from bench.leaderboard import DAY, prepare, server_ms, timed  # noqa: E402
 
 MEMBERS = 1_000
 FOLLOWED = 1_000
@@ -211,33 +210,7 @@ def measure_standings(repeat: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=1_000_000)
-    parser.add_argument("--players", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--skip-fill", action="store_true", help="time the data already there")
-    args = parser.parse_args()
-    if args.players > args.games:
-        parser.error("--players cannot exceed --games")
-
-    ensure_database(os.environ["DATABASE_URL"])
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    if not args.skip_fill:
-        print(f"Filling {DAY} with {args.games:,} games by {args.players:,} players (COPY):")
-        t = time.perf_counter()
-        fill(games=args.games, players=args.players, seed=args.seed)
-        fill_leagues(players=args.players, seed=args.seed)
-        print(f"  filled in {time.perf_counter() - t:.1f} s")
-        from django.db import connection
-
-        # The fills leave their raw connection out of autocommit: start afresh.
-        connection.close()
+    args = prepare(__doc__, fill_leagues)
     measure_boards(args.repeat)
     measure_standings(args.repeat)
 

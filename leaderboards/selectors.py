@@ -88,6 +88,27 @@ def _entry_dict(row: tuple[Any, ...], rank: int) -> dict[str, Any]:
     }
 
 
+def _page(
+    date: datetime.date,
+    order: str,
+    number: int | None,
+    total: int,
+    offset: int,
+    limit: int,
+    entries: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """A page of a board as every read gives it (the API's `LeaderboardPage`)."""
+    return {
+        "date": date.isoformat(),
+        "deal": _deal_code(number),
+        "order": order,
+        "total": total,
+        "offset": offset,
+        "limit": limit,
+        "entries": entries,
+    }
+
+
 def leaderboard_total(*, date: datetime.date, order: str) -> int:
     """Number of players on the board `order` of `date`."""
     total = BoardTotal.objects.filter(date=date, board=order).values_list("players", flat=True)
@@ -175,15 +196,8 @@ def leaderboard_page(
         f"{_select()} ORDER BY {_ORDER_ASC} LIMIT %s OFFSET %s", [date, order, limit, offset]
     )
     total, number = _total_and_deal(date, order)
-    return {
-        "date": date.isoformat(),
-        "deal": _deal_code(number),
-        "order": order,
-        "total": total,
-        "offset": offset,
-        "limit": limit,
-        "entries": [_entry_dict(row, offset + i + 1) for i, row in enumerate(rows)],
-    }
+    entries = [_entry_dict(row, offset + i + 1) for i, row in enumerate(rows)]
+    return _page(date, order, number, total, offset, limit, entries)
 
 
 def leaderboard_entry(*, date: datetime.date, order: str, player: User) -> dict[str, Any] | None:
@@ -337,16 +351,11 @@ def leaderboard_among(
             offset = max(0, min(place - 1 - (limit - 1) // 2, total - limit))
     total, number, rows = _among_rows(date, order, audience, offset, offset + limit, wanted)
     places = {row[0]: row for row in rows}
+    entries = [
+        _entry_dict(row[1:-1], row[-1]) for row in rows if offset < row[-1] <= offset + limit
+    ]
     return {
-        "date": date.isoformat(),
-        "deal": _deal_code(number),
-        "order": order,
-        "total": total,
-        "offset": offset,
-        "limit": limit,
-        "entries": [
-            _entry_dict(row[1:-1], row[-1]) for row in rows if offset < row[-1] <= offset + limit
-        ],
+        **_page(date, order, number, total, offset, limit, entries),
         "mine": {
             player_id: (
                 _entry_dict(places[player_id][1:-1], places[player_id][-1])
@@ -391,14 +400,9 @@ def leaderboard_around(
     below_rows = sorted(r[1:] for r in side_rows if r[0] == 1)
     window = [*above_rows, row, *below_rows]
     first_rank = rank - len(above_rows)
+    entries = [_entry_dict(r, first_rank + i) for i, r in enumerate(window)]
     return {
-        "date": date.isoformat(),
-        "deal": _deal_code(number),
-        "order": order,
-        "total": total,
-        "offset": first_rank - 1,
-        "limit": limit,
-        "entries": [_entry_dict(r, first_rank + i) for i, r in enumerate(window)],
+        **_page(date, order, number, total, first_rank - 1, limit, entries),
         "me": _entry_dict(row, rank),
     }
 

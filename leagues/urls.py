@@ -5,7 +5,6 @@ from django.urls import path
 from leagues import web
 
 urlpatterns = [
-    path("players/<str:username>/follow/", web.follow, name="follow"),
     path("leagues/", web.league_list, name="leagues"),
     path("leagues/join/", web.league_join_form, name="league-join"),
     path("leagues/join/<str:code>/", web.league_invite, name="league-invite"),

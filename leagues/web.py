@@ -17,7 +17,6 @@ from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
@@ -25,7 +24,7 @@ from django.views.decorators.http import require_POST
 from easyharp_site.dates import day_from_text, today
 from easyharp_site.errors import ServiceError
 from easyharp_site.throttling import rate_limited
-from games.selectors import daily_deal_get, player_get
+from games.selectors import daily_deal_get
 from games.web import found, page_config
 from leaderboards.models import Board
 from leaderboards.selectors import leaderboard_among
@@ -49,16 +48,6 @@ def _refused(request: HttpRequest, error: ServiceError) -> None:
     messages.error(request, str(ERROR_TEXTS.get(error.code, error.message)))
 
 
-def _back(request: HttpRequest, default: str) -> HttpResponse:
-    """Back to the page the form was on (a local path only), else `default`."""
-    target = request.POST.get("next", "")
-    if target and url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return redirect(target)
-    return redirect(default)
-
-
 def _league_or_404(slug: str, viewer: Any) -> League:
     return found(selectors.league_get, slug=slug, viewer=viewer)
 
@@ -66,25 +55,6 @@ def _league_or_404(slug: str, viewer: Any) -> League:
 def _signed_in(request: HttpRequest) -> User:
     assert request.user.is_authenticated  # login_required
     return request.user  # type: ignore[return-value]
-
-
-# --- Following -------------------------------------------------------------------
-
-
-@login_required
-@require_POST
-def follow(request: HttpRequest, username: str) -> HttpResponse:
-    """Follow or stop following a player (the button on player pages and boards)."""
-    player = _signed_in(request)
-    followee = found(player_get, username=username)
-    try:
-        if request.POST.get("follow") == "0":
-            services.follow_remove(follower=player, followee=followee)
-        else:
-            services.follow_add(follower=player, followee=followee)
-    except ServiceError as error:
-        _refused(request, error)
-    return _back(request, reverse("player", args=[username]))
 
 
 # --- Leagues -----------------------------------------------------------------------

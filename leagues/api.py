@@ -207,8 +207,7 @@ class LeagueJoinApi(APIView):
                 409,
                 429,
                 codes={
-                    400: "`invalid_code`: neither a code nor a link.",
-                    404: "`invalid_code`: no league has that code.",
+                    404: "`invalid_code`: no league has that code (or the link's).",
                     409: "`league_full`, `too_many_leagues` (with `limit`).",
                 },
             ),

@@ -286,8 +286,10 @@ def measure(repeat: int) -> None:
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def prepare(description: str, *more: Callable[..., None]) -> argparse.Namespace:
+    """Read the command line, set up Django on a migrated database and, unless
+    `--skip-fill`, fill the day, then run each of `more(players=, seed=)`."""
+    parser = argparse.ArgumentParser(description=description.split("\n")[0])
     parser.add_argument("--games", type=int, default=1_000_000)
     parser.add_argument("--players", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=200)
@@ -302,14 +304,23 @@ def main() -> None:
 
     django.setup()
     from django.core.management import call_command
+    from django.db import connection
 
     call_command("migrate", verbosity=0)
     if not args.skip_fill:
         print(f"Filling {DAY} with {args.games:,} games by {args.players:,} players (COPY):")
         t = time.perf_counter()
         fill(games=args.games, players=args.players, seed=args.seed)
+        for step in more:
+            step(players=args.players, seed=args.seed)
         print(f"  filled in {time.perf_counter() - t:.1f} s")
-    measure(args.repeat)
+        # The fills leave their raw connection out of autocommit: start afresh.
+        connection.close()
+    return args
+
+
+def main() -> None:
+    measure(prepare(__doc__).repeat)
 
 
 if __name__ == "__main__":

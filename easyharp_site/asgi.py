@@ -51,6 +51,7 @@ from easyharp_site.sockets import DirectFrames, OriginCheck, refuse_socket  # no
 from games import preparer  # noqa: E402
 from leaderboards import closer  # noqa: E402
 from leaderboards.routing import websocket_urlpatterns  # noqa: E402
+from leagues.routing import websocket_urlpatterns as league_urlpatterns  # noqa: E402
 
 if settings.DAILY_DEAL_PREPARE_IN_PROCESS:
     # The embedded default has no separate jobs to prepare the days ahead and
@@ -65,7 +66,11 @@ application = ProtocolTypeRouter(
     {
         "http": BodyCapMiddleware(django_asgi_app),
         "websocket": DirectFrames(
-            OriginCheck(AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, unrouted])))
+            OriginCheck(
+                AuthMiddlewareStack(
+                    URLRouter([*websocket_urlpatterns, *league_urlpatterns, unrouted])
+                )
+            )
         ),
     }
 )

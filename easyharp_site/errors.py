@@ -89,6 +89,10 @@ ERROR_SCHEMA = inline_serializer(
                     "`illegal_action`: the fields of `reason` (columns, cards...).",
                     child=serializers.CharField(),
                 ),
+                "limit": _optional(
+                    serializers.IntegerField,
+                    "`too_many_follows`, `too_many_leagues`, `league_full`: the limit reached.",
+                ),
                 "max_actions": _optional(
                     serializers.IntegerField, "`log_too_long`: the most actions a log may hold."
                 ),

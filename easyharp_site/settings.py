@@ -189,6 +189,7 @@ INSTALLED_APPS = [
     "easyharp_site.accounts",
     "games",
     "leaderboards",
+    "leagues",
 ]
 
 MIDDLEWARE = [
@@ -393,6 +394,8 @@ REST_FRAMEWORK = {
         "reset_email": env_rate("THROTTLE_RESET_EMAIL", "3/hour"),
         # Links sent to confirm an e-mail address, per player.
         "email": env_rate("THROTTLE_EMAIL", "10/hour"),
+        # Joining a league by invite code, per client address and per player.
+        "join": env_rate("THROTTLE_JOIN", "30/hour"),
     },
 }
 

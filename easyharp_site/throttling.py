@@ -18,6 +18,9 @@ Who is counted depends on what the limit protects:
   own accounts would otherwise bring a fresh allowance per account), and
   `auth` also counts per target username (`auth_username`), so that guesses at
   one player's password from many addresses draw on one allowance.
+- `join` (joining a league with an invite code) counts both per client
+  address and per signed-in player, so that neither many accounts behind one
+  address nor one account from many addresses draws a fresh allowance.
 - The other scopes count per signed-in player, else per client address.
 
 The client address is `REMOTE_ADDR` alone (the server sets it from
@@ -65,6 +68,8 @@ READ_SCOPES = frozenset({"replay", "card"})
 ACCOUNT_SCOPES = frozenset({"signup", "auth"})
 # The second counter of `auth`: guesses at one username, from anywhere.
 TARGET_SCOPE = "auth_username"
+# Limits counted per client address and, besides, per signed-in player.
+ADDRESS_AND_PLAYER_SCOPES = frozenset({"join"})
 
 
 def client_address(request: HttpRequest | Request) -> str:
@@ -106,7 +111,11 @@ def _counters(request: HttpRequest | Request, scope: str) -> Iterator[tuple[str,
     else:
         user = getattr(request, "user", None)
         who = f"player:{user.pk}" if user is not None and user.is_authenticated else None
-        keys = [(scope, f"{scope}:{who or 'addr:' + client_address(request)}")]
+        if scope in ADDRESS_AND_PLAYER_SCOPES:
+            keys = [(scope, f"{scope}:addr:{client_address(request)}")]
+            keys += [(scope, f"{scope}:{who}")] if who else []
+        else:
+            keys = [(scope, f"{scope}:{who or 'addr:' + client_address(request)}")]
     for rate_name, key in keys:
         if rates.get(rate_name):
             yield key, rate_from_text(rates[rate_name])

@@ -19,11 +19,13 @@ urlpatterns = [
     path("api/", include(accounts_urls.api_urlpatterns)),
     path("api/", include("games.api_urls")),
     path("api/", include("leaderboards.api_urls")),
+    path("api/", include("leagues.api_urls")),
     path("healthz/", healthz, name="healthz"),
     path("healthz", healthz),
     path("", include(accounts_urls.urlpatterns)),
     path("", include("games.web_urls")),
     path("", include("leaderboards.urls")),
+    path("", include("leagues.urls")),
     # set_language: the language switch posts here.
     path("i18n/", include("django.conf.urls.i18n")),
 ]

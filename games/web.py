@@ -94,6 +94,11 @@ def client_strings() -> dict[str, Any]:
             "One card at a time: only the top card of a column moves. A run moves as a "
             "block only when it starts with a king and goes to an empty column."
         ),
+        "follow": _("Follow"),
+        "unfollow": _("Unfollow"),
+        "follow_player": _("Follow {player}"),
+        "unfollow_player": _("Stop following {player}"),
+        "follow_failed": _("That did not work; please try again."),
         "submitting": _("Submitting your game…"),
         "retrying": _("The network failed; trying again in a moment…"),
         "submitted": _("Game submitted."),

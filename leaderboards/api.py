@@ -6,6 +6,9 @@ their games as `games.api` shows them).
 
 from __future__ import annotations
 
+import datetime
+from typing import Any
+
 from django.urls import reverse
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -29,6 +32,7 @@ from games.api import (
     day_parameter,
     game_id_parameter,
 )
+from leaderboards.audiences import AudienceSql, audience_sql
 from leaderboards.cards import share_text
 from leaderboards.models import Board
 from leaderboards.selectors import (
@@ -37,6 +41,7 @@ from leaderboards.selectors import (
     day_results,
     days_page,
     game_share,
+    leaderboard_among,
     leaderboard_around,
     leaderboard_page,
     player_board_results,
@@ -63,6 +68,8 @@ class LeaderboardApi(APIView):
     """One page of a day's board, or (`around=me`) the page centred on the signed-in player.
 
     Each player's ranked game of the day only (not assisted, not voided).
+    `scope=friends` narrows the board to the signed-in player and the players
+    they follow, ranked among them, with the player's own entry in `me`.
     Boards: `score` (high score, then fewer moves, then shorter duration, then
     earlier) and `moves` (won games only: fewer moves, then high score, then
     shorter duration, then earlier).
@@ -73,6 +80,11 @@ class LeaderboardApi(APIView):
         limit = serializers.IntegerField(min_value=1, max_value=PAGE_LIMIT_MAX, default=50)
         offset = serializers.IntegerField(min_value=0, max_value=1_000_000_000, default=0)
         around = serializers.ChoiceField(choices=["me"], required=False)
+        scope = serializers.ChoiceField(
+            choices=["all", "friends"],
+            default="all",
+            help_text="`friends`: the signed-in player and the players they follow.",
+        )
 
     @extend_schema_serializer(component_name="LeaderboardPage")
     class OutputSerializer(serializers.Serializer):
@@ -93,7 +105,8 @@ class LeaderboardApi(APIView):
             **error_responses(
                 404,
                 codes={
-                    401: "`not_authenticated`: `around=me` without a signed-in player.",
+                    401: "`not_authenticated`: `around=me` or `scope=friends` without a "
+                    "signed-in player.",
                     404: f"{DAY_NOT_FOUND} `not_on_board`: `around=me` for a player "
                     "without an entry on that board.",
                 },
@@ -105,17 +118,24 @@ class LeaderboardApi(APIView):
         query.is_valid(raise_exception=True)
         params = query.validated_data
         day = games_selectors.daily_deal_get(date=parse_day(date))
+        if params["scope"] == "friends" or "around" in params:
+            _require_player(request, "around=me" if "around" in params else "scope=friends")
+        if params["scope"] == "friends":
+            assert request.user.is_authenticated
+            return Response(
+                board_among(
+                    date=day.date,
+                    params=params,
+                    audience=audience_sql(kind="friends", id=request.user.pk),
+                    viewer=request.user.pk,
+                )
+            )
         if "around" not in params:
             page = leaderboard_page(
                 date=day.date, order=params["order"], limit=params["limit"], offset=params["offset"]
             )
             return Response(page)
-        if not request.user.is_authenticated:
-            raise ServiceError(
-                "not_authenticated",
-                "around=me needs a signed-in player.",
-                status_code=status.HTTP_401_UNAUTHORIZED,
-            )
+        assert request.user.is_authenticated
         around = leaderboard_around(
             date=day.date, order=params["order"], player=request.user, limit=params["limit"]
         )
@@ -126,6 +146,44 @@ class LeaderboardApi(APIView):
                 status_code=status.HTTP_404_NOT_FOUND,
             )
         return Response(around)
+
+
+def _require_player(request: Request, what: str) -> None:
+    if not request.user.is_authenticated:
+        raise ServiceError(
+            "not_authenticated",
+            f"{what} needs a signed-in player.",
+            status_code=status.HTTP_401_UNAUTHORIZED,
+        )
+
+
+def board_among(
+    *, date: datetime.date, params: dict[str, Any], audience: AudienceSql, viewer: int
+) -> dict[str, Any]:
+    """A board narrowed to an audience as the API shows it: the page asked for
+    (or, with `around=me`, the page centred on the viewer) and the viewer's `me`.
+
+    Shared by the friends board and the leagues' boards.
+    """
+    board = leaderboard_among(
+        date=date,
+        order=params["order"],
+        audience=audience,
+        limit=params["limit"],
+        offset=params["offset"],
+        mine=(viewer,),
+        around=viewer if "around" in params else None,
+    )
+    me = board.pop("mine")[viewer]
+    if me is not None:
+        board["me"] = me
+    elif "around" in params:
+        raise ServiceError(
+            "not_on_board",
+            f"You have no entry on the {params['order']} board of {date.isoformat()}.",
+            status_code=status.HTTP_404_NOT_FOUND,
+        )
+    return board
 
 
 @extend_schema_serializer(component_name="PlayerDay")

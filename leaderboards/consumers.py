@@ -1,5 +1,10 @@
 """The live leaderboard socket: `ws/daily/<date>/leaderboard/?order=score|moves`.
 
+With `&scope=friends` a signed-in player watches the day's board narrowed to
+themselves and the players they follow, ranked among them (`leaderboards.audiences`);
+the board and its `me` are that viewer's alone. The leagues' sockets are this
+one narrowed to a league (`leagues.consumers`).
+
 Protocol (server to client, JSON text frames):
 
 - `{"type": "snapshot", "date", "deal", "order", "version", "total", "entries", "me"?}`
@@ -17,9 +22,12 @@ Protocol (server to client, JSON text frames):
 
 Close codes (after the handshake, so that browsers see them):
 
-- 4400: the `order` query parameter is neither `score` nor `moves`.
+- 4400: the `order` query parameter is neither `score` nor `moves`, or `scope`
+  is neither `all` nor `friends`.
+- 4401: `scope=friends` without a signed-in player.
 - 4404: the date has no board: not a date, a future day, a day the service
-  does not serve, or a day not prepared yet.
+  does not serve, or a day not prepared yet; or, on a narrowed board, the
+  player is not (or no longer) one of its audience.
 """
 
 from __future__ import annotations
@@ -42,10 +50,14 @@ from easyharp_site.errors import ServiceError
 from easyharp_site.sockets import FRAME_WRITER, FrameWriter, text_frame
 from games.selectors import daily_deal_get
 from leaderboards import live
+from leaderboards.audiences import audience_known
 from leaderboards.models import Board
 
 CLOSE_BAD_ORDER = 4400
+CLOSE_NOT_SIGNED_IN = 4401
 CLOSE_NO_BOARD = 4404
+# The `scope` query parameter: the day's whole board, or the viewer's friends.
+SCOPES = ("all", "friends")
 # Client messages read ahead while the socket connects (answered after the
 # snapshot); past this many the rest wait in the server's queue.
 HELD_WHILE_CONNECTING = 8
@@ -183,13 +195,37 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
             self.player_id = user.pk
+        board = await self.board_key(date, order, query)
+        if board is None:
+            return
         # Watch before reading, so that no change falls between the snapshot and
         # the first update; updates that come meanwhile wait in `pending`.
-        self.board, self.hub = live.BoardKey(date, order), live.BoardHub.current()
+        self.board, self.hub = board, live.BoardHub.current()
         await self.hub.watch(self.board, self)
         await self._send_snapshot()
         self.ready = True
         self._start_sender()
+
+    async def board_key(
+        self, date: datetime.date, order: str, query: dict[str, list[str]]
+    ) -> live.BoardKey | None:
+        """The board this socket watches, or None after refusing the socket.
+
+        Here the day's board, or with `scope=friends` the signed-in player's
+        friends board; a subclass narrows it otherwise (a league's).
+        """
+        scope = query.get("scope", ["all"])[-1]
+        if scope not in SCOPES or (scope != "all" and not audience_known(scope)):
+            await self._refuse(CLOSE_BAD_ORDER, "bad_scope", "scope must be all or friends.")
+            return None
+        if scope == "all":
+            return live.BoardKey(date, order)
+        if self.player_id is None:
+            await self._refuse(
+                CLOSE_NOT_SIGNED_IN, "not_authenticated", "scope=friends needs a signed-in player."
+            )
+            return None
+        return live.BoardKey(date, order, scope, self.player_id)
 
     async def disconnect(self, code: int) -> None:
         self._leave_board()
@@ -231,7 +267,7 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
         (newest wins) only while the snapshot is still being sent, or while the
         socket's reader is behind (its transport above the high-water mark).
         """
-        if self.board is None:
+        if self.board is None or await self._left_audience(update):
             return
         if self.ready and self.sender is None:
             if self.writer is None:
@@ -259,7 +295,18 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
         finally:
             self.sender = None
 
+    async def _left_audience(self, update: live.BoardUpdate) -> bool:
+        """Close this socket when the board it watches no longer has it (True: closed)."""
+        if update.audience is None or self.player_id in update.audience:
+            return False
+        # Removed from the league (or whatever narrows the board) while watching.
+        await self._refuse(CLOSE_NO_BOARD, "not_found", "You no longer see this board.")
+        self._leave_board()
+        return True
+
     async def _send_update(self, update: live.BoardUpdate) -> None:
+        if self.board is None or await self._left_audience(update):
+            return
         text = self._update_text(update)
         if text is not None:
             await self.send(text_data=text)

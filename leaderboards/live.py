@@ -22,6 +22,14 @@ The path of a change, from the service layer to the sockets:
 4. Each socket (`leaderboards.consumers.LeaderboardConsumer`) sends the shared
    text frame, or a smaller one when only some fields changed for it.
 
+A board narrowed to an audience (`leaderboards.audiences`: a player's friends,
+a league) is watched like the day's board it narrows, on that board's group:
+the announcement names the players whose entries moved, and the hub re-reads a
+narrowed board only when one of them is in its audience, so a change costs
+one read per narrowed board it concerns, however many other audiences a
+process watches. Each socket of a narrowed board sees only its own board; no
+message of a friends board is shared with another viewer.
+
 Every read carries a version from a per-board counter that grows with each read
 in this process, so a consumer never replaces a fresher board by an older one.
 """
@@ -44,8 +52,9 @@ from django.conf import settings
 from rest_framework.utils.encoders import JSONEncoder
 
 from easyharp_site.sockets import text_frame
+from leaderboards.audiences import audience_members, audience_sql
 from leaderboards.models import Board
-from leaderboards.selectors import leaderboard_entries_of, leaderboard_page
+from leaderboards.selectors import leaderboard_among, leaderboard_entries_of, leaderboard_page
 
 logger = logging.getLogger(__name__)
 
@@ -57,14 +66,18 @@ RETRY_MAX_SECONDS = 5.0
 
 
 class BoardKey(NamedTuple):
-    """One live board: a day and an order ("score" or "moves")."""
+    """One live board: a day and an order ("score" or "moves"), narrowed to an
+    audience (`audience_kind` and `audience_id`, see `leaderboards.audiences`)
+    or not (an empty kind)."""
 
     date: datetime.date
     order: str
+    audience_kind: str = ""
+    audience_id: int = 0
 
     @property
     def group(self) -> str:
-        """The group name of this board on the channel layer."""
+        """The group name of the day's board on the channel layer (narrowed ones share it)."""
         return f"leaderboard.{self.date.isoformat()}.{self.order}"
 
 
@@ -76,8 +89,14 @@ def encode_json(value: Any) -> str:
 # --- Announcing (service side) -----------------------------------------------
 
 
-def board_changed(*, date: datetime.date, orders: Collection[str]) -> None:
+def board_changed(
+    *, date: datetime.date, orders: Collection[str], players: Collection[int] = ()
+) -> None:
     """Tell every watcher of the day's boards in `orders` that they changed.
+
+    `players` names whose entries moved, so that only the narrowed boards
+    (friends, leagues) that hold one of them are read again; without it, every
+    narrowed board of the day is.
 
     Called by the service layer inside `transaction.on_commit`, after a stored or
     voided game moved the boards. Never raises: if the channel layer fails (Redis
@@ -92,7 +111,7 @@ def board_changed(*, date: datetime.date, orders: Collection[str]) -> None:
         layer = get_channel_layer()
         if layer is None:
             return
-        async_to_sync(_announce)(layer, boards)
+        async_to_sync(_announce)(layer, boards, sorted(set(players)))
     except Exception:
         logger.warning(
             "Live boards not told of a change to %s (channel layer unavailable); "
@@ -102,10 +121,16 @@ def board_changed(*, date: datetime.date, orders: Collection[str]) -> None:
         )
 
 
-async def _announce(layer: BaseChannelLayer, boards: list[BoardKey]) -> None:
+async def _announce(layer: BaseChannelLayer, boards: list[BoardKey], players: list[int]) -> None:
     timeout: float = settings.LIVE_BOARD_SEND_TIMEOUT
     for board in boards:
-        message = {"type": "board.changed", "date": board.date.isoformat(), "order": board.order}
+        message: dict[str, Any] = {
+            "type": "board.changed",
+            "date": board.date.isoformat(),
+            "order": board.order,
+        }
+        if players:
+            message["players"] = players
         await asyncio.wait_for(layer.group_send(board.group, message), timeout)
 
 
@@ -124,18 +149,37 @@ class BoardView:
     deal: str | None
     # The own entry of each player asked for (None: not on the board).
     mine: dict[int, dict[str, Any] | None] = field(default_factory=dict)
+    # A narrowed board's players when it was read (None: the day's whole board).
+    audience: frozenset[int] | None = None
 
 
-def _board_read(
-    board: BoardKey, player_ids: Collection[int] = ()
-) -> tuple[int, list[dict[str, Any]], str | None, dict[int, dict[str, Any] | None]]:
+_Read = tuple[
+    int, list[dict[str, Any]], str | None, dict[int, dict[str, Any] | None], frozenset[int] | None
+]
+
+
+def _board_read(board: BoardKey, player_ids: Collection[int] = ()) -> _Read:
+    if board.audience_kind:
+        kind, id = board.audience_kind, board.audience_id
+        # Who is in the audience, for filtering the announced changes, and the
+        # board among them.
+        audience = audience_members(kind=kind, id=id)
+        among = leaderboard_among(
+            date=board.date,
+            order=board.order,
+            audience=audience_sql(kind=kind, id=id),
+            limit=WATCHED_ENTRIES,
+            mine=player_ids,
+        )
+        return among["total"], among["entries"], among["deal"], among["mine"], audience
     page = leaderboard_page(date=board.date, order=board.order, limit=WATCHED_ENTRIES, offset=0)
     found = (
         leaderboard_entries_of(date=board.date, order=board.order, player_ids=player_ids)
         if player_ids
         else {}
     )
-    return page["total"], page["entries"], page.get("deal"), {p: found.get(p) for p in player_ids}
+    mine = {p: found.get(p) for p in player_ids}
+    return page["total"], page["entries"], page.get("deal"), mine, None
 
 
 @dataclass(frozen=True)
@@ -159,6 +203,8 @@ class BoardUpdate:
     full_text: str
     full_frame: bytes
     mine: dict[int, str] = field(default_factory=dict)
+    # A narrowed board's players at this read (None: the day's whole board).
+    audience: frozenset[int] | None = None
 
     @classmethod
     def of(cls, board: BoardKey, view: BoardView) -> BoardUpdate:
@@ -181,6 +227,7 @@ class BoardUpdate:
             full_text,
             text_frame(full_text),
             {player_id: encode_json(entry) for player_id, entry in view.mine.items()},
+            view.audience,
         )
 
 
@@ -201,7 +248,7 @@ class _BoardState:
     key: BoardKey
     sockets: set[BoardSocket] = field(default_factory=set)
     version: int = 0
-    subscribed: bool = False
+    audience: frozenset[int] | None = None
     dirty: bool = False
     last_read_at: float = float("-inf")
     last_published: tuple[int, str] | None = None
@@ -224,6 +271,9 @@ class BoardHub:
 
     def __init__(self) -> None:
         self._boards: dict[BoardKey, _BoardState] = {}
+        # The watched boards of each group (a day's board and the boards narrowing it).
+        self._groups: dict[str, set[BoardKey]] = {}
+        self._subscribed: set[str] = set()
         self._channel: str | None = None
         self._receiver: asyncio.Task[None] | None = None
         self._refresher: asyncio.Task[None] | None = None
@@ -255,6 +305,7 @@ class BoardHub:
         state = self._boards.get(board)
         if state is None:
             state = self._boards[board] = _BoardState(board)
+            self._groups.setdefault(board.group, set()).add(board)
         if socket in state.sockets:
             return
         state.sockets.add(socket)
@@ -264,8 +315,8 @@ class BoardHub:
                     self._channel = await self._layer.new_channel()
                 # Not "the first watcher": others may have counted themselves in
                 # while the first waited for its channel.
-                if not state.subscribed:
-                    await self._subscribe(board)
+                if board.group not in self._subscribed:
+                    await self._subscribe(board.group)
             except Exception:
                 # The socket still gets its snapshot. The receiver (or, for a
                 # pub/sub layer that does not report outages, the periodic
@@ -292,21 +343,27 @@ class BoardHub:
         del self._boards[board]
         if state.flusher is not None:
             state.flusher.cancel()
-        leaving = asyncio.get_running_loop().create_task(self._leave_group(board))
+        keys = self._groups.get(board.group, set())
+        keys.discard(board)
+        if keys:
+            return
+        self._groups.pop(board.group, None)
+        leaving = asyncio.get_running_loop().create_task(self._leave_group(board.group))
         # The loop keeps only a weak reference to its tasks.
         self._leaving.add(leaving)
         leaving.add_done_callback(self._leaving.discard)
 
-    async def _leave_group(self, board: BoardKey) -> None:
+    async def _leave_group(self, group: str) -> None:
         async with self._lock:
             # A socket may have started watching again while we waited.
-            if self._channel is None or board in self._boards:
+            if self._channel is None or group in self._groups:
                 return
+            self._subscribed.discard(group)
             try:
-                await self._layer.group_discard(board.group, self._channel)
+                await self._layer.group_discard(group, self._channel)
             except Exception:
                 # The membership expires by itself; a stray change costs one read.
-                logger.warning("Could not leave live board group %s", board.group, exc_info=True)
+                logger.warning("Could not leave live board group %s", group, exc_info=True)
 
     async def read(self, board: BoardKey, player_ids: Collection[int] = ()) -> BoardView:
         """A fresh read of `board`, versioned after every earlier read of it here,
@@ -318,17 +375,20 @@ class BoardHub:
         version = state.version
         # Reads run one at a time in Channels' database thread, in the order of
         # their versions: a higher version never holds older data.
-        total, entries, deal, mine = await database_sync_to_async(_board_read)(board, player_ids)
-        return BoardView(version, total, entries, encode_json(entries), deal, mine)
+        total, entries, deal, mine, audience = await database_sync_to_async(_board_read)(
+            board, player_ids
+        )
+        # Who is on a narrowed board now: which announced changes concern it.
+        state.audience = audience
+        return BoardView(version, total, entries, encode_json(entries), deal, mine, audience)
 
     # Subscribing to changes
 
-    async def _subscribe(self, board: BoardKey) -> None:
+    async def _subscribe(self, group: str) -> None:
         assert self._channel is not None
-        await self._layer.group_add(board.group, self._channel)
-        state = self._boards.get(board)
-        if state is not None:
-            state.subscribed = True
+        await self._layer.group_add(group, self._channel)
+        if group in self._groups:
+            self._subscribed.add(group)
 
     async def _receive_changes(self) -> None:
         """Receive `board.changed` messages for ever, riding out channel layer outages."""
@@ -342,8 +402,8 @@ class BoardHub:
                     lost = True
                 if lost:
                     # The layer may have lost our memberships (a Redis restart).
-                    for board in list(self._boards):
-                        await self._subscribe(board)
+                    for group in list(self._groups):
+                        await self._subscribe(group)
                     logger.info("Live boards: channel layer back, refreshing every board")
                     for state in list(self._boards.values()):
                         self._poke(state)
@@ -366,11 +426,20 @@ class BoardHub:
             return
         try:
             board = BoardKey(datetime.date.fromisoformat(message["date"]), message["order"])
+            players = message.get("players")
+            moved = None if players is None else frozenset(int(p) for p in players)
         except (KeyError, TypeError, ValueError):
             logger.warning("Live boards: ignored a malformed change message %r", message)
             return
-        state = self._boards.get(board)
-        if state is not None:
+        for key in list(self._groups.get(board.group, ())):
+            state = self._boards.get(key)
+            if state is None:
+                continue
+            # A narrowed board moves only when one of its players did (an
+            # audience not read yet is read anyway).
+            narrowed = key.audience_kind and moved is not None and state.audience is not None
+            if narrowed and not state.audience & moved:  # type: ignore[operator]
+                continue
             self._poke(state)
 
     async def _refresh_periodically(self) -> None:
@@ -383,12 +452,12 @@ class BoardHub:
         """
         while True:
             await asyncio.sleep(float(settings.LIVE_BOARD_REFRESH_SECONDS))
-            for board in list(self._boards):
+            for group in list(self._groups):
                 try:
                     if self._channel is not None:
-                        await self._subscribe(board)
+                        await self._subscribe(group)
                 except Exception:
-                    logger.warning("Could not renew live board group %s", board.group)
+                    logger.warning("Could not renew live board group %s", group)
             for state in list(self._boards.values()):
                 self._poke(state)
 

@@ -30,9 +30,11 @@ from leaderboards.services import (
 )
 
 
-def _announce(date: datetime.date, orders: Collection[str]) -> None:
+def _announce(date: datetime.date, orders: Collection[str], player: int) -> None:
     if orders:
-        transaction.on_commit(partial(live.board_changed, date=date, orders=tuple(orders)))
+        transaction.on_commit(
+            partial(live.board_changed, date=date, orders=tuple(orders), players=(player,))
+        )
 
 
 @receiver(game_stored, sender=Game, dispatch_uid="leaderboards.game_stored")
@@ -43,7 +45,7 @@ def game_ranked(*, game: Game, **_: Any) -> None:
     refused by the submission itself, which reads `is_active` under the lock.
     """
     if game.daily is not None:
-        _announce(game.daily.date, board_entries_offer(game=game))
+        _announce(game.daily.date, board_entries_offer(game=game), game.player_id)
         player_stats_count(game=game)
 
 
@@ -52,7 +54,9 @@ def game_unranked(*, game: Game, **_: Any) -> None:
     """A voided game of the day leaves the boards (the player's entries are recomputed)."""
     if game.daily is not None:
         _announce(
-            game.daily.date, board_entries_recompute(player=game.player, date=game.daily.date)
+            game.daily.date,
+            board_entries_recompute(player=game.player, date=game.daily.date),
+            game.player_id,
         )
         if game.ranked:
             player_stats_recompute(player=game.player)
@@ -69,7 +73,7 @@ def player_unranked(*, player: User, **_: Any) -> None:
         .order_by("date")
     )
     for date in list(dates):
-        _announce(date, board_entries_recompute(player=player, date=date))
+        _announce(date, board_entries_recompute(player=player, date=date), player.pk)
     player_stats_recompute(player=player)
 
 
@@ -77,5 +81,5 @@ def player_unranked(*, player: User, **_: Any) -> None:
 def player_reranked(*, player: User, dates: Iterable[datetime.date], **_: Any) -> None:
     """A banned player leaves every board at once; a lifted ban brings them back."""
     for date in dates:
-        _announce(date, board_entries_recompute(player=player, date=date))
+        _announce(date, board_entries_recompute(player=player, date=date), player.pk)
     player_stats_recompute(player=player)

@@ -98,6 +98,27 @@ def _entry_dict(row: tuple[Any, ...], rank: int) -> dict[str, Any]:
     }
 
 
+def _page(
+    date: datetime.date,
+    order: str,
+    number: int | None,
+    total: int,
+    offset: int,
+    limit: int,
+    entries: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """A page of a board as every read gives it (the API's `LeaderboardPage`)."""
+    return {
+        "date": date.isoformat(),
+        "deal": _deal_code(number),
+        "order": order,
+        "total": total,
+        "offset": offset,
+        "limit": limit,
+        "entries": entries,
+    }
+
+
 def leaderboard_total(*, date: datetime.date, order: str) -> int:
     """Number of players on the board `order` of `date`."""
     total = BoardTotal.objects.filter(date=date, board=order).values_list("players", flat=True)
@@ -185,15 +206,8 @@ def leaderboard_page(
         f"{_select()} ORDER BY {_ORDER_ASC} LIMIT %s OFFSET %s", [date, order, limit, offset]
     )
     total, number = _total_and_deal(date, order)
-    return {
-        "date": date.isoformat(),
-        "deal": _deal_code(number),
-        "order": order,
-        "total": total,
-        "offset": offset,
-        "limit": limit,
-        "entries": [_entry_dict(row, offset + i + 1) for i, row in enumerate(rows)],
-    }
+    entries = [_entry_dict(row, offset + i + 1) for i, row in enumerate(rows)]
+    return _page(date, order, number, total, offset, limit, entries)
 
 
 def leaderboard_entry(*, date: datetime.date, order: str, player: User) -> dict[str, Any] | None:
@@ -270,6 +284,99 @@ def leaderboard_entries_of(
     return found
 
 
+# A board narrowed to an audience, ranked among it in one statement: the
+# audience's entries (one lookup each on the unique (date, board, player)
+# index), numbered in board order, then only the rows asked for, with their
+# players' names.
+_AMONG_SQL = f"""
+WITH among AS (
+    SELECT e.player_id, {_COLUMNS.removesuffix(", u.username")},
+           row_number() OVER (ORDER BY {_ORDER_ASC}) AS place
+    FROM leaderboards_boardentry e
+    WHERE e.date = %s AND e.board = %s AND e.player_id IN ({{audience}})
+)
+SELECT t.total, t.number, a.player_id,
+       {_COLUMNS.replace("e.", "a.")}, a.place
+FROM (SELECT (SELECT count(*) FROM among) AS total,
+             (SELECT number FROM games_dailydeal WHERE date = %s) AS number) t
+LEFT JOIN among a ON (a.place > %s AND a.place <= %s) OR a.player_id IN ({{mine}})
+LEFT JOIN {{users}} u ON u.id = a.player_id
+ORDER BY a.place
+"""
+
+
+def _among_rows(
+    date: datetime.date,
+    order: str,
+    audience: tuple[str, Sequence[Any]],
+    first: int,
+    last: int,
+    mine: Sequence[int],
+) -> tuple[int, int | None, list[tuple[Any, ...]]]:
+    """(total, deal number, rows `(player_id, *columns, place)`) of the places in
+    (`first`, `last`] and of the players `mine`."""
+    sql, params = audience
+    statement = _AMONG_SQL.format(
+        users=get_user_model()._meta.db_table,
+        audience=sql,
+        mine=", ".join(["%s"] * len(mine)) if mine else "NULL",
+    )
+    rows = _rows(statement, [date, order, *params, date, first, last, *mine])
+    total, number = rows[0][:2]
+    return total or 0, number, [row[2:] for row in rows if row[2] is not None]
+
+
+def leaderboard_among(
+    *,
+    date: datetime.date,
+    order: str,
+    audience: tuple[str, Sequence[Any]],
+    limit: int = PAGE_LIMIT_MAX,
+    offset: int = 0,
+    mine: Collection[int] = (),
+    around: int | None = None,
+) -> dict[str, Any]:
+    """A day's board narrowed to an audience, ranked among it (a friends or league board).
+
+    `audience` is a subquery giving the players' ids, with its parameters
+    (`leaderboards.audiences`). Same shape as `leaderboard_page`, with `total`
+    the number of the audience on the board, plus `mine`: the entry (ranked
+    among them) of each player id in `mine`, None when they are not on it.
+    With `around` (a player id on the board), the page is the one centred on
+    that player instead of `offset`'s.
+
+    One statement (two with `around`): one index lookup per player of the
+    audience on the board's unique (date, board, player) index, numbered in
+    the database, so the cost grows with the audience (a league holds at most
+    1,000 players), never with the size of the day's board, and only the
+    rows shown come back.
+    """
+    limit = max(0, min(limit, PAGE_LIMIT_MAX))
+    offset = max(0, offset)
+    wanted = sorted(set(mine) | ({around} if around is not None else set()))
+    if around is not None:
+        total, _, rows = _among_rows(date, order, audience, 0, 0, [around])
+        if rows and limit:
+            place = rows[0][-1]
+            offset = max(0, min(place - 1 - (limit - 1) // 2, total - limit))
+    total, number, rows = _among_rows(date, order, audience, offset, offset + limit, wanted)
+    places = {row[0]: row for row in rows}
+    entries = [
+        _entry_dict(row[1:-1], row[-1]) for row in rows if offset < row[-1] <= offset + limit
+    ]
+    return {
+        **_page(date, order, number, total, offset, limit, entries),
+        "mine": {
+            player_id: (
+                _entry_dict(places[player_id][1:-1], places[player_id][-1])
+                if player_id in places
+                else None
+            )
+            for player_id in mine
+        },
+    }
+
+
 def leaderboard_around(
     *, date: datetime.date, order: str, player: User, limit: int = PAGE_LIMIT_MAX
 ) -> dict[str, Any] | None:
@@ -303,14 +410,9 @@ def leaderboard_around(
     below_rows = sorted(r[1:] for r in side_rows if r[0] == 1)
     window = [*above_rows, row, *below_rows]
     first_rank = rank - len(above_rows)
+    entries = [_entry_dict(r, first_rank + i) for i, r in enumerate(window)]
     return {
-        "date": date.isoformat(),
-        "deal": _deal_code(number),
-        "order": order,
-        "total": total,
-        "offset": first_rank - 1,
-        "limit": limit,
-        "entries": [_entry_dict(r, first_rank + i) for i, r in enumerate(window)],
+        **_page(date, order, number, total, first_rank - 1, limit, entries),
         "me": _entry_dict(row, rank),
     }
 

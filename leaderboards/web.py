@@ -34,6 +34,7 @@ from games.selectors import (
     player_get,
 )
 from games.web import daily_deal_or_404, found, page_config
+from leaderboards.audiences import audience_known, audience_sql
 from leaderboards.cards import CARD_VERSION, card_png, share_lines, share_title
 from leaderboards.models import Board
 from leaderboards.selectors import (
@@ -41,6 +42,7 @@ from leaderboards.selectors import (
     day_winners,
     days_between,
     game_share,
+    leaderboard_among,
     leaderboard_around,
     leaderboard_entry,
     leaderboard_page,
@@ -158,7 +160,8 @@ def _day_of_page(text: str) -> datetime.date:
 
 
 def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
-    """A day's board by score or by moves, kept live by the page script."""
+    """A day's board by score or by moves, kept live by the page script; with
+    `?scope=friends`, the signed-in player's friends board."""
     current = today()
     day = _day_of_page(date) if date else current
     if day > current:
@@ -167,15 +170,35 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
     if order not in Board.values:
         order = Board.SCORE
     daily = daily_deal_or_404(day)
-    page, me = _board(day, order, request.user)
+    friends = (
+        request.GET.get("scope") == "friends"
+        and request.user.is_authenticated
+        and audience_known("friends")
+    )
+    extra: dict[str, str] = {}
     around = None
-    if me is not None and request.user.is_authenticated:
-        around = leaderboard_around(date=day, order=order, player=request.user, limit=AROUND_ME)
+    if friends and request.user.is_authenticated:
+        viewer = request.user.pk
+        page = leaderboard_among(
+            date=day,
+            order=order,
+            audience=audience_sql(kind="friends", id=viewer),
+            mine=(viewer,),
+        )
+        me = page.pop("mine")[viewer]
+        extra["board_socket"] = (
+            f"/ws/daily/{day.isoformat()}/leaderboard/?order={order}&scope=friends"
+        )
+    else:
+        page, me = _board(day, order, request.user)
+        if me is not None and request.user.is_authenticated:
+            around = leaderboard_around(date=day, order=order, player=request.user, limit=AROUND_ME)
     previous_day, next_day = daily_deal_neighbours(date=day, until=current)
     context = {
         "day": day,
         "is_today": day == current,
         "order": order,
+        "friends": friends,
         "deal_code": daily.deal_code,
         "par": daily.par,
         "page": page,
@@ -184,7 +207,7 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
         "previous_day": previous_day,
         "next_day": next_day,
         "recent_days": [served.date for served in daily_deals_served(until=current)[:RECENT_DAYS]],
-        "config": page_config(request, date=day.isoformat(), order=order, limit=100),
+        "config": page_config(request, date=day.isoformat(), order=order, limit=100, **extra),
         "og": _og(
             request,
             title=_("Easy Harp Daily %(date)s") % {"date": day.isoformat()},

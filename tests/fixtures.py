@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import datetime
 import json
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -164,3 +166,25 @@ def stored_game(
     )
     board_entries_offer(game=game)
     return game
+
+
+def at_once(*calls: Callable[[], Any]) -> list[Any]:
+    """Run the calls in threads released together; returns results (or exceptions)."""
+    barrier = threading.Barrier(len(calls))
+    results: list[Any] = [None] * len(calls)
+
+    def run(index: int, call: Callable[[], Any]) -> None:
+        barrier.wait()
+        try:
+            results[index] = call()
+        except Exception as error:  # collected: the test asserts there are none
+            results[index] = error
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results

@@ -3,13 +3,10 @@ transactions: one attempt per player and day, one ranked game per attempt."""
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from games import rules
@@ -17,7 +14,7 @@ from games.models import Attempt, Game
 from games.services import attempt_start, game_submit
 from leaderboards.models import BoardEntry, BoardTotal
 from leaderboards.selectors import leaderboard_page
-from tests.fixtures import DEAL, WIN_LOG
+from tests.fixtures import DEAL, WIN_LOG, at_once
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -29,28 +26,6 @@ def slow_replay(*args: Any, **kwargs: Any) -> rules.Game:
     # submissions really overlap.
     time.sleep(0.2)
     return real_replay(*args, **kwargs)
-
-
-def at_once(*calls: Callable[[], Any]) -> list[Any]:
-    """Run the calls in threads released together; returns results (or exceptions)."""
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(index: int, call: Callable[[], Any]) -> None:
-        barrier.wait()
-        try:
-            results[index] = call()
-        except Exception as error:  # collected: the test asserts there are none
-            results[index] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
 
 
 real_now = timezone.now

@@ -66,7 +66,7 @@ def test_voiding_announces_the_boards_that_moved_after_commit(
     ):
         game_void(game=Game.objects.get(pk=game))
 
-    changed.assert_called_once_with(date=daily.date, orders=("score", "moves"))
+    changed.assert_called_once_with(date=daily.date, orders=("score", "moves"), players=(alice.pk,))
 
 
 def test_a_voided_game_stays_public_and_says_so(anon, alice, daily):

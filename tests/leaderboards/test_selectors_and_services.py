@@ -114,9 +114,11 @@ def test_the_live_hook_hears_only_boards_that_moved(
                 (submit_ranked if ranked else submit)(client, log)
 
     assert calls == [
-        {"date": daily.date, "orders": ("score",)},  # ranked, unfinished: score board only
+        # ranked, unfinished: score board only
+        {"date": daily.date, "orders": ("score",), "players": (alice.pk,)},
         # alice's practice win after her attempt moved nothing
-        {"date": daily.date, "orders": ("score", "moves")},  # bob's ranked win moved both
+        # bob's ranked win moved both
+        {"date": daily.date, "orders": ("score", "moves"), "players": (bob.pk,)},
     ]
 
 

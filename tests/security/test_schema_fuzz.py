@@ -52,6 +52,16 @@ examples.enabled = true
 coverage.enabled = true
 fuzzing.enabled = true
 
+# Whether a league slug names a league the player is in, an invite code a
+# league, or a username a player, no JSON Schema can state: a documented 404
+# (`not_found`, `invalid_code`), the same for a league that exists but is not
+# the player's.
+[[operations]]
+include-path-regex = "^/api/(leagues/[^/]+/|players/[^/]+/follow/)"
+checks.positive_data_acceptance.expected-statuses = [
+    "2xx", "400", "401", "403", "404", "409", "429"
+]
+
 # A ranked attempt is today's only: a schema-valid past date is a documented 409
 # `day_closed`, a day not prepared a 404, and a saved log must be legal in the
 # day's deal (a documented 400 `illegal_action`), which no JSON Schema can state.

@@ -1,9 +1,12 @@
 /**
  * A day's board kept live over the websocket
- * `/ws/daily/{date}/leaderboard/?order=score|moves`: the snapshot on connect,
- * then updates as games arrive. The page's own server-rendered rows stay
- * until the first snapshot, so the board reads fine without JavaScript.
+ * `/ws/daily/{date}/leaderboard/?order=score|moves` (or the socket the page
+ * names in `config.board_socket`: a friends or a league board): the snapshot
+ * on connect, then updates as games arrive. The page's own server-rendered
+ * rows stay until the first snapshot, so the board reads fine without
+ * JavaScript.
  */
+import { followButtons } from "./follow.js";
 import { clock, config, t } from "./ui.js";
 
 const table = document.querySelector("[data-board]");
@@ -40,6 +43,12 @@ function headings(tbody) {
   );
 }
 
+function playerCell(player) {
+  const td = cell(link(`/players/${encodeURIComponent(player)}/`, player), "lead");
+  td.dataset.follow = player;
+  return td;
+}
+
 function row(entry, flash, labels) {
   const tr = document.createElement("tr");
   if (config.user && entry.player === config.user) tr.classList.add("mine");
@@ -47,7 +56,7 @@ function row(entry, flash, labels) {
   tr.dataset.player = entry.player;
   tr.append(
     cell(String(entry.rank), "num rank", labels[0]),
-    cell(link(`/players/${encodeURIComponent(entry.player)}/`, entry.player), "lead"),
+    playerCell(entry.player),
     cell(String(entry.score), "num", labels[2]),
     cell(String(entry.moves), "num", labels[3]),
     cell(clock(entry.duration_ms), "num", labels[4]),
@@ -93,6 +102,7 @@ function render() {
   const myRank = document.getElementById("my-rank");
   if (myRank && board.me) myRank.textContent = t("you_are_ranked", board.me);
   if (around) refreshAroundMe();
+  followButtons(table);
 }
 
 /**
@@ -120,7 +130,8 @@ function refreshAroundMe() {
   aroundTimer = setTimeout(async () => {
     try {
       const response = await fetch(
-        `/api/daily/${config.date}/leaderboard/?order=${config.order}&around=me&limit=11`,
+        config.around_api ??
+          `/api/daily/${config.date}/leaderboard/?order=${config.order}&around=me&limit=11`,
         {
           credentials: "same-origin",
           headers: { Accept: "application/json" },
@@ -129,6 +140,7 @@ function refreshAroundMe() {
       if (!response.ok) return;
       const page = await response.json();
       renderRows(around.querySelector("tbody"), page.entries ?? [], []);
+      followButtons(around);
     } catch {
       // Try again with the next update.
     }
@@ -145,9 +157,8 @@ function setState(state) {
 let retryDelay = 1000;
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(
-    `${scheme}://${location.host}/ws/daily/${config.date}/leaderboard/?order=${config.order}`,
-  );
+  const path = config.board_socket ?? `/ws/daily/${config.date}/leaderboard/?order=${config.order}`;
+  const socket = new WebSocket(`${scheme}://${location.host}${path}`);
   socket.addEventListener("open", () => {
     retryDelay = 1000;
   });

@@ -1,0 +1,219 @@
+"""Benchmark of friends, leagues and standings on a 1,000,000-game day, on PostgreSQL.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/eh_bench \
+        .venv/bin/python bench/leagues.py [--games 1000000] [--players 1000000] [--repeat 200]
+
+It fills one day as `bench/leaderboard.py` does (its `fill`: 1,000,000 games,
+each player's ranked game on the boards), then adds, with COPY, a league of
+1,000 members and a player who follows 1,000 players, both drawn at random
+from the whole board. It times, through the selectors the API uses:
+
+- the league's board of the day (its members read, then their entries ranked
+  among them: the top 100 and the viewer's own entry), by score and by moves;
+- the friends board of the player following 1,000 players, the same way.
+
+Then the standings, for a week of 7 days of `--players` players each: it
+settles the filled day (`day_points_settle`: every entry of the day's
+score board ranked with its points, in one statement), writes the six other
+days of its week from it (each day's places shuffled), and times the job's
+ranking of the week (`standings_rank`: one INSERT ... SELECT that sums 7,000,000
+day rows and ranks 1,000,000 players), with this process's peak memory (the
+job keeps no row in Python) and PostgreSQL's plan of the statement (its sorts
+and aggregates spill to disk past `work_mem`, so their memory is bounded
+too). Last, it times the reads of the standings: a page of the week's top 100
+with the viewer's own place, and the league's standings (1,000 members).
+
+Each read is run `--repeat` times after one warm-up; it prints median, 95th
+percentile and maximum in milliseconds. `--skip-fill` times an earlier fill again.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import random
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/eh_bench")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "easyharp_site.settings")
+
+from bench.leaderboard import DAY, prepare, server_ms, timed  # noqa: E402
+
+MEMBERS = 1_000
+FOLLOWED = 1_000
+WEEK_DAYS = 7
+
+
+def board_timed(label: str, repeat: int, call: Any) -> None:
+    """`timed`, plus PostgreSQL's best time over 20 runs of the same statements (the
+    least disturbed by other work on a shared machine)."""
+    timed(label, repeat, call)
+    best = min(server_ms(call) for _ in range(20))
+    print(f"  {'':<46} database, best of 20 runs {best:5.2f} ms", flush=True)
+
+
+def fill_leagues(*, players: int, seed: int) -> None:
+    """A league of MEMBERS random players and one player following FOLLOWED others."""
+    from django.db import connection
+
+    rng = random.Random(seed)
+    chosen = rng.sample(range(1, players + 1), MEMBERS + FOLLOWED + 1)
+    members, followed, follower = chosen[:MEMBERS], chosen[MEMBERS:-1], chosen[-1]
+    connection.ensure_connection()
+    raw = connection.connection
+    with raw.cursor() as cursor:
+        cursor.execute(
+            "TRUNCATE leagues_league, leagues_membership, leagues_follow, leagues_daypoints, "
+            "leagues_settledday, leagues_standing, leagues_standingsperiod RESTART IDENTITY"
+        )
+        cursor.execute(
+            "INSERT INTO leagues_league (slug, name, owner_id, invite_code, members, created_at) "
+            "VALUES ('bench', 'Bench', %s, 'bench-code-0123456789abcdef', %s, now())",
+            [members[0], MEMBERS],
+        )
+        with cursor.copy(
+            "COPY leagues_membership (league_id, player_id, joined_at) FROM STDIN"
+        ) as copy:
+            for pid in members:
+                copy.write_row((1, pid, datetime.datetime.now(datetime.UTC)))
+        with cursor.copy(
+            "COPY leagues_follow (follower_id, followee_id, created_at) FROM STDIN"
+        ) as copy:
+            for pid in followed:
+                copy.write_row((follower, pid, datetime.datetime.now(datetime.UTC)))
+    raw.commit()
+    raw.autocommit = True
+    with raw.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE leagues_membership, leagues_follow, leagues_league")
+    raw.autocommit = False
+
+
+def measure_boards(repeat: int) -> None:
+    from django.contrib.auth import get_user_model
+
+    from leaderboards.selectors import leaderboard_among
+    from leagues.models import Follow, League
+    from leagues.selectors import friends_sql, league_members_sql
+
+    league = League.objects.get(slug="bench")
+    viewer = league.owner_id
+    follower = Follow.objects.values_list("follower_id", flat=True).first()
+    assert follower is not None
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"Boards ({repeat} runs each, after one warm-up; load average {load}):")
+    for order in ("score", "moves"):
+
+        def league_board(order: str = order) -> dict:
+            return leaderboard_among(
+                date=DAY,
+                order=order,
+                audience=league_members_sql(league.pk),
+                limit=100,
+                mine=(viewer,),
+            )
+
+        def friends_board(order: str = order) -> dict:
+            return leaderboard_among(
+                date=DAY,
+                order=order,
+                audience=friends_sql(follower),
+                limit=100,
+                mine=(follower,),
+            )
+
+        shown = league_board()
+        board_timed(
+            f"league board ({order}), {shown['total']} of {MEMBERS} members", repeat, league_board
+        )
+        shown = friends_board()
+        board_timed(
+            f"friends board ({order}), {shown['total']} of {FOLLOWED + 1}", repeat, friends_board
+        )
+    assert get_user_model().objects.filter(pk=viewer).exists()
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def measure_standings(repeat: int) -> None:
+    from django.db import connection
+
+    from leagues.models import DayPoints, League, Standing
+    from leagues.selectors import league_standings, standings_page
+    from leagues.services import _STANDINGS_SQL, day_points_settle, standings_rank
+
+    print("Standings:")
+    t = time.perf_counter()
+    settled = day_points_settle(date=DAY)
+    seconds = time.perf_counter() - t
+    print(f"  settle {DAY}: rank and points of {settled:,} entries in {seconds:.1f} s")
+    t = time.perf_counter()
+    week_start = DAY - datetime.timedelta(days=DAY.weekday())
+    others = [week_start + datetime.timedelta(days=n) for n in range(WEEK_DAYS)]
+    others.remove(DAY)
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM leagues_daypoints WHERE date <> %s", [DAY])
+        for offset, other in enumerate(others, start=1):
+            # Another day of the same players, their places shuffled (a fixed permutation).
+            cursor.execute(
+                """
+                INSERT INTO leagues_daypoints (date, player_id, rank, points)
+                SELECT %s, player_id, shuffled, 10 + (90 * (%s - shuffled + 1)) / %s
+                FROM (SELECT player_id, ((rank::bigint * %s) %% %s) + 1 AS shuffled
+                      FROM leagues_daypoints WHERE date = %s) d
+                """,
+                [other, settled, settled, 7919 * offset + 1, settled, DAY],
+            )
+        cursor.execute("ANALYZE leagues_daypoints")
+    rows = DayPoints.objects.count()
+    print(f"  {rows:,} day rows for the week written in {time.perf_counter() - t:.1f} s")
+    before = peak_mb()
+    t = time.perf_counter()
+    ranked = standings_rank(period="week", start=DAY)
+    seconds = time.perf_counter() - t
+    print(
+        f"  rank the week: {ranked:,} players in {seconds:.1f} s; "
+        f"this process's peak memory {before:.0f} MB before, {peak_mb():.0f} MB after"
+    )
+    first = week_start
+    last = first + datetime.timedelta(days=6)
+    with connection.cursor() as cursor:
+        select = _STANDINGS_SQL.split("SELECT", 1)[1]
+        cursor.execute(
+            f"EXPLAIN (ANALYZE, BUFFERS, FORMAT TEXT) SELECT {select}",
+            ["week", first, first, last],
+        )
+        plan = [row[0] for row in cursor.fetchall()]
+    print("  the plan's sorts and aggregates (memory bounded by work_mem, then disk):")
+    for line in plan:
+        if any(word in line for word in ("Sort Method", "Batches", "Memory Usage", "Disk")):
+            print(f"    {line.strip()}")
+    viewer = Standing.objects.filter(period="week", start=first).order_by("-rank").first()
+    assert viewer is not None
+    league = League.objects.get(slug="bench")
+    timed(
+        "week standings, top 100 and the viewer's place",
+        repeat,
+        lambda: standings_page(period="week", at=DAY, limit=100, viewer=viewer.player),
+    )
+    timed(
+        f"league standings ({MEMBERS} members)",
+        repeat,
+        lambda: league_standings(league=league, period="week", at=DAY, viewer=viewer.player),
+    )
+
+
+def main() -> None:
+    args = prepare(__doc__, fill_leagues)
+    measure_boards(args.repeat)
+    measure_standings(args.repeat)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+"""Audiences: the smaller groups of players a day's board can be narrowed to.
+
+A board narrowed to an audience (a player's friends, a league's members) shows
+the same entries as the day's board, ranked among the audience only. The apps
+above the leaderboards say who belongs to an audience by registering a
+function here, once their app is ready; the boards, the API and the live
+sockets ask for it by name without knowing where the players come from.
+
+An audience is named by a kind and an id: `friends` of a viewer's player id,
+`league` of a league's id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from django.db import connection
+
+# An audience as SQL: a subquery that gives its players' ids, and its parameters.
+AudienceSql = tuple[str, Sequence[Any]]
+
+_KINDS: dict[str, Callable[[int], AudienceSql]] = {}
+
+
+def audience_register(*, kind: str, members: Callable[[int], AudienceSql]) -> None:
+    """Make `kind` an audience: `members(id)` gives the subquery of its player ids
+    (a bounded number of them) with its parameters."""
+    _KINDS[kind] = members
+
+
+def audience_known(kind: str) -> bool:
+    """Whether an app registered `kind`."""
+    return kind in _KINDS
+
+
+def audience_sql(*, kind: str, id: int) -> AudienceSql:
+    """The subquery of the audience `kind` `id` (KeyError for an unregistered kind)."""
+    return _KINDS[kind](id)
+
+
+def audience_members(*, kind: str, id: int) -> frozenset[int]:
+    """The player ids of the audience `kind` `id`."""
+    sql, params = audience_sql(kind=kind, id=id)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return frozenset(row[0] for row in cursor.fetchall())

@@ -1,0 +1,209 @@
+"""Live friends and league boards over the websocket, driven through the whole ASGI stack.
+
+A league's socket is for its members only (4404 for anyone else, as for a
+league that does not exist); a member's ranked game updates it, a
+non-member's does not; a friends socket is its viewer's alone. Runs on the
+in-memory channel layer and on Redis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.base_user import AbstractBaseUser
+
+from easyharp_site.asgi import application
+from games.models import DailyDeal
+from leaderboards import live
+from leaderboards.consumers import CLOSE_NO_BOARD, CLOSE_NOT_SIGNED_IN
+from leagues import services
+from leagues.models import League
+from tests.fixtures import WIN_LOG
+from tests.leaderboards.test_consumers import (  # noqa: F401 - fixtures of the live tests
+    QUIET,
+    _close_database_thread_connections,
+    flushed,
+    layers,
+    session_cookie,
+    submit,
+)
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("flushed")]
+
+MakePlayer = Callable[[str], AbstractBaseUser]
+
+
+async def open_path(path: str, player: AbstractBaseUser | None) -> WebsocketCommunicator:
+    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
+    if player is not None:
+        headers.append(await database_sync_to_async(session_cookie)(player))
+    return WebsocketCommunicator(application, path, headers=headers)
+
+
+def league_path(slug: str, daily: DailyDeal, order: str = "score") -> str:
+    return f"/ws/leagues/{slug}/daily/{daily.date.isoformat()}/leaderboard/?order={order}"
+
+
+def friends_path(daily: DailyDeal) -> str:
+    return f"/ws/daily/{daily.date.isoformat()}/leaderboard/?order=score&scope=friends"
+
+
+async def snapshot_of(path: str, player: AbstractBaseUser | None) -> tuple[Any, dict[str, Any]]:
+    communicator = await open_path(path, player)
+    connected, _ = await communicator.connect()
+    assert connected
+    message = await communicator.receive_json_from(timeout=5)
+    assert message["type"] == "snapshot", message
+    return communicator, message
+
+
+async def refused(path: str, player: AbstractBaseUser | None) -> tuple[dict[str, Any], int]:
+    communicator = await open_path(path, player)
+    await communicator.connect()
+    error = await communicator.receive_json_from(timeout=5)
+    closed = await communicator.receive_output(timeout=5)
+    await communicator.disconnect()
+    return error, closed["code"]
+
+
+@database_sync_to_async
+def league_of(owner: AbstractBaseUser, *members: AbstractBaseUser) -> League:
+    league = services.league_create(owner=owner, name="Live league")  # type: ignore[arg-type]
+    for member in members:
+        services.league_join(player=member, code=league.invite_code)  # type: ignore[arg-type]
+    return league
+
+
+async def test_a_members_ranked_game_updates_the_league_board_and_an_outsiders_does_not(
+    daily: DailyDeal, make_player: MakePlayer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads: list[live.BoardKey] = []
+    real_read = live._board_read
+
+    def counted_read(board: live.BoardKey, player_ids: Any = ()) -> Any:
+        reads.append(board)
+        return real_read(board, player_ids)
+
+    monkeypatch.setattr(live, "_board_read", counted_read)
+    alice, bob, outsider = await database_sync_to_async(
+        lambda: (make_player("alice"), make_player("bob"), make_player("outsider"))
+    )()
+    league = await league_of(alice, bob)
+    communicator, snapshot = await snapshot_of(league_path(league.slug, daily), alice)
+    try:
+        assert snapshot["total"] == 0 and snapshot["me"] is None
+
+        reads.clear()
+        await database_sync_to_async(submit)(outsider, WIN_LOG)
+        assert await communicator.receive_nothing(timeout=QUIET)
+        # Not even read again: the outsider is not in the league's audience.
+        assert reads == []
+
+        await database_sync_to_async(submit)(bob, ["S"])
+        update = await communicator.receive_json_from(timeout=5)
+        assert update["type"] == "update"
+        assert update["total"] == 1
+        assert [(e["rank"], e["player"]) for e in update["entries"]] == [(1, "bob")]
+
+        await database_sync_to_async(submit)(alice, WIN_LOG)
+        update = await communicator.receive_json_from(timeout=5)
+        assert [(e["rank"], e["player"]) for e in update["entries"]] == [
+            (1, "alice"),
+            (2, "bob"),
+        ]
+        assert update["me"]["rank"] == 1
+        assert await communicator.receive_nothing(timeout=QUIET)
+    finally:
+        await communicator.disconnect()
+
+
+async def test_a_non_member_cannot_open_a_league_socket(
+    daily: DailyDeal, make_player: MakePlayer
+) -> None:
+    alice, bob = await database_sync_to_async(lambda: (make_player("alice"), make_player("bob")))()
+    league = await league_of(alice)
+
+    for player in (bob, None):
+        error, code = await refused(league_path(league.slug, daily), player)
+        assert code == CLOSE_NO_BOARD
+        assert error["error"]["code"] == "not_found"
+        assert "Live league" not in str(error)
+    missing, code = await refused(league_path("no-such-league", daily), bob)
+    assert code == CLOSE_NO_BOARD and missing == error
+
+
+async def test_a_member_removed_while_watching_is_closed_and_sees_no_more(
+    daily: DailyDeal, make_player: MakePlayer
+) -> None:
+    alice, bob = await database_sync_to_async(lambda: (make_player("alice"), make_player("bob")))()
+    league = await league_of(alice, bob)
+    communicator, _ = await snapshot_of(league_path(league.slug, daily), bob)
+    try:
+        await database_sync_to_async(services.league_member_remove)(
+            owner=alice, slug=league.slug, username="bob"
+        )
+        await database_sync_to_async(submit)(alice, WIN_LOG)
+        error = await communicator.receive_json_from(timeout=5)
+        assert error["error"]["code"] == "not_found"
+        closed = await communicator.receive_output(timeout=5)
+        assert closed == {"type": "websocket.close", "code": CLOSE_NO_BOARD}
+    finally:
+        await communicator.disconnect()
+
+
+async def test_a_friends_board_is_its_viewers_alone(
+    daily: DailyDeal, make_player: MakePlayer
+) -> None:
+    alice, bob, carol, dave = await database_sync_to_async(
+        lambda: [make_player(name) for name in ("alice", "bob", "carol", "dave")]
+    )()
+    await database_sync_to_async(services.follow_add)(follower=alice, followee=bob)
+    await database_sync_to_async(services.follow_add)(follower=carol, followee=dave)
+    mine, mine_snapshot = await snapshot_of(friends_path(daily), alice)
+    theirs, _ = await snapshot_of(friends_path(daily), carol)
+    try:
+        assert mine_snapshot["entries"] == [] and mine_snapshot["me"] is None
+
+        await database_sync_to_async(submit)(bob, ["S"])
+        update = await mine.receive_json_from(timeout=5)
+        assert [(e["rank"], e["player"]) for e in update["entries"]] == [(1, "bob")]
+        # bob is not carol's friend: her board did not move.
+        assert await theirs.receive_nothing(timeout=QUIET)
+
+        await database_sync_to_async(submit)(dave, WIN_LOG)
+        update = await theirs.receive_json_from(timeout=5)
+        assert [e["player"] for e in update["entries"]] == ["dave"]
+        assert await mine.receive_nothing(timeout=QUIET)
+
+        await database_sync_to_async(submit)(alice, WIN_LOG)
+        update = await mine.receive_json_from(timeout=5)
+        assert [e["player"] for e in update["entries"]] == ["alice", "bob"]
+        assert update["me"]["rank"] == 1
+    finally:
+        await mine.disconnect()
+        await theirs.disconnect()
+
+
+async def test_following_someone_while_watching_brings_them_onto_the_friends_board(
+    daily: DailyDeal, make_player: MakePlayer
+) -> None:
+    alice, bob = await database_sync_to_async(lambda: (make_player("alice"), make_player("bob")))()
+    await database_sync_to_async(submit)(bob, ["S"])
+    communicator, snapshot = await snapshot_of(friends_path(daily), alice)
+    try:
+        assert snapshot["entries"] == []
+        await database_sync_to_async(services.follow_add)(follower=alice, followee=bob)
+        update = await communicator.receive_json_from(timeout=5)
+        assert [e["player"] for e in update["entries"]] == ["bob"]
+    finally:
+        await communicator.disconnect()
+
+
+async def test_a_friends_socket_needs_a_signed_in_player(daily: DailyDeal) -> None:
+    error, code = await refused(friends_path(daily), None)
+    assert code == CLOSE_NOT_SIGNED_IN
+    assert error["error"]["code"] == "not_authenticated"

@@ -1,7 +1,7 @@
 """Friends and leagues in a real browser: creating a league, its invite link, its live
 board after a member's ranked game, follow buttons, and every page at phone width.
 
-The same Daphne and Chromium as `test_browser.py`; screenshots go to tests/artifacts/.
+The same uvicorn and Chromium as `test_browser.py`; screenshots go to tests/artifacts/.
 """
 
 from __future__ import annotations
@@ -16,14 +16,10 @@ from django.db import connection
 from leagues import services
 from leagues.models import League
 from tests.fixtures import WIN_LOG
-from tests.web import test_browser
-from tests.web.test_browser import log_in, shot
+from tests.web.conftest import shot
+from tests.web.test_browser import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
-
-browser = test_browser.browser
-server = test_browser.server
-site = test_browser.site
 
 
 def signed_in(site: Any, username: str, path: str, **kwargs: Any) -> Any:

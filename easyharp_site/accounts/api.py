@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 from easyharp_site.accounts import deletion, emails, passwords, selectors, services, sessions
 from easyharp_site.accounts.links import email_verify_link, reset_link
 from easyharp_site.errors import BODY_REFUSALS, ServiceError, error_responses
+from easyharp_site.parsers import SafeJSONParser
 
 USERNAME_MAX = 150  # the user model's username length
 PASSWORD_MAX = 128
@@ -233,12 +234,21 @@ class AccountApi(APIView):
         return Response(_account(_signed_in(request)))
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """JSON's true or false only (DRF's own also takes "yes", 1, "0", ...)."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
 @extend_schema_serializer(component_name="GameSettings")
 class SettingsSerializer(serializers.Serializer):
-    doubleClick = serializers.BooleanField(  # noqa: N815 - the browser's own names
+    doubleClick = StrictBooleanField(  # noqa: N815 - the browser's own names
         required=False, help_text="A double tap finds a card a column (off: a tap answers at once)."
     )
-    fourColour = serializers.BooleanField(  # noqa: N815
+    fourColour = StrictBooleanField(  # noqa: N815
         required=False, help_text="Diamonds blue and clubs green."
     )
     cardStyle = serializers.ChoiceField(  # noqa: N815
@@ -250,6 +260,8 @@ class SettingsApi(APIView):
     """The player's game settings, kept with the account so they follow them to any browser."""
 
     permission_classes = [IsAuthenticated]
+    # JSON only: a form's "0" or "on" would pass for a boolean the schema calls true/false.
+    parser_classes = [SafeJSONParser]
 
     @extend_schema(
         operation_id="auth_settings", responses={200: SettingsSerializer, **error_responses()}

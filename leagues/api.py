@@ -21,9 +21,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from easyharp_site.accounts.api import TextField, username_schema
+from easyharp_site.accounts.api import username_schema
 from easyharp_site.dates import parse_day, today
 from easyharp_site.errors import BODY_REFUSALS, error_responses
+from easyharp_site.fields import TextField
 from games import selectors as games_selectors
 from games.api import DAY_NOT_FOUND, day_parameter
 from leaderboards.api import LeaderboardApi, board_among

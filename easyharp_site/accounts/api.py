@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 from easyharp_site.accounts import deletion, emails, passwords, selectors, services, sessions
 from easyharp_site.accounts.links import email_verify_link, reset_link
 from easyharp_site.errors import BODY_REFUSALS, ServiceError, error_responses
+from easyharp_site.fields import StrictBooleanField, TextField
 from easyharp_site.parsers import SafeJSONParser
 
 USERNAME_MAX = 150  # the user model's username length
@@ -34,17 +35,6 @@ def username_schema() -> dict[str, Any]:
     return {"type": "string", "pattern": pattern, "minLength": 1, "maxLength": USERNAME_MAX}
 
 
-class TextField(serializers.CharField):
-    """Text as JSON text only: a number or a boolean is refused, not turned into text."""
-
-    default_error_messages = {"not_text": "Must be text."}
-
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):
-            self.fail("not_text")
-        return str(super().to_internal_value(data))
-
-
 @extend_schema_field(
     # DRF's text fields refuse an empty value and a NUL character: the schema says so.
     {"type": "string", "minLength": 1, "maxLength": PASSWORD_MAX, "pattern": "^[^\\x00]*$"}
@@ -53,7 +43,8 @@ class PasswordField(TextField):
     """A password as typed: blanks kept, 1 to 128 characters, any but NUL."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(max_length=PASSWORD_MAX, trim_whitespace=False, **kwargs)
+        # Blanks are a password's characters like any other: no NOT_BLANK.
+        super().__init__(max_length=PASSWORD_MAX, trim_whitespace=False, validators=[], **kwargs)
 
 
 @extend_schema_serializer(component_name="Credentials")
@@ -232,15 +223,6 @@ class AccountApi(APIView):
     @extend_schema(operation_id="auth_me", responses={200: AccountOutput, **error_responses()})
     def get(self, request: Request) -> Response:
         return Response(_account(_signed_in(request)))
-
-
-class StrictBooleanField(serializers.BooleanField):
-    """JSON's true or false only (DRF's own also takes "yes", 1, "0", ...)."""
-
-    def to_internal_value(self, data: Any) -> bool:
-        if not isinstance(data, bool):
-            self.fail("invalid", input=data)
-        return data
 
 
 @extend_schema_serializer(component_name="GameSettings")

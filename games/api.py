@@ -32,6 +32,7 @@ from rest_framework.views import APIView
 
 from easyharp_site.dates import ISO_DAY_PATTERN, parse_day, today
 from easyharp_site.errors import BODY_REFUSALS, ServiceError, error_responses
+from easyharp_site.fields import StrictBooleanField
 from games import selectors, services
 from games.models import Attempt, Game
 
@@ -279,8 +280,9 @@ class GameCreateApi(APIView):
     the same key with another deal or log is a 409 `idempotency_key_reused`.
 
     A game of today's deal by a player whose ranked attempt of today is open
-    is their ranked game (`ranked` true) and closes the attempt, won or not;
-    every other game is practice. `times` (optional) are the per-action times.
+    is their ranked game (`ranked` true) and closes the attempt, won or not,
+    unless it says `practice`; every other game is practice. `times`
+    (optional) are the per-action times.
     """
 
     permission_classes = [IsAuthenticated]
@@ -291,6 +293,13 @@ class GameCreateApi(APIView):
         deal = DealCodeField()
         log = LogField()
         times = TimesField(required=False)
+        practice = StrictBooleanField(
+            required=False,
+            default=False,
+            help_text="True: store the game as practice even while the player's ranked attempt "
+            "is open (a game begun before the attempt's clock started, offline for example); "
+            "the attempt stays open.",
+        )
 
     @extend_schema(
         request=InputSerializer,

@@ -318,6 +318,7 @@ def game_submit(
     log: str | Sequence[str],
     idempotency_key: str | None = None,
     times: Sequence[object] | None = None,
+    practice: bool = False,
 ) -> tuple[Game, bool]:
     """Validate a game with the rules engine and store it; returns (game, created).
 
@@ -331,8 +332,9 @@ def game_submit(
     A game of today's deal (UTC) by a player whose attempt of today is open is
     their ranked game: it closes the attempt, won or not, carries the duration
     the server measured since the attempt started, the attempt's `assisted`
-    mark, and the plausibility signals of `games.review`. Every other game is
-    practice (`ranked` False): stored and replayable, on no board.
+    mark, and the plausibility signals of `games.review`. Every other game,
+    and any game submitted as `practice`, is practice (`ranked` False): stored
+    and replayable, on no board, and an open attempt stays open.
     """
     parsed_deal = deal_parse(deal)
     tokens = log_tokens(log)
@@ -356,7 +358,11 @@ def game_submit(
     # Read under the lock: an attempt started a moment ago is seen, and two
     # submissions at once close it only once.
     now = timezone.now()
-    attempt = _open_attempt(player=player, date=now.date(), number=parsed_deal.number)
+    attempt = (
+        None
+        if practice
+        else _open_attempt(player=player, date=now.date(), number=parsed_deal.number)
+    )
     if attempt is not None:
         daily: DailyDeal | None = attempt.daily
     else:

@@ -71,6 +71,37 @@ def test_a_second_game_of_the_days_deal_is_practice(alice, daily):
     assert entries(daily, "moves") == []
 
 
+def test_a_game_sent_as_practice_leaves_the_open_attempt_open(alice, daily):
+    # A game begun offline, before the attempt's clock started, is sent as
+    # practice: it must not become the ranked game of an attempt started since.
+    start(client_for(alice))
+    body = {"deal": DEAL, "log": " ".join(WIN_LOG), "practice": True}
+
+    response = client_for(alice).post("/api/games/", body, format="json")
+
+    assert response.status_code == 201, response.json()
+    practice = response.json()
+    assert (practice["ranked"], practice["won"], practice["duration_ms"]) == (False, True, None)
+    assert Attempt.objects.get().status == "open"
+    assert entries(daily) == []
+    ranked = submit(client_for(alice), WIN_LOG[:30]).json()
+    assert ranked["ranked"] is True
+    assert entries(daily) == [("alice", ranked["id"])]
+
+
+@pytest.mark.parametrize("practice", ["true", 1, "yes", None])
+def test_practice_is_true_or_false_only(alice, daily, practice):
+    start(client_for(alice))
+    body = {"deal": DEAL, "log": " ".join(WIN_LOG), "practice": practice}
+
+    response = client_for(alice).post("/api/games/", body, format="json")
+
+    assert response.status_code == 400
+    assert "practice" in response.json()["error"]["fields"]
+    assert not Game.objects.exists()
+    assert Attempt.objects.get().status == "open"
+
+
 def test_a_game_with_no_attempt_started_is_practice(alice, daily):
     body = submit(client_for(alice), WIN_LOG).json()
 

@@ -175,6 +175,11 @@ def client_strings() -> dict[str, Any]:
             "You have played today's ranked attempt. Any other game of this deal is practice."
         ),
         "attempt_day_closed": _("The day is over: this attempt can no longer be ranked."),
+        "attempt_offline": _(
+            "The server cannot be reached, so this game is practice: a ranked game is timed "
+            "by the server from its first move. Once you are back online, start the ranked "
+            "attempt."
+        ),
         "attempt_save_failed": _(
             "Your game could not be saved on the server; it is kept on this device and "
             "saved again in a moment."

@@ -103,6 +103,22 @@ describe("keys", () => {
     );
   });
 
+  test("a game outside the ranked attempt is marked practice, and keeps the mark with its key", () => {
+    const first = pendingFor(null, "S 37", () => "key-1", null, true);
+    assert.deepEqual(first, { key: "key-1", log: "S 37", practice: true });
+    assert.equal(
+      pendingFor(first, "S 37", () => "key-2"),
+      first,
+    );
+    assert.deepEqual(
+      pendingFor(null, "S 37", () => "key-3", null, false),
+      {
+        key: "key-3",
+        log: "S 37",
+      },
+    );
+  });
+
   test("another log gets a new key", () => {
     const first = pendingFor(null, "S 37");
     const second = pendingFor(first, "S 37 WF");
@@ -174,6 +190,16 @@ describe("answers", () => {
       pending: { key: "k", log: "S 37", times: [0, 850] },
     });
     assert.deepEqual(JSON.parse(init.body), { deal: DEAL, log: "S 37", times: [0, 850] });
+  });
+
+  test("a practice game says so in its request", () => {
+    const [, init] = submissionRequest({
+      url: URL,
+      csrf: "csrf-token",
+      deal: DEAL,
+      pending: { key: "k", log: "S 37", practice: true },
+    });
+    assert.deepEqual(JSON.parse(init.body), { deal: DEAL, log: "S 37", practice: true });
   });
 });
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from games.models import Game
+from games.models import Attempt, Game
 from tests.fixtures import WIN, WIN_LOG
 
 from .conftest import PASSWORD, shot
@@ -52,6 +52,9 @@ def test_the_days_deal_plays_offline_and_the_win_is_stored_once_back_online(
     page.fill("#action-input", " ".join(WIN_LOG))
     page.press("#action-input", "Enter")
     page.wait_for_selector("#table.won")
+    # The server's clock could not start: the game is practice, and the page says why.
+    page.wait_for_function("() => window.easyHarp.attempt.mode === 'none'")
+    assert "cannot be reached" in page.inner_text("#attempt-notice")
     # Offline the submission waits and retries.
     page.wait_for_function(
         "() => document.getElementById('result').textContent.includes('trying again')"
@@ -63,7 +66,41 @@ def test_the_days_deal_plays_offline_and_the_win_is_stored_once_back_online(
     page.wait_for_selector("#replay-link", timeout=40_000)
     game = Game.objects.get()
     assert (game.player.username, game.score, game.won) == ("alice", WIN["score"], True)
+    assert "Practice" in page.inner_text("#result")
+    # Stored as practice: today's ranked attempt is still the player's to play.
+    assert (game.ranked, Attempt.objects.count()) == (False, 0)
     assert_stored_once(page)
+
+
+def test_a_ranked_game_goes_on_offline_and_is_ranked_once_back_online(site, make_player) -> None:
+    # Its clock started on the server before the network went: it runs on
+    # there, so the game stays the ranked attempt's.
+    make_player("alice")
+    page = site("/accounts/login/?next=/play/")
+    page.fill("input[name=username]", "alice")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form.account-form button[type=submit]")
+    page.wait_for_url(re.compile(r"/play/$"))
+    page.wait_for_function("async () => (await navigator.serviceWorker.ready).active !== null")
+    page.reload()
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    page.fill("#action-input", " ".join(WIN_LOG[:10]))
+    page.press("#action-input", "Enter")
+    page.wait_for_function("() => window.easyHarp.attempt.mode === 'open'")
+
+    page.context.set_offline(True)
+    page.reload()
+    page.wait_for_function("() => window.easyHarp !== undefined")
+    page.fill("#action-input", " ".join(WIN_LOG[10:]))
+    page.press("#action-input", "Enter")
+    page.wait_for_selector("#table.won")
+    assert Game.objects.count() == 0
+
+    page.context.set_offline(False)
+    page.wait_for_selector("#replay-link", timeout=40_000)
+    game = Game.objects.get()
+    assert (game.ranked, game.won, game.score) == (True, True, WIN["score"])
+    assert Attempt.objects.get().status == "closed"
 
 
 def assert_stored_once(page: Any) -> None:

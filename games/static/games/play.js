@@ -516,16 +516,22 @@ async function attemptLoad() {
   const answer = await attemptCall({ method: "GET" });
   if (answer.outcome === "open" || answer.outcome === "closed") applyAttempt(answer);
   else if (attemptEnded(answer)) return;
-  // Not started, or not known (the network failed): the game that began the
-  // attempt on this browser, or was begun while the page asked, starts it
-  // (the server answers with the one it has); else the first action of a new
-  // game will.
-  else if ((saved.ranked || attempt.begunWhileLoading) && game.log.length > 0) startAttempt();
-  else setMode("none", "attempt_explain");
+  // Not started, or not known (the network failed): the ranked game begun on
+  // this browser goes on (its clock runs on the server), and a game begun
+  // while the page asked starts the attempt (the server answers with the one
+  // it has); else the first action of a new game will.
+  else if (saved.ranked && game.log.length > 0) startAttempt();
+  else if (attempt.begunWhileLoading && game.log.length > 0) startAttempt({ fresh: true });
+  else setMode("none", answer.status === 0 ? "attempt_offline" : "attempt_explain");
 }
 
-/** Start the attempt (the server's clock starts), trying again until the server answers. */
-function startAttempt() {
+/**
+ * Start the attempt (the server's clock starts), trying again until the
+ * server answers. A `fresh` game (its first actions just played) whose start
+ * cannot reach the server at all becomes practice: its moves were made
+ * before the server's clock started, so they cannot be timed.
+ */
+function startAttempt({ fresh = false } = {}) {
   if (attempt.mode === "starting") return attempt.ready;
   saved.ranked = true;
   setMode("starting", "attempt_explain");
@@ -538,6 +544,13 @@ function startAttempt() {
         return;
       }
       if (attemptEnded(answer)) return;
+      if (fresh && answer.status === 0 && game.log.length > 0) {
+        saved.ranked = false;
+        saved.times = [];
+        persist();
+        setMode("none", "attempt_offline");
+        return;
+      }
       showSaveFailed(answer);
       await new Promise((resolve) => setTimeout(resolve, SAVE_EVERY_MS));
       if (attempt.mode !== "starting") return;
@@ -558,7 +571,7 @@ function recordAction(wasNew) {
     scheduleSave();
   } else if (attempt.mode === "none" && wasNew) {
     saved.times = [0];
-    startAttempt();
+    startAttempt({ fresh: true });
   }
 }
 
@@ -741,7 +754,10 @@ async function submitGame() {
   }
   const log = formatLog(game.log);
   const times = attempt.mode === "open" ? alignedTimes(saved.times, game.log.length) : null;
-  const pending = pendingFor(saved.pending, log, undefined, times);
+  // Today's deal played outside the attempt is said to be practice, so that
+  // it cannot close an attempt started meanwhile on another device.
+  const practice = rankable && !saved.ranked;
+  const pending = pendingFor(saved.pending, log, undefined, times, practice);
   if (pending !== saved.pending) {
     saved.pending = pending;
     persist();

@@ -18,11 +18,22 @@ export function newIdempotencyKey(randomBytes = (n) => crypto.getRandomValues(ne
  * The submission to send for `log`: `pending` itself when it already carries
  * this log (so a retry, a reload or a second click reuses its key), else a new
  * one with a new key, carrying the per-action `times` of a ranked attempt
- * (null: none).
+ * (null: none), and `practice` when the game is not the ranked attempt's.
  */
-export function pendingFor(pending, log, newKey = newIdempotencyKey, times = null) {
+export function pendingFor(
+  pending,
+  log,
+  newKey = newIdempotencyKey,
+  times = null,
+  practice = false,
+) {
   if (pending && pending.log === log) return pending;
-  return times ? { key: newKey(), log, times } : { key: newKey(), log };
+  return {
+    key: newKey(),
+    log,
+    ...(times ? { times } : {}),
+    ...(practice ? { practice: true } : {}),
+  };
 }
 
 /** How long to wait after failed attempt `attempt` (0 first): doubling from 1 s, at most 30 s. */
@@ -56,11 +67,12 @@ export function submissionRequest({ url, csrf, deal, pending }) {
         "X-CSRFToken": csrf,
         "Idempotency-Key": pending.key,
       },
-      body: JSON.stringify(
-        pending.times
-          ? { deal, log: pending.log, times: pending.times }
-          : { deal, log: pending.log },
-      ),
+      body: JSON.stringify({
+        deal,
+        log: pending.log,
+        ...(pending.times ? { times: pending.times } : {}),
+        ...(pending.practice ? { practice: true } : {}),
+      }),
     },
   ];
 }

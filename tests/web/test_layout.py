@@ -101,7 +101,9 @@ def pages_of_the_site(make_player: Any, submit: Any) -> list[str]:
 
 def settle(page: Any) -> None:
     page.wait_for_load_state("networkidle")
-    # Slides and the live board's first snapshot are done.
+    # Slides are done (a loaded machine runs them late), and the live board's
+    # first snapshot is in.
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
     page.wait_for_timeout(250)
 
 
@@ -151,6 +153,7 @@ def test_the_table_fits_320_px_with_the_reminder_and_a_long_game_on_it(site) -> 
     page.press("#action-input", "Enter")
     page.wait_for_function("() => document.getElementById('moves').textContent === '4'")
     assert page.locator("#table .count").count() == 2
+    settle(page)  # the cards have slid to where the drag starts
     # 5C carries 4H: dragging it shows the one-card reminder, which covers nothing.
     run_base = page.locator('.column[data-place="c3"] .card.up').first
     target = page.locator('.column[data-place="c0"] .card.up').last

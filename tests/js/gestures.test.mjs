@@ -330,6 +330,18 @@ describe("keys", () => {
     });
   });
 
+  test("F and a foundation's number pick up its top card, which goes to a column", () => {
+    assert.deepEqual(keyGesture(null, "f"), { does: "pick", source: "F" });
+    assert.deepEqual(keyGesture("F", "3"), { does: "pick", source: "F3" });
+    assert.deepEqual(press(["f", "2", "7"]).actions, ["F27"]);
+    assert.deepEqual(press(["F", "8", "1"]).actions, ["F81"]);
+    // No foundation 9 or 0, and a foundation's card goes to no foundation.
+    assert.deepEqual(press(["F", "9", "0", "x"]).source, "F");
+    assert.deepEqual(press(["F", "4", "F"]).source, "F4");
+    assert.deepEqual(press(["F", "4", "F", "5"]).actions, ["F45"]);
+    assert.deepEqual(press(["F", "Escape", "3", "7"]).actions, ["37"]);
+  });
+
   test("Escape drops the source", () => {
     assert.deepEqual(keyGesture("4", "Escape"), { does: "cancel", source: null });
     assert.deepEqual(keyGesture(null, "Escape"), { does: "cancel", source: null });
@@ -384,7 +396,7 @@ describe("keys", () => {
   });
 
   test("letters and digits that are no place mean nothing", () => {
-    for (const key of ["0", "x", "F", "Enter", "ArrowLeft", "Tab"]) {
+    for (const key of ["0", "x", "Enter", "ArrowLeft", "Tab"]) {
       assert.deepEqual(keyGesture(null, key), { does: "nothing", source: null }, key);
     }
   });

@@ -161,6 +161,30 @@ def test_the_keyboard_plays_too(site) -> None:
     assert column_cards(page, 1) == ["9S"]
 
 
+def test_the_keyboard_brings_a_card_down_from_a_foundation(site) -> None:
+    # The won game's first action puts an ace up (4F: the first foundation
+    # that takes it); F, the foundation's number and a column bring it down.
+    page = site(f"/play/?deal={WIN['deal']}")
+    ace = top_card(page, 3).get_attribute("data-card")
+    page.keyboard.press("4")
+    page.keyboard.press("f")
+    page.wait_for_function("() => document.getElementById('moves').textContent === '1'")
+    page.keyboard.press("f")
+    page.keyboard.press("1")
+    foundation_top = page.locator('.card.up[data-place="f0"]')
+    assert foundation_top.get_attribute("data-card") == ace
+    assert "selected" in (foundation_top.get_attribute("class") or "")
+    page.keyboard.press("6")
+    page.wait_for_function("() => document.getElementById('moves').textContent === '2'")
+    assert column_cards(page, 5)[-1] == ace
+    assert page.locator('.card.up[data-place="f0"]').count() == 0
+    assert window_log(page) == ["4F", "F16"]
+
+
+def window_log(page: Any) -> list[str]:
+    return page.evaluate("() => window.easyHarp.game.log.map(String)")
+
+
 def test_a_won_game_is_submitted_and_a_second_page_sees_the_live_board_move(
     site, make_player
 ) -> None:

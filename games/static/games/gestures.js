@@ -132,10 +132,13 @@ export function dropGesture(game, place, index, target) {
 
 const MOVE_SOURCE = /^[1-9W]$/;
 const MOVE_TARGET = /^[1-9F]$/;
+const FOUNDATION = /^[1-8]$/;
 
 /**
- * A key press, given the source the keys have picked up so far (null, "1".."9"
- * or "W"). Answers the new source and what to do:
+ * A key press, given the source the keys have picked up so far (null, "1".."9",
+ * "W", "F" waiting for a foundation's number, or "F1".."F8"). F and a
+ * foundation's number pick up that foundation's top card, which only a column
+ * takes. Answers the new source and what to do:
  *   { does: "play", action, source, preventDefault }   play `action`
  *   { does: "pick", source }      a move's source is picked up: wait for its target
  *   { does: "cancel", source: null }                    Escape drops the source
@@ -155,9 +158,11 @@ export function keyGesture(source, key, { ctrl = false, alt = false, meta = fals
     if (name === "S" || name === " ")
       return { does: "play", action: "S", source, preventDefault: true };
     if (name === "U") return { does: "play", action: "U", source, preventDefault: false };
-    if (MOVE_SOURCE.test(name)) return { does: "pick", source: name };
+    if (MOVE_SOURCE.test(name) || name === "F") return { does: "pick", source: name };
     return nothing;
   }
+  if (source === "F") return FOUNDATION.test(name) ? { does: "pick", source: `F${name}` } : nothing;
+  if (source[0] === "F" && name === "F") return nothing;
   if (MOVE_TARGET.test(name))
     return { does: "play", action: source + name, source: null, preventDefault: false };
   return nothing;

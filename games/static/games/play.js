@@ -327,13 +327,20 @@ document.addEventListener("keydown", (event) => {
   }
 });
 
+/** The drawn table's place of a key source: "W" → "w", "3" → "c2", "F3" → "f2". */
+function keyPlace(source) {
+  if (source === "W") return "w";
+  if (source[0] === "F") return `f${Number(source.slice(1)) - 1}`;
+  return `c${Number(source) - 1}`;
+}
+
 /** Show which card the keys have picked up (the source of the next action). */
 function markKeySource() {
   tableElement
     .querySelectorAll(".card.selected")
     .forEach((node) => node.classList.remove("selected"));
-  if (keySource === null) return;
-  const place = keySource === "W" ? "w" : `c${Number(keySource) - 1}`;
+  if (keySource === null || keySource === "F") return;
+  const place = keyPlace(keySource);
   const cards = tableElement.querySelectorAll(`.card.up[data-place="${place}"]`);
   cards[cards.length - 1]?.classList.add("selected");
 }

@@ -353,8 +353,19 @@ def manifest(request: HttpRequest) -> JsonResponse:
             "display": "standalone",
             "background_color": "#f3f1ea",
             "theme_color": "#174f32",
+            # The SVG for browsers that take it; PNGs, rendered from it, for
+            # the launchers that do not, and a maskable one (its card inside
+            # the safe zone) for the round and squircle masks of Android.
             "icons": [
                 {"src": static("games/icon.svg"), "sizes": "any", "type": "image/svg+xml"},
+                {"src": static("games/icon-192.png"), "sizes": "192x192", "type": "image/png"},
+                {"src": static("games/icon-512.png"), "sizes": "512x512", "type": "image/png"},
+                {
+                    "src": static("games/icon-maskable-512.png"),
+                    "sizes": "512x512",
+                    "type": "image/png",
+                    "purpose": "maskable",
+                },
             ],
         },
         content_type="application/manifest+json",

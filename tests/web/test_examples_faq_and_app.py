@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.contrib.staticfiles import finders
 from django.test import Client
+from PIL import Image
 
 from games.models import DailyDeal
 from games.rules import REASONS
@@ -57,6 +59,23 @@ def test_the_manifest_opens_the_days_deal(client: Client, daily: DailyDeal) -> N
     assert manifest["display"] == "standalone"
     page = client.get("/").content.decode()
     assert '<link rel="manifest" href="/manifest.webmanifest">' in page
+    assert '<link rel="apple-touch-icon" href="/static/games/apple-touch-icon.png">' in page
+
+
+def test_the_manifests_icons_are_there_at_their_sizes(client: Client, daily: DailyDeal) -> None:
+    icons = json.loads(client.get("/manifest.webmanifest").content)["icons"]
+    assert {(icon["type"], icon["sizes"], icon.get("purpose", "any")) for icon in icons} == {
+        ("image/svg+xml", "any", "any"),
+        ("image/png", "192x192", "any"),
+        ("image/png", "512x512", "any"),
+        ("image/png", "512x512", "maskable"),
+    }
+    for icon in [*icons, {"src": "/static/games/apple-touch-icon.png", "sizes": "180x180"}]:
+        path = finders.find(icon["src"].removeprefix("/static/"))
+        assert path is not None, icon["src"]
+        if icon["src"].endswith(".png"):
+            with Image.open(path) as image:
+                assert (image.format, "x".join(map(str, image.size))) == ("PNG", icon["sizes"])
 
 
 def test_the_service_worker_keeps_every_script_and_style(client: Client) -> None:

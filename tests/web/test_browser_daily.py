@@ -13,7 +13,8 @@ import shutil
 from typing import Any
 
 import pytest
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 from playwright.sync_api import expect
 
 from games.models import DailyDeal
@@ -168,3 +169,42 @@ def test_the_after_game_panel_shows_the_result_against_par_rank_streak_and_share
     assert f"Won in {WIN['moves']} moves" in shared and "rank 1 of 2" in shared
     assert WIN["log"] not in shared
     shot_for_readme(page, "aftergame", element="#aftergame")
+
+
+@pytest.mark.parametrize("language", ["es", "nl"])
+def test_the_after_game_panel_on_a_phone_in_spanish_and_dutch(
+    site, past_days, today, language
+) -> None:
+    DailyDeal.objects.filter(date=today).update(par=WIN["moves"] - 3)
+    page = site("/play/", language=language, **PHONE)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    log_in(page, "alice")
+    page.wait_for_url(re.compile(r"/play/"))
+    play_keys(page, WIN["log"])
+    page.wait_for_selector("#aftergame:not([hidden])")
+    expect(page.locator("#aftergame-rank")).not_to_have_text("–")
+    with translation.override(language):
+        words = [gettext("Your ranked game"), gettext("Against par"), gettext("Next deal in")]
+        rank = gettext("{rank} of {total}").format(rank=1, total=1)
+    panel = page.inner_text("#aftergame")
+    assert all(word in panel for word in words), panel
+    assert page.inner_text("#aftergame-rank") == rank
+    assert "+3" in panel
+    # Nothing of the panel sticks out of a 320 px screen.
+    fits(page, PHONE["width"])
+    wider = page.evaluate(
+        """() => [...document.querySelectorAll('#aftergame *')]
+            .filter(n => n.getBoundingClientRect().right > innerWidth + 0.5)
+            .map(n => n.outerHTML.slice(0, 80))"""
+    )
+    assert wider == []
+    # The text to share is in the player's language too.
+    page.evaluate("navigator.share = undefined")
+    page.click("#share-button")
+    expect(page.locator("[data-slot=share_state]")).not_to_be_empty()
+    shared = page.evaluate("navigator.clipboard.readText()")
+    with translation.override(language):
+        assert (gettext("Easy Harp Daily") in shared) or (today.isoformat() in shared)
+    assert "Won in" not in shared, shared
+    page.locator("#aftergame").scroll_into_view_if_needed()
+    shot(page, f"aftergame-phone-{language}")

@@ -1,0 +1,59 @@
+"""The Spanish and Dutch catalogues: every message translated, and the Dutch
+pages speaking to the player in one register (the informal "je" throughout,
+as Dutch games do), so one page never mixes "je" and "u"."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from tests.paths import ROOT
+
+LOCALE = ROOT / "locale"
+# The formal pronouns as words. A capital U alone is also the undo key
+# ("U maakt ongedaan"), so it counts only before a verb of the formal address.
+FORMAL = re.compile(r"\b(u|uw|uzelf|Uw|uwe)\b|\bU (kunt|zit|hebt|bent|staat|volgt|speelde|wint)\b")
+
+
+def messages(language: str) -> list[str]:
+    """The translated texts of a catalogue, wrapped lines joined."""
+    text = (LOCALE / language / "LC_MESSAGES" / "django.po").read_text(encoding="utf-8")
+    found = []
+    for block in text.split("\n\n"):
+        start = block.find("\nmsgstr")
+        if start >= 0:
+            found.append("".join(re.findall(r'"(.*)"', block[start:])))
+    return found
+
+
+@pytest.mark.parametrize("language", ["es", "nl"])
+def test_every_message_is_translated(language: str) -> None:
+    msgfmt = shutil.which("msgfmt")
+    assert msgfmt is not None, "gettext's msgfmt is needed (apt-get install gettext)"
+    result = subprocess.run(
+        [
+            msgfmt,
+            "--check",
+            "--statistics",
+            "-o",
+            "/dev/null",
+            LOCALE / language / "LC_MESSAGES" / "django.po",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    # "N translated messages." and nothing fuzzy or untranslated after it.
+    assert re.fullmatch(r"\d+ translated messages\.\n", result.stderr), result.stderr
+
+
+def test_the_dutch_pages_say_je_and_never_u() -> None:
+    texts = messages("nl") + [
+        (ROOT / "games" / "templates" / "games" / "rules" / "nl.html").read_text(encoding="utf-8")
+    ]
+    formal = [text[:80] for text in texts if FORMAL.search(text)]
+    assert formal == []
+    assert any(re.search(r"\bje\b", text) for text in texts)

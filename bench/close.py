@@ -18,7 +18,6 @@ first; `--skip-fill` keeps an earlier fill), then:
 
 from __future__ import annotations
 
-import argparse
 import os
 import resource
 import sys
@@ -30,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/eh_bench")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "easyharp_site.settings")
 
-from bench.leaderboard import DAY, ensure_database, fill, timed  # noqa: E402
+from bench.leaderboard import DAY, prepare, timed  # noqa: E402
 
 _CHECK_SQL = """
 SELECT board, count(*), count(final_rank), sum(final_rank::bigint * game_id) FROM (
@@ -53,31 +52,13 @@ def ranks_digest() -> list[tuple[object, ...]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=1_000_000)
-    parser.add_argument("--players", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--skip-fill", action="store_true", help="close the data already there")
-    args = parser.parse_args()
-
-    ensure_database(os.environ["DATABASE_URL"])
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    args = prepare(__doc__)
     from django.db import connection
 
     from leaderboards.models import BoardTotal, DayResult, FinalRank
     from leaderboards.selectors import day_results
     from leaderboards.services import CLOSE_BATCH, day_close
 
-    call_command("migrate", verbosity=0)
-    if not args.skip_fill:
-        print(f"Filling {DAY} with {args.games:,} games by {args.players:,} players (COPY):")
-        t = time.perf_counter()
-        fill(games=args.games, players=args.players, seed=args.seed)
-        print(f"  filled in {time.perf_counter() - t:.1f} s")
     DayResult.objects.filter(date=DAY).delete()
     FinalRank.objects.filter(entry__date=DAY).delete()
     with connection.cursor() as cursor:

@@ -286,27 +286,39 @@ def measure(repeat: int) -> None:
     )
 
 
-def prepare(description: str, *more: Callable[..., None]) -> argparse.Namespace:
-    """Read the command line, set up Django on a migrated database and, unless
-    `--skip-fill`, fill the day, then run each of `more(players=, seed=)`."""
+def bench_parser(description: str, *, repeat: int = 200) -> argparse.ArgumentParser:
+    """The options every database bench takes: --repeat, --seed and --skip-fill."""
     parser = argparse.ArgumentParser(description=description.split("\n")[0])
-    parser.add_argument("--games", type=int, default=1_000_000)
-    parser.add_argument("--players", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=repeat)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--skip-fill", action="store_true", help="time the data already there")
-    args = parser.parse_args()
-    if args.players > args.games:
-        parser.error("--players cannot exceed --games")
+    return parser
 
+
+def django_migrated() -> None:
+    """Set Django up on the bench's database ($DATABASE_URL), created and migrated."""
     ensure_database(os.environ["DATABASE_URL"])
     import django
 
     django.setup()
     from django.core.management import call_command
-    from django.db import connection
 
     call_command("migrate", verbosity=0)
+
+
+def prepare(description: str, *more: Callable[..., None]) -> argparse.Namespace:
+    """Read the command line, set up Django on a migrated database and, unless
+    `--skip-fill`, fill the day, then run each of `more(players=, seed=)`."""
+    parser = bench_parser(description)
+    parser.add_argument("--games", type=int, default=1_000_000)
+    parser.add_argument("--players", type=int, default=1_000_000)
+    args = parser.parse_args()
+    if args.players > args.games:
+        parser.error("--players cannot exceed --games")
+
+    django_migrated()
+    from django.db import connection
+
     if not args.skip_fill:
         print(f"Filling {DAY} with {args.games:,} games by {args.players:,} players (COPY):")
         t = time.perf_counter()

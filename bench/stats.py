@@ -15,7 +15,6 @@ the record from every game (what a void or a ban costs).
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import os
 import random
@@ -28,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/eh_bench_stats")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "easyharp_site.settings")
 
-from bench.leaderboard import ensure_database, timed  # noqa: E402
+from bench.leaderboard import bench_parser, django_migrated, timed  # noqa: E402
 
 FIRST = datetime.date(2024, 1, 1)
 
@@ -88,27 +87,19 @@ def fill(*, days: int, others: int, seed: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = bench_parser(__doc__, repeat=500)
     parser.add_argument("--days", type=int, default=1000)
     parser.add_argument("--others", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=500)
-    parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--skip-fill", action="store_true", help="time the data already there")
     args = parser.parse_args()
 
-    ensure_database(os.environ["DATABASE_URL"])
-    import django
-
-    django.setup()
+    django_migrated()
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.db import connection
     from django.test import Client
 
     from leaderboards.selectors import player_stats
     from leaderboards.services import player_stats_recompute
 
-    call_command("migrate", verbosity=0)
     if not args.skip_fill:
         print(f"Filling {args.days:,} days:")
         fill(days=args.days, others=args.others, seed=args.seed)

@@ -13,6 +13,7 @@ from their `on_commit` hook.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import datetime
 import json
@@ -227,6 +228,23 @@ async def connect(
     snapshot = await communicator.receive_json_from(timeout=5)
     assert snapshot["type"] == "snapshot"
     return communicator, snapshot
+
+
+@contextlib.asynccontextmanager
+async def sockets_open(
+    date: datetime.date, count: int, *, at_once: bool = False
+) -> AsyncIterator[list[WebsocketCommunicator]]:
+    """`count` anonymous sockets on the day's score board, past their
+    snapshots (opened one by one, or `at_once`); closed at the end."""
+    if at_once:
+        opened = await asyncio.gather(*(connect(date) for _ in range(count)))
+    else:
+        opened = [await connect(date) for _ in range(count)]
+    try:
+        yield [communicator for communicator, _ in opened]
+    finally:
+        for communicator, _ in opened:
+            await communicator.disconnect()
 
 
 def board_of(message: dict[str, Any]) -> dict[str, Any]:
@@ -538,53 +556,33 @@ async def test_sockets_that_connect_at_the_same_moment_all_get_updates(
     flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
 ) -> None:
     alice = await database_sync_to_async(make_player)("alice")
-    opened = await asyncio.gather(*(connect(daily.date) for _ in range(8)))
-    try:
+    async with sockets_open(daily.date, 8, at_once=True) as sockets:
         await database_sync_to_async(submit)(alice, WIN_LOG)
-        for communicator, _ in opened:
+        for communicator in sockets:
             update = await communicator.receive_json_from(timeout=5)
             assert update["total"] == 1
-    finally:
-        for communicator, _ in opened:
-            await communicator.disconnect()
 
 
-async def test_every_anonymous_watcher_gets_the_same_text_encoded_once(
-    flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
-) -> None:
-    alice = await database_sync_to_async(make_player)("alice")
-    opened = [await connect(daily.date) for _ in range(3)]
-    try:
-        await database_sync_to_async(submit)(alice, WIN_LOG)
-        texts = [await communicator.receive_from(timeout=5) for communicator, _ in opened]
-        assert json.loads(texts[0])["total"] == 1
-        # Not equal copies: the very same string, handed to every socket.
-        assert all(text is texts[0] for text in texts)
-    finally:
-        for communicator, _ in opened:
-            await communicator.disconnect()
-
-
-@pytest.mark.parametrize("write_path", ["frames"], indirect=True)
-async def test_every_anonymous_watcher_is_written_the_same_frame_made_once(
+async def test_every_anonymous_watcher_gets_the_same_update_made_once(
     write_path: list[Transport],
     flushed: None,
     daily: DailyDeal,
     make_player: Callable[[str], AbstractBaseUser],
 ) -> None:
     alice = await database_sync_to_async(make_player)("alice")
-    opened = [await connect(daily.date) for _ in range(3)]
-    try:
+    async with sockets_open(daily.date, 3) as sockets:
         await database_sync_to_async(submit)(alice, WIN_LOG)
-        texts = [await communicator.receive_from(timeout=5) for communicator, _ in opened]
-        assert json.loads(texts[0])["total"] == 1
-        assert texts == [texts[0]] * 3
-        # The snapshots went through ASGI; the update is one bytes object for all.
+        texts = [await communicator.receive_from(timeout=5) for communicator in sockets]
+    assert json.loads(texts[0])["total"] == 1
+    assert texts == [texts[0]] * 3
+    if write_path:
+        # The snapshots went through ASGI; the update is one frame, written to each.
         assert [len(transport.frames) for transport in write_path] == [1, 1, 1]
-        assert all(transport.frames[0] is write_path[0].frames[0] for transport in write_path)
-    finally:
-        for communicator, _ in opened:
-            await communicator.disconnect()
+        handed = [transport.frames[0] for transport in write_path]
+    else:
+        handed = texts
+    # Not equal copies: the very same object, handed to every socket.
+    assert all(item is handed[0] for item in handed)
 
 
 @pytest.mark.parametrize("write_path", ["frames"], indirect=True)

@@ -27,19 +27,25 @@ def test_the_manifest_and_the_service_worker_are_served(site) -> None:
     page.wait_for_function("async () => (await navigator.serviceWorker.ready).active !== null")
 
 
-def test_the_days_deal_plays_offline_and_the_win_is_stored_once_back_online(
-    site, make_player
-) -> None:
+def signed_in_with_the_service_worker(site, make_player) -> Any:
+    """The play page of a signed-in "alice", once the service worker has taken
+    over and keeps the page and its files."""
     make_player("alice")
     page = site("/accounts/login/?next=/play/")
     page.fill("input[name=username]", "alice")
     page.fill("input[name=password]", PASSWORD)
     page.click("form.account-form button[type=submit]")
     page.wait_for_url(re.compile(r"/play/$"))
-    # The service worker takes over and keeps the page and its files.
     page.wait_for_function("async () => (await navigator.serviceWorker.ready).active !== null")
     page.reload()
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    return page
+
+
+def test_the_days_deal_plays_offline_and_the_win_is_stored_once_back_online(
+    site, make_player
+) -> None:
+    page = signed_in_with_the_service_worker(site, make_player)
 
     page.context.set_offline(True)
     reach = "(path) => fetch(path).then(() => 'online', () => 'offline')"
@@ -75,15 +81,7 @@ def test_the_days_deal_plays_offline_and_the_win_is_stored_once_back_online(
 def test_a_ranked_game_goes_on_offline_and_is_ranked_once_back_online(site, make_player) -> None:
     # Its clock started on the server before the network went: it runs on
     # there, so the game stays the ranked attempt's.
-    make_player("alice")
-    page = site("/accounts/login/?next=/play/")
-    page.fill("input[name=username]", "alice")
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form.account-form button[type=submit]")
-    page.wait_for_url(re.compile(r"/play/$"))
-    page.wait_for_function("async () => (await navigator.serviceWorker.ready).active !== null")
-    page.reload()
-    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    page = signed_in_with_the_service_worker(site, make_player)
     page.fill("#action-input", " ".join(WIN_LOG[:10]))
     page.press("#action-input", "Enter")
     page.wait_for_function("() => window.easyHarp.attempt.mode === 'open'")

@@ -19,9 +19,11 @@ from typing import Any
 import pytest
 from asgiref.sync import SyncToAsync
 from channels.testing.live import make_application
+from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.db import connections
+from django.test import Client
 from django.utils import timezone
 
 from games.models import DailyDeal, Game
@@ -117,9 +119,24 @@ def site(
     contexts = []
     violations: list[str] = []
 
-    def open_page(path: str = "/", *, language: str = "en", width: int = 1280, height: int = 900):
+    def open_page(
+        path: str = "/",
+        *,
+        language: str = "en",
+        width: int = 1280,
+        height: int = 900,
+        player: AbstractBaseUser | None = None,
+    ):
+        """Open `path`; with `player`, signed in as them (a session made here)."""
         context = browser.new_context(viewport={"width": width, "height": height}, locale=language)
         contexts.append(context)
+        if player is not None:
+            client = Client()
+            client.force_login(player)
+            cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+            context.add_cookies(
+                [{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": f"http://{server}"}]
+            )
         page = context.new_page()
         page.errors = []  # type: ignore[attr-defined]
         page.on("pageerror", lambda error: page.errors.append(str(error)))

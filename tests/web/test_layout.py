@@ -9,12 +9,15 @@ violation of WCAG 2.2 A/AA. Screenshots go to tests/artifacts/.
 
 from __future__ import annotations
 
+import datetime
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
+from leagues.services import league_create
 from tests.fixtures import WIN_LOG
 
 from .conftest import DEAL_1, shot
@@ -80,23 +83,46 @@ TABLE_PARTS_OVERLAPPING = """() => {
 }"""
 
 
-def pages_of_the_site(make_player: Any, submit: Any) -> list[str]:
-    """Every page a visitor can open, with a stored game for its replay and player."""
-    game = submit(make_player("a-rather-long-player-name"), WIN_LOG)
-    return [
+# The width up to which the site's CSS lays boards out as lists (site.css).
+PHONE_MAX = 560
+SCROLLING_SIDEWAYS = """() => [...document.querySelectorAll('.scroll-x')]
+    .filter(node => node.scrollWidth > node.clientWidth + 1)
+    .map(node => (node.firstElementChild?.id || node.firstElementChild?.className || '?'))"""
+
+
+def pages_of_the_site(make_player: Any, submit: Any) -> list[tuple[str, Any]]:
+    """Every page a visitor can open, with a stored game for its replay and
+    player, and a league: (path, the player signed in, or None)."""
+    player = make_player("a-rather-long-player-name")
+    game = submit(player, WIN_LOG)
+    league = league_create(owner=player, name="The Thursday evening card club")
+    yesterday = (timezone.now().date() - datetime.timedelta(days=1)).isoformat()
+    anonymous = [
         "/",
         f"/play/?deal={DEAL_1}",
         "/leaderboard/",
         "/leaderboard/?order=moves",
+        f"/leaderboard/{yesterday}/",
         f"/replays/{game.pk}/",
         "/players/a-rather-long-player-name/",
+        "/archive/",
+        "/standings/",
         "/rules/",
         "/examples/",
         "/faq/",
         "/accounts/login/",
         "/accounts/signup/",
         "/accounts/password/reset/",
+        f"/leagues/join/{league.invite_code}/",
     ]
+    signed_in = [
+        "/play/",
+        "/accounts/",
+        "/leagues/",
+        f"/leagues/{league.slug}/",
+        "/standings/?period=month",
+    ]
+    return [(path, None) for path in anonymous] + [(path, player) for path in signed_in]
 
 
 def settle(page: Any) -> None:
@@ -135,14 +161,19 @@ def axe_violations(page: Any) -> list[str]:
 def test_no_page_scrolls_sideways_or_overlaps_its_controls_from_320_to_1366_px(
     site, make_player, submit
 ) -> None:
-    for path in pages_of_the_site(make_player, submit):
+    for path, player in pages_of_the_site(make_player, submit):
         for width in WIDTHS:
-            page = site(path, width=width, height=800)
+            page = site(path, width=width, height=800, player=player)
             settle(page)
-            assert_fits(page, f"{path} at {width} px")
-            assert page.errors == [], path
+            where = f"{path} at {width} px{' signed in' if player else ''}"
+            assert page.url.endswith(path), where  # not sent elsewhere (to log in, say)
+            assert_fits(page, where)
+            if width <= PHONE_MAX:
+                # Tables are lists on a phone: none hides columns in a sideways scroll.
+                assert page.evaluate(SCROLLING_SIDEWAYS) == [], where
+            assert page.errors == [], where
             name = re.sub(r"[^a-z0-9]+", "-", path).strip("-") or "home"
-            shot(page, f"layout-{name}-{width}")
+            shot(page, f"layout-{name}{'-signed-in' if player else ''}-{width}")
             page.context.close()
 
 
@@ -193,9 +224,9 @@ def test_boards_are_lists_on_a_phone_and_tables_on_a_desktop(site, make_player, 
 def test_axe_finds_no_serious_violation_on_any_page(
     site, make_player, submit, language: str
 ) -> None:
-    for path in pages_of_the_site(make_player, submit):
+    for path, player in pages_of_the_site(make_player, submit):
         for width in (390, 1366):
-            page = site(path, language=language, width=width, height=800)
+            page = site(path, language=language, width=width, height=800, player=player)
             settle(page)
             assert page.evaluate("document.documentElement.lang") == language
             assert axe_violations(page) == [], f"{path} ({language}, {width} px)"

@@ -347,7 +347,16 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Where collectstatic gathers the static files (the image serves them from there).
+STATIC_ROOT = Path(env_str("STATIC_ROOT", "") or BASE_DIR / "staticfiles")
+# collectstatic also writes a gzip copy of each text file, which WhiteNoise
+# serves to the browsers that accept it. File names stay as they are: the
+# pages' ES modules import each other by name, and the service worker keeps
+# them by name.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
 # The site-wide pieces' own files (the API docs page's style).
 STATICFILES_DIRS = [BASE_DIR / "easyharp_site" / "static"]
 

@@ -106,3 +106,24 @@ def assert_stored_once(page: Any) -> None:
     page.reload()
     page.wait_for_selector("#replay-link")
     assert Game.objects.count() == 1
+
+
+def test_a_log_out_forgets_the_kept_pages_that_show_the_player(site, make_player) -> None:
+    page = signed_in_with_the_service_worker(site, make_player)
+    page.goto(page.url.replace("/play/", "/rules/"))
+    page.wait_for_function("() => localStorage.getItem('easyharp.kept-pages-for') === 'alice'")
+    # The kept copy whatever the request's headers (the pages vary by cookie and language).
+    kept = "async (path) => (await caches.match(path, { ignoreVary: true }))?.text() ?? null"
+    assert "alice" in page.evaluate(kept, "/play/")
+    assert "alice" in page.evaluate(kept, "/rules/")
+
+    page.click("form[action='/accounts/logout/'] button")
+    page.wait_for_url(re.compile(r"/$"))
+    page.wait_for_function("() => localStorage.getItem('easyharp.kept-pages-for') === ''")
+    # The copies that named alice are gone; the home page is kept as it is now.
+    assert page.evaluate(kept, "/play/") is None
+    assert page.evaluate(kept, "/rules/") is None
+    assert "alice" not in page.evaluate(kept, "/")
+    page.context.set_offline(True)
+    reach = "(path) => fetch(path).then(() => 'online', () => 'offline')"
+    assert page.evaluate(reach, "/play/") == "offline"

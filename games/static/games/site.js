@@ -28,3 +28,27 @@ if (form) {
 
 // Offline play once a page has been loaded (sw.js); a browser without service workers just has none.
 navigator.serviceWorker?.register("/sw.js").catch(() => {});
+
+const KEPT_FOR = "easyharp.kept-pages-for";
+
+/**
+ * The pages the service worker keeps show who was signed in. When that
+ * changes (a log-out, another player on a shared device), the kept copies of
+ * the other pages go, so that offline nobody is shown as someone else; this
+ * page, just fetched, is kept as it is now.
+ */
+async function forgetPagesOfAnotherPlayer() {
+  const user = config.user ?? "";
+  if (localStorage.getItem(KEPT_FOR) === user || !("caches" in window)) return;
+  for (const name of await caches.keys()) {
+    const cache = await caches.open(name);
+    for (const request of await cache.keys()) {
+      const { pathname } = new URL(request.url);
+      if (!pathname.startsWith("/static/") && pathname !== location.pathname)
+        await cache.delete(request);
+    }
+  }
+  localStorage.setItem(KEPT_FOR, user);
+}
+
+forgetPagesOfAnotherPlayer().catch(() => {});

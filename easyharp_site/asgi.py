@@ -51,13 +51,15 @@ from easyharp_site.sockets import DirectFrames, OriginCheck, refuse_socket  # no
 from games import preparer  # noqa: E402
 from leaderboards import closer  # noqa: E402
 from leaderboards.routing import websocket_urlpatterns  # noqa: E402
+from leagues import settler  # noqa: E402
 from leagues.routing import websocket_urlpatterns as league_urlpatterns  # noqa: E402
 
 if settings.DAILY_DEAL_PREPARE_IN_PROCESS:
-    # The embedded default has no separate jobs to prepare the days ahead and
-    # to close the days over.
+    # The embedded default has no separate jobs to prepare the days ahead, to
+    # close the days over and to settle the standings.
     preparer.start()
     closer.start()
+    settler.start()
 
 # Channels routes ASGI applications with Django's re_path, typed for views.
 unrouted = re_path(r"", refuse_socket)  # type: ignore[arg-type]

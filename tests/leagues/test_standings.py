@@ -6,10 +6,11 @@ from __future__ import annotations
 import datetime
 
 from django.core.management import call_command
+from django.utils import timezone
 
 from games.models import DailyDeal
 from games.services import game_void
-from leagues import services
+from leagues import services, settler
 from leagues.models import DayPoints, SettledDay
 from leagues.periods import period_bounds
 from tests.fixtures import DEAL_NUMBER, client_for, stored_game
@@ -177,3 +178,16 @@ def test_period_bounds() -> None:
     assert period_bounds(period="month", at=datetime.date(2028, 2, 10))[1] == datetime.date(
         2028, 2, 29
     )
+
+
+def test_the_server_process_settles_the_closed_days_once(
+    transactional_db, make_player, settings
+) -> None:
+    # Under `make run` the server process settles the standings itself (leagues.settler).
+    settings.DAILY_DEAL_FIRST_DATE = MONDAY
+    stored_game(player=make_player("ann"), daily=day(0), score=90, moves=10)
+    due = (timezone.now().date() - MONDAY).days  # every day from Monday to yesterday
+
+    assert settler.settle_once() == due
+    assert points(MONDAY) == {"ann": (1, 100)}
+    assert settler.settle_once() == 0  # nothing new to settle

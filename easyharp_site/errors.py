@@ -12,6 +12,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.views import defaults
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import exceptions, serializers, status
@@ -239,12 +240,16 @@ def _is_api(request: HttpRequest) -> bool:
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    """handler404: the JSON error shape under /api/, Django's page elsewhere."""
+    """handler404: the JSON error shape under /api/, elsewhere the site's page
+    (`404.html`, in the visitor's language) with the view's own reason when it
+    gave one (a day not come yet, say), not a URL that matched nothing."""
     if _is_api(request):
         return JsonResponse(
             error_body("not_found", "No such API path."), status=status.HTTP_404_NOT_FOUND
         )
-    return defaults.page_not_found(request, exception)
+    reason = exception.args[0] if exception is not None and exception.args else None
+    message = reason if isinstance(exception, Http404) and isinstance(reason, str) else ""
+    return render(request, "404.html", {"message": message}, status=status.HTTP_404_NOT_FOUND)
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

@@ -19,6 +19,30 @@ def test_an_unknown_api_path_is_a_json_404(anon):
     assert response.json()["error"]["code"] == "not_found"
 
 
+@pytest.mark.parametrize(
+    ("language", "title", "reason"),
+    [
+        ("en", "Page not found", "That day has not come yet."),
+        ("es", "Página no encontrada", "Ese día todavía no ha llegado."),
+        ("nl", "Pagina niet gevonden", "Die dag is er nog niet."),
+    ],
+)
+def test_a_page_not_found_is_the_sites_own_page_in_the_visitors_language(language, title, reason):
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    # A view's own reason is said; a URL that matched nothing gets the plain one.
+    later = client.get("/leaderboard/2999-01-01/")
+    nowhere = client.get("/no-such-page/")
+
+    for response in (later, nowhere):
+        assert response.status_code == 404
+        page = response.content.decode()
+        assert f'<html lang="{language}">' in page
+        assert f"<h1>{title}</h1>" in page
+        assert 'href="/play/"' in page  # the way back
+    assert reason in later.content.decode()
+    assert "Resolver404" not in nowhere.content.decode()
+
+
 def test_a_wrong_method_is_a_json_405(anon):
     response = anon.delete("/api/daily/")
 

@@ -38,6 +38,7 @@ const KEPT_FOR = "easyharp.kept-pages-for";
  * page, just fetched, is kept as it is now.
  */
 async function forgetPagesOfAnotherPlayer() {
+  if (config.user === undefined) return; // a page without the site's config (an error page)
   const user = config.user ?? "";
   if (localStorage.getItem(KEPT_FOR) === user || !("caches" in window)) return;
   for (const name of await caches.keys()) {

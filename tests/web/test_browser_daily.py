@@ -143,18 +143,24 @@ def test_the_archive_marks_the_players_days_and_plays_a_past_deal(site, past_day
     assert "Archief" in dutch.inner_text("h1")
 
 
+def alice_wins_today(page: Any) -> Any:
+    """On the play page: alice logs in and wins today's deal; its after-game panel is shown.
+    The page may read the clipboard (the share button copies to it)."""
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    log_in(page, "alice")
+    page.wait_for_url(re.compile(r"/play/"))
+    play_keys(page, WIN["log"])
+    page.wait_for_selector("#aftergame:not([hidden])")
+    return page
+
+
 def test_the_after_game_panel_shows_the_result_against_par_rank_streak_and_shares(
     site, past_days, today
 ) -> None:
     DailyDeal.objects.filter(date=today).update(par=WIN["moves"] - 3)
     attempt_start(player=past_days[0], date=timezone.now().date())
     stored_game(player=past_days[1], daily=DailyDeal.objects.get(date=today), score=10, moves=30)
-    page = site("/play/")
-    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    log_in(page, "alice")
-    page.wait_for_url(re.compile(r"/play/"))
-    play_keys(page, WIN["log"])
-    page.wait_for_selector("#aftergame:not([hidden])")
+    page = alice_wins_today(site("/play/"))
     expect(page.locator("#aftergame-rank")).to_contain_text(" of ")
     panel = page.inner_text("#aftergame")
     assert "+3" in panel
@@ -176,12 +182,7 @@ def test_the_after_game_panel_on_a_phone_in_spanish_and_dutch(
     site, past_days, today, language
 ) -> None:
     DailyDeal.objects.filter(date=today).update(par=WIN["moves"] - 3)
-    page = site("/play/", language=language, **PHONE)
-    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    log_in(page, "alice")
-    page.wait_for_url(re.compile(r"/play/"))
-    play_keys(page, WIN["log"])
-    page.wait_for_selector("#aftergame:not([hidden])")
+    page = alice_wins_today(site("/play/", language=language, **PHONE))
     expect(page.locator("#aftergame-rank")).not_to_have_text("–")
     with translation.override(language):
         words = [gettext("Your ranked game"), gettext("Against par"), gettext("Next deal in")]

@@ -10,6 +10,7 @@ violation of WCAG 2.2 A/AA. Screenshots go to tests/artifacts/.
 from __future__ import annotations
 
 import datetime
+import functools
 import re
 from pathlib import Path
 from typing import Any
@@ -128,12 +129,15 @@ def pages_of_the_site(make_player: Any, submit: Any) -> list[tuple[str, Any]]:
     return [(path, None) for path in anonymous] + [(path, player) for path in signed_in]
 
 
+SETTLED = """() => document.getAnimations().every(a => a.playState !== 'running')
+    && [...document.querySelectorAll('[data-live-state]')].every(n => n.dataset.state === 'live')"""
+
+
 def settle(page: Any) -> None:
-    page.wait_for_load_state("networkidle")
-    # Slides are done (a loaded machine runs them late), and the live board's
-    # first snapshot is in.
-    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
-    page.wait_for_timeout(250)
+    """Wait for the page as a player sees it: loaded, the cards' slides done (a
+    loaded machine runs them late), and a live board's first snapshot in."""
+    page.wait_for_load_state("load")
+    page.wait_for_function(SETTLED)
 
 
 TWO_FRAMES = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
@@ -153,19 +157,35 @@ def assert_fits(page: Any, where: str) -> None:
         assert page.evaluate(TABLE_PARTS_OVERLAPPING) == [], where
 
 
+@functools.cache
+def axe_source() -> str:
+    return AXE.read_text()
+
+
+# Only the violations come back, each as its rule, impact and first targets:
+# axe's whole result (every passing rule with its nodes' HTML) is megabytes.
+AXE_RUN = """async (tags) => {
+  const result = await axe.run(document, {
+    runOnly: { type: "tag", values: tags },
+    resultTypes: ["violations"],
+  });
+  return result.violations.map((v) => ({
+    id: v.id,
+    impact: v.impact,
+    targets: v.nodes.slice(0, 3).map((node) => String(node.target[0])),
+  }));
+}"""
+
+
 def axe_violations(page: Any) -> list[str]:
     """axe-core's serious and critical violations of WCAG 2.2 A/AA on the page as it is."""
     # Evaluated through the DevTools protocol, not as a page script, so the
     # Content-Security-Policy (no inline scripts) stays as it is served.
-    page.evaluate(AXE.read_text())
-    result = page.evaluate(
-        "async (tags) => await axe.run(document, { runOnly: { type: 'tag', values: tags } })",
-        AXE_TAGS,
-    )
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.evaluate(axe_source())
     return [
-        f"{violation['id']} ({violation['impact']}): "
-        + "; ".join(node["target"][0] for node in violation["nodes"][:3])
-        for violation in result["violations"]
+        f"{violation['id']} ({violation['impact']}): " + "; ".join(violation["targets"])
+        for violation in page.evaluate(AXE_RUN, AXE_TAGS)
         if violation["impact"] in ("serious", "critical")
     ]
 

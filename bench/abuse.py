@@ -1,9 +1,9 @@
 """Replays known abuse against a real server and prints, per item, whether the limit held.
 
-Starts daphne with production-like settings (DEBUG off, the environment of
-tests/security/test_server_limits.py's server: a throwaway SQLite database,
-`REQUEST_MAX_BODY_BYTES=100000`, the default rate limits) on a free loopback
-port, then:
+Starts the server (uvicorn, as in production) with production-like settings
+(DEBUG off, the environment of tests/security/test_server_limits.py's server: a
+throwaway SQLite database, `REQUEST_MAX_BODY_BYTES=100000`, the default rate
+limits) on a free loopback port, then:
 
 1. sign-up and password guessing: sign-ups carrying other accounts' tokens and
    forged `X-Forwarded-For` headers, guesses at one player spread over many
@@ -367,13 +367,13 @@ def run(args: argparse.Namespace) -> int:
             redis.Redis.from_url(args.redis_url).flushdb()
         servers = []
         for number in range(args.servers):
-            server = load.Server({**env, "BENCH_SERVER_LOG": f"{tmp}/daphne-{number}.log"})
+            server = load.Server({**env, "BENCH_SERVER_LOG": f"{tmp}/server-{number}.log"})
             servers.append(server)
         try:
             for server in servers:
                 server.start()
             bench = Bench([s.base for s in servers], [s.log for s in servers], today)
-            print(f"daphne x{len(servers)} on {', '.join(bench.bases)} "
+            print(f"uvicorn x{len(servers)} on {', '.join(bench.bases)} "
                   f"({'Redis' if args.redis_url else 'in-memory cache'}); "
                   f"ready in {time.monotonic() - started:.1f} s")  # fmt: skip
             steps: list[Callable[[], None]] = [
@@ -415,7 +415,7 @@ def report(bench: Bench, seconds: float) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--redis-url", help="share limits through this Redis db (flushed)")
-    parser.add_argument("--servers", type=int, default=1, help="daphne processes (2 needs Redis)")
+    parser.add_argument("--servers", type=int, default=1, help="server processes (2 needs Redis)")
     parser.add_argument("--deadline", type=float, default=420.0, help="stop after this many s")
     args = parser.parse_args()
     if args.servers > 1 and not args.redis_url:

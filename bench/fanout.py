@@ -44,6 +44,9 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench.server import APP, MAX_MESSAGE, uvicorn_command  # noqa: E402
+
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 # Logs drawn at random for the submissions: varied scores, most below the top.
 LOG_POOL = 300
@@ -372,11 +375,7 @@ class ClientProcess:
 # --- The servers ------------------------------------------------------------------
 
 # Websocket messages and frames over 64 KiB are refused at the server, as in
-# production (docker-compose.yml).
-MAX_MESSAGE = 65536
-UVICORN = ["--ws-max-size", str(MAX_MESSAGE), "--ws-per-message-deflate", "false"]
-UVICORN += ["--lifespan", "off", "--no-access-log", "--log-level", "warning", "--http", "h11"]
-APP = "easyharp_site.asgi:application"
+# production (docker-compose.yml): bench.server's MAX_MESSAGE.
 # The same application without the frame writer: every update through ASGI.
 APP_WITHOUT_FRAMES = "bench.asgi_without_frames:application"
 SERVERS = {
@@ -403,13 +402,7 @@ def server_command(server: str, port: int, workers: int) -> list[str]:
             APP,
         ]
     app = APP if server == "uvicorn-frames" else APP_WITHOUT_FRAMES
-    return [sys.executable, "-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port)] + [
-        *SERVERS[server].split()[1:],
-        *UVICORN,
-        "--workers",
-        str(workers),
-        app,
-    ]
+    return uvicorn_command(port, app=app, ws=SERVERS[server].split()[-1], workers=workers)
 
 
 def start_servers(

@@ -1,12 +1,13 @@
-"""Load benchmark: many concurrent players against daphne on PostgreSQL and Redis.
+"""Load benchmark: many concurrent players against the server on PostgreSQL and Redis.
 
-Starts the ASGI server (daphne, production settings, rate limits raised through
-the environment) on a loopback port, and drives it with concurrent players who
-sign up, fetch the day and its deal, start the day's ranked attempt (their
-first game is ranked, the rest practice), submit games (each with an
-`Idempotency-Key`; some sent twice at once, every failed or unanswered one
-retried with the same key, as a careful client would), read both boards,
-games and player pages, while websocket watchers hold the live boards open.
+Starts the ASGI server (uvicorn with production's flags, production settings,
+rate limits raised through the environment) on a loopback port, and drives it
+with concurrent players who sign up, fetch the day and its deal, start the
+day's ranked attempt (their first game is ranked, the rest practice), submit
+games (each with an `Idempotency-Key`; some sent twice at once, every failed or
+unanswered one retried with the same key, as a careful client would), read both
+boards, games and player pages, while websocket watchers hold the live boards
+open.
 
 Afterwards it checks, straight from the database, that every game the server
 accepted is stored exactly once (one row per key, the id the client was
@@ -52,6 +53,7 @@ import websockets
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.server import uvicorn_command  # noqa: E402
 from games.rules import Deal, Game, format_log  # noqa: E402
 
 DEAL_NUMBER = 4  # tests/vectors/games.jsonl holds a win of this deal
@@ -127,7 +129,7 @@ def free_port() -> int:
 
 
 class Server:
-    """One daphne process on a loopback port."""
+    """One server process (uvicorn, as in production) on a loopback port."""
 
     def __init__(self, env: dict[str, str]) -> None:
         self.env = env
@@ -146,11 +148,8 @@ class Server:
         return reasons
 
     def start(self) -> None:
-        daphne = str(Path(sys.executable).parent / "daphne")
         self.process = subprocess.Popen(
-            [daphne, "--bind", "127.0.0.1", "--port", str(self.port),
-             "--websocket-max-message-size=65536", "--websocket-max-frame-size=65536",
-             "easyharp_site.asgi:application"],
+            uvicorn_command(self.port),
             cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=self.log.open("wb"),
         )  # fmt: skip
         deadline = time.monotonic() + 60
@@ -159,7 +158,7 @@ class Server:
                 if httpx.get(self.base + "/healthz", timeout=2).status_code == 200:
                     return
             time.sleep(0.3)
-        raise RuntimeError("daphne did not become healthy within 60 s")
+        raise RuntimeError("the server did not become healthy within 60 s")
 
     def stop(self) -> None:
         if self.process is not None:

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/submit.py [--seconds 20] [--rounds 2] [--concurrency 16]
 
-It runs the real ASGI server (daphne, one process, on a free loopback port)
+It runs the real ASGI server (uvicorn as in production, one process, on a free loopback port)
 with benchmark settings (`bench/settings_submit.py`) that add
 `POST /bench/bare-games/`: the same authentication, body parsing and stored
 row as `POST /api/games/`, without replaying the log, ranking or anything else
@@ -71,6 +71,7 @@ import httpx  # noqa: E402
 
 from bench.engine import random_log  # noqa: E402
 from bench.leaderboard import ensure_database  # noqa: E402
+from bench.server import uvicorn_command  # noqa: E402
 
 ENDPOINTS = {"bare": "/bench/bare-games/", "validated": "/api/games/"}
 
@@ -143,14 +144,7 @@ def free_port() -> int:
 
 def start_server(port: int) -> subprocess.Popen[bytes]:
     server = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "daphne"),
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "easyharp_site.asgi:application",
-        ],
+        uvicorn_command(port),
         cwd=ROOT,
         env=os.environ.copy(),
         stdout=subprocess.DEVNULL,
@@ -164,10 +158,10 @@ def start_server(port: int) -> subprocess.Popen[bytes]:
         except httpx.HTTPError:
             pass
         if server.poll() is not None:
-            sys.exit(f"daphne exited: {server.stderr.read().decode() if server.stderr else ''}")
+            sys.exit(f"the server exited: {server.stderr.read().decode() if server.stderr else ''}")
         time.sleep(0.3)
     server.kill()
-    sys.exit("daphne did not answer /healthz within 60 s")
+    sys.exit("the server did not answer /healthz within 60 s")
 
 
 async def phase(
@@ -245,7 +239,7 @@ def main() -> None:
     try:
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
         print(
-            f"daphne on {base}; {args.rounds} rounds of {args.seconds:.0f} s per endpoint, "
+            f"uvicorn on {base}; {args.rounds} rounds of {args.seconds:.0f} s per endpoint, "
             f"{args.concurrency} concurrent clients; load average {load}",
             flush=True,
         )

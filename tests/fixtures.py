@@ -26,6 +26,7 @@ from rest_framework.test import APIClient
 
 from games.models import Attempt, DailyDeal, Game
 from games.services import attempt_start, game_submit
+from games.signals import game_stored
 from leaderboards.services import board_entries_offer
 from tests.paths import GAME_VECTORS
 
@@ -144,11 +145,16 @@ def stored_game(
     at: datetime.datetime | None = None,
     duration_ms: int | None = None,
     ranked: bool = True,
+    announce: bool = False,
+    **fields: Any,
 ) -> Game:
     """A game of the day stored directly and offered to the boards (no engine involved).
 
     For leaderboard tests that need many exact scores and moves quickly. It is
-    the player's ranked game of the day unless `ranked` is False.
+    the player's ranked game of the day unless `ranked` is False. With
+    `announce` it is announced as a submission announces it (`game_stored`:
+    the boards, the player's record and the live boards) rather than only
+    offered to the boards. `fields` are other fields of the game (`assisted`).
     """
     game = Game.objects.create(
         player=player,
@@ -163,8 +169,12 @@ def stored_game(
         created_at=at or timezone.now(),
         ranked=ranked,
         duration_ms=duration_ms,
+        **fields,
     )
-    board_entries_offer(game=game)
+    if announce:
+        game_stored.send(sender=Game, game=game)
+    else:
+        board_entries_offer(game=game)
     return game
 
 

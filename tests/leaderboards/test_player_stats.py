@@ -13,7 +13,7 @@ from games.services import game_void, player_ban, player_unban
 from games.signals import game_stored
 from leaderboards.records import MOVES_OVER_PAR_BUCKETS, moves_over_par_bucket, record_fold
 from leaderboards.selectors import player_stats
-from tests.fixtures import client_for
+from tests.fixtures import client_for, stored_game
 
 pytestmark = pytest.mark.django_db
 
@@ -27,23 +27,16 @@ def day(n: int) -> datetime.date:
 def counted_game(player, n: int, *, won: bool, moves: int = 300, score: int = 104, par=300, **kw):
     """A ranked game of day `n` stored and announced as a submission announces it."""
     daily, _ = DailyDeal.objects.get_or_create(date=day(n), defaults={"number": 10 + n, "par": par})
-    game = Game.objects.create(
+    return stored_game(
         player=player,
-        deal_number=daily.number,
-        log="S",
+        daily=daily,
         score=score if won else min(score, 50),
         moves=moves,
         won=won,
-        actions=moves,
-        rules_version="EH1",
-        daily=daily,
-        ranked=True,
-        created_at=timezone.now(),
         duration_ms=60_000,
+        announce=True,
         **kw,
     )
-    game_stored.send(sender=Game, game=game)
-    return game
 
 
 def test_a_new_player_has_an_empty_record(alice):

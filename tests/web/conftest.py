@@ -12,6 +12,7 @@ import datetime
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -72,22 +73,31 @@ def _serve_in_child() -> None:
     SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
 
 
-@pytest.fixture(scope="module")
-def server(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
-    """The ASGI application under uvicorn, as in production, reading the test database."""
+@contextmanager
+def serving(django_db_blocker: Any, setup: Callable[[], None]) -> Iterator[str]:
+    """The ASGI application under uvicorn, as in production, reading the test
+    database: its `host:port` while the block runs. `setup` runs first in the
+    server's process."""
     with django_db_blocker.unblock():
         connections.close_all()
         process = UvicornProcess(
-            partial(make_application, static_wrapper=ASGIStaticFilesHandler),
-            setup=_serve_in_child,
+            partial(make_application, static_wrapper=ASGIStaticFilesHandler), setup=setup
         )
         process.start()
         if not process.ready.wait(timeout=30):
             process.terminate()
             raise RuntimeError("the test server did not start")
-        yield f"127.0.0.1:{process.port.value}"
-        process.terminate()
-        process.join(timeout=10)
+        try:
+            yield f"127.0.0.1:{process.port.value}"
+        finally:
+            process.terminate()
+            process.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
+    with serving(django_db_blocker, _serve_in_child) as address:
+        yield address
 
 
 @pytest.fixture(scope="module")
@@ -156,6 +166,13 @@ def site(
 def _note_policy_violation(violations: list[str], message: Any) -> None:
     if "Content Security Policy" in message.text:
         violations.append(message.text)
+
+
+def fill_log_in(page: Any, username: str) -> None:
+    """On the log-in page: the player's name and the suite's password, sent."""
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form.account-form button[type=submit]")
 
 
 def shot(page: Any, name: str) -> None:

@@ -20,7 +20,7 @@ from games.rules import REASONS
 from tests.fixtures import WIN, WIN_LOG
 from tests.games.replays import engine_tables
 
-from .conftest import DEAL_1, PASSWORD, WAIT_MS, shot
+from .conftest import DEAL_1, WAIT_MS, fill_log_in, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -71,9 +71,7 @@ def play_keys(page: Any, log: str) -> None:
 
 def log_in(page: Any, username: str) -> None:
     page.click("#login-link")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form.account-form button[type=submit]")
+    fill_log_in(page, username)
 
 
 def test_moves_by_click_and_drag_change_score_and_moves_and_undo_takes_them_back(site) -> None:
@@ -262,9 +260,7 @@ def test_a_signed_out_player_signs_in_to_submit_without_losing_the_game(site, ma
     page.click("#submit-game")
     page.click("#confirm-ok")  # the game is not won: submit it anyway
     page.click("#sign-in-to-submit")
-    page.fill("input[name=username]", "bob")
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form.account-form button[type=submit]")
+    fill_log_in(page, "bob")
     page.wait_for_selector("#replay-link")
     assert engine(page, "game.table()") == before
     # Bob has not started today's ranked attempt: the visitor's game is practice.

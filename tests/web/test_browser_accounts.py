@@ -12,18 +12,14 @@ from functools import partial
 from typing import Any
 
 import pytest
-from channels.testing.live import make_application
 from django.conf import settings
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-from django.db import connections
 
 from games.models import Game
 from tests.fixtures import WIN
 from tests.mailserver import MailServer, body_of, link_in, mail_server
-from tests.servers import UvicornProcess
 from tests.web.test_browser import play_keys
 
-from .conftest import PASSWORD, _serve_in_child, shot
+from .conftest import PASSWORD, _serve_in_child, serving, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -47,20 +43,9 @@ def _serve_with_mail(mail: dict[str, Any]) -> None:
 
 @pytest.fixture(scope="module")
 def server(django_db_setup: None, django_db_blocker: Any, smtp_server: MailServer) -> Iterator[str]:
-    """The ASGI application under uvicorn, sending its mail to `smtp_server`."""
-    with django_db_blocker.unblock():
-        connections.close_all()
-        process = UvicornProcess(
-            partial(make_application, static_wrapper=ASGIStaticFilesHandler),
-            setup=partial(_serve_with_mail, smtp_server.settings),
-        )
-        process.start()
-        if not process.ready.wait(timeout=30):
-            process.terminate()
-            raise RuntimeError("the test server did not start")
-        yield f"127.0.0.1:{process.port.value}"
-        process.terminate()
-        process.join(timeout=10)
+    """The site's server (conftest.py's), sending its mail to `smtp_server`."""
+    with serving(django_db_blocker, partial(_serve_with_mail, smtp_server.settings)) as address:
+        yield address
 
 
 def test_a_forgotten_password_is_reset_by_mail_and_the_player_plays_on(

@@ -11,7 +11,7 @@ import pytest
 from games.models import Attempt, Game
 from tests.fixtures import WIN, WIN_LOG
 
-from .conftest import PASSWORD, shot
+from .conftest import fill_log_in, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -32,9 +32,7 @@ def signed_in_with_the_service_worker(site, make_player) -> Any:
     over and keeps the page and its files."""
     make_player("alice")
     page = site("/accounts/login/?next=/play/")
-    page.fill("input[name=username]", "alice")
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form.account-form button[type=submit]")
+    fill_log_in(page, "alice")
     page.wait_for_url(re.compile(r"/play/$"))
     page.wait_for_function("async () => (await navigator.serviceWorker.ready).active !== null")
     page.reload()

@@ -11,7 +11,7 @@ import pytest
 from games.models import Game
 from tests.fixtures import WIN, WIN_LOG
 
-from .conftest import DEAL_1, PASSWORD, shot
+from .conftest import DEAL_1, fill_log_in, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -188,17 +188,13 @@ def test_sign_up_errors_read_as_errors(site, make_player) -> None:
 def test_a_signed_in_players_settings_follow_them_to_another_browser(site, make_player) -> None:
     make_player("alice")
     first = site("/accounts/login/?next=/play/")
-    first.fill("input[name=username]", "alice")
-    first.fill("input[name=password]", PASSWORD)
     with first.expect_navigation():
-        first.click("form.account-form button[type=submit]")
+        fill_log_in(first, "alice")
     first.click("#settings summary")
     with first.expect_response("**/api/auth/settings/"):
         first.check("#setting-four-colour")
     other = site("/accounts/login/?next=/play/")
-    other.fill("input[name=username]", "alice")
-    other.fill("input[name=password]", PASSWORD)
     with other.expect_navigation():
-        other.click("form.account-form button[type=submit]")
+        fill_log_in(other, "alice")
     other.wait_for_function("() => document.documentElement.classList.contains('four-colour')")
     assert other.locator("#setting-four-colour").is_checked()

@@ -501,12 +501,17 @@ function applyAttempt(answer, { started = false } = {}) {
   scheduleSave();
 }
 
-/** The attempt is over (`note` says why): this game and any other are practice now. */
-function endAttempt(note) {
+/** This game is not the attempt's (`note` says why): practice, untimed; `mode` is what follows. */
+function playAsPractice(mode, note) {
   saved.ranked = false;
   saved.times = [];
   persist();
-  setMode("done", note);
+  setMode(mode, note);
+}
+
+/** The attempt is over (`note` says why): this game and any other are practice now. */
+function endAttempt(note) {
+  playAsPractice("done", note);
 }
 
 /** Handle an answer that ends ranked play here; true when it did. */
@@ -552,10 +557,8 @@ function startAttempt({ fresh = false } = {}) {
       }
       if (attemptEnded(answer)) return;
       if (fresh && answer.status === 0 && game.log.length > 0) {
-        saved.ranked = false;
-        saved.times = [];
-        persist();
-        setMode("none", "attempt_offline");
+        // The attempt is still to start: "none" offers it for a new game.
+        playAsPractice("none", "attempt_offline");
         return;
       }
       showSaveFailed(answer);

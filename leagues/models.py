@@ -20,8 +20,9 @@ from django.db import models
 
 
 class Follow(models.Model):
+    # No index of its own: `follow_once` (follower, followee) serves lookups by follower.
     follower = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="follows"
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="follows", db_index=False
     )
     followee = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="followed_by"
@@ -55,7 +56,10 @@ class League(models.Model):
 
 
 class Membership(models.Model):
-    league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="memberships")
+    # No index of its own: `membership_once` (league, player) serves lookups by league.
+    league = models.ForeignKey(
+        League, on_delete=models.CASCADE, related_name="memberships", db_index=False
+    )
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
     )
@@ -65,7 +69,6 @@ class Membership(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["league", "player"], name="membership_once"),
         ]
-        indexes = [models.Index(fields=["player"], name="membership_player")]
 
     def __str__(self) -> str:
         return f"{self.player_id} in {self.league_id}"

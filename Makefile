@@ -9,6 +9,8 @@ NODE_BIN   := node_modules/.bin
 JS_FILES := 'games/static/games/*.js' 'tests/js/*.mjs' eslint.config.js
 
 PORT   ?= 8000
+# Processes the Python tests run in (pytest-xdist): one per core, or a number.
+TEST_WORKERS ?= auto
 
 .PHONY: run test lint format check-js catalogue clean messages
 
@@ -41,7 +43,8 @@ messages: $(STAMP)
 ## Set up and run the whole test suite (Python, then the JavaScript under Node); the browser tests inject axe-core from node_modules.
 test: $(STAMP) $(NODE_STAMP) messages
 	@command -v node >/dev/null || { echo "make test: Node.js 20+ is needed for the JavaScript tests (apt-get install nodejs)" >&2; exit 1; }
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	@# Each test file runs whole in one process, so its module-wide server and browser start once.
+	$(BIN)/python -m pytest --numprocesses=$(TEST_WORKERS) --dist=loadfile $(PYTEST_ARGS)
 	node --test tests/js/
 
 ## Lint and type-check everything (ruff, mypy, import-linter, eslint, prettier); rewrites nothing.

@@ -3,6 +3,11 @@
 Tests marked `postgres`, `redis` or `browser` need a real PostgreSQL, Redis or
 Chromium. On a developer's machine without one they are skipped with the
 reason; in CI (`CI=true`, set by `.ci/run`) a missing service fails them.
+
+`make test` runs the suite in parallel processes (pytest-xdist, one per core).
+pytest-django gives each its own test database; each also gets a Redis
+database and a channel-layer prefix of its own (`_redis_of_this_worker`), so
+that one process's cache flush or board update never reaches another's.
 """
 
 from __future__ import annotations
@@ -10,11 +15,14 @@ from __future__ import annotations
 import os
 import shutil
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.conf import settings
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+# The pytest-xdist process running this session ("gw0", "gw1", ...), or "" without xdist.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 
 # Fixtures shared across folders, defined once.
 # Fixtures every package of tests shares (players, clients, the pinned day, a
@@ -47,6 +55,24 @@ def pytest_configure(config: pytest.Config) -> None:
         "django.contrib.auth.hashers.MD5PasswordHasher",
         *settings.PASSWORD_HASHERS,
     ]
+    _redis_of_this_worker()
+
+
+def _redis_of_this_worker() -> None:
+    """Under pytest-xdist, worker N uses Redis database (REDIS_URL's + N) and the
+    channel-layer prefix `asgi-gwN`: Redis pub/sub is shared by all its databases,
+    so the prefix is what keeps one worker's board updates from another's sockets.
+    Set before any cache or layer is opened and any test server is forked; the
+    environment variable is changed too, for the servers that read it again."""
+    if not WORKER or not settings.REDIS_URL:
+        return
+    url = urlsplit(settings.REDIS_URL)
+    database = int(url.path.strip("/") or 0) + int(WORKER.removeprefix("gw"))
+    settings.REDIS_URL = os.environ["REDIS_URL"] = urlunsplit(url._replace(path=f"/{database}"))
+    settings.CACHES["default"]["LOCATION"] = settings.REDIS_URL
+    layer = settings.CHANNEL_LAYERS["default"]["CONFIG"]
+    layer["hosts"] = [settings.REDIS_URL]
+    layer["prefix"] = f"asgi-{WORKER}"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -80,8 +80,9 @@ def layers(request: pytest.FixtureRequest, settings: Any) -> str:
     if request.param == "redis":
         default = copy.deepcopy(settings.CHANNEL_LAYERS["default"])
         assert default["BACKEND"].startswith("channels_redis.")
-        # A prefix of our own, so that a flush touches nothing else.
-        default["CONFIG"]["prefix"] = "test-live"
+        # A prefix of our own, so that a flush touches nothing else (after the
+        # worker's own under pytest-xdist: tests/conftest.py).
+        default["CONFIG"]["prefix"] = f"{default['CONFIG'].get('prefix', 'asgi')}-test-live"
     else:
         default = {"BACKEND": "channels.layers.InMemoryChannelLayer"}
     settings.CHANNEL_LAYERS = {"default": default}

@@ -44,7 +44,7 @@ messages: $(STAMP)
 test: $(STAMP) $(NODE_STAMP) messages
 	@command -v node >/dev/null || { echo "make test: Node.js 20+ is needed for the JavaScript tests (apt-get install nodejs)" >&2; exit 1; }
 	@# Each test file runs whole in one process, so its module-wide server and browser start once.
-	$(BIN)/python -m pytest --numprocesses=$(TEST_WORKERS) --dist=loadfile $(PYTEST_ARGS)
+	$(BIN)/python -m pytest --numprocesses=$(TEST_WORKERS) --maxprocesses=8 --dist=loadfile $(PYTEST_ARGS)
 	node --test tests/js/
 
 ## Lint and type-check everything (ruff, mypy, import-linter, eslint, prettier); rewrites nothing.

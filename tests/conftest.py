@@ -68,6 +68,11 @@ def _redis_of_this_worker() -> None:
         return
     url = urlsplit(settings.REDIS_URL)
     database = int(url.path.strip("/") or 0) + int(WORKER.removeprefix("gw"))
+    if database > 15:  # Redis' default number of databases
+        raise pytest.UsageError(
+            f"worker {WORKER} would use Redis database {database}: set REDIS_URL to a lower "
+            "database number or run fewer workers (make test TEST_WORKERS=N)"
+        )
     settings.REDIS_URL = os.environ["REDIS_URL"] = urlunsplit(url._replace(path=f"/{database}"))
     settings.CACHES["default"]["LOCATION"] = settings.REDIS_URL
     layer = settings.CHANNEL_LAYERS["default"]["CONFIG"]

@@ -12,8 +12,10 @@ player's entry of a day through the unique (date, board, player) index; on a
 table of one day it would take the index by player alone, a plan production
 never runs. It times, through the selectors the API uses:
 
-- the league's board of the day (its members read, then their entries ranked
-  among them: the top 100 and the viewer's own entry), by score and by moves;
+- the league's board of the day (the top 100 and the viewer's own entry), by
+  score and by moves: read from the league's own copy of its members' entries
+  (`LeagueEntry`, one index range in board order), as the site reads it, and,
+  to compare, from the day's board (one lookup per member);
 - the friends board of the player following 1,000 players, the same way;
 
 and prints the index the database reads each audience's entries through.
@@ -67,7 +69,9 @@ def probe_index(call: Any) -> str:
     with connection.cursor() as cursor:
         cursor.execute(f"EXPLAIN {captured.captured_queries[-1]['sql']}")
         plan = "\n".join(row[0] for row in cursor.fetchall())
-    names = re.findall(r"Index (?:Only )?Scan using (\S+) on leaderboards_boardentry", plan)
+    names = re.findall(
+        r"Index (?:Only )?Scan using (\S+) on (?:leaderboards_board|leagues_league)entry", plan
+    )
     return ", ".join(sorted(set(names))) or "no index (a sequential scan)"
 
 
@@ -111,6 +115,31 @@ def fill_history(**_: Any) -> None:
     )
 
 
+def fill_league_entries(**_: Any) -> None:
+    """The league's own copy of its members' entries, as its joins and games make it."""
+    from django.db import connection
+
+    t = time.perf_counter()
+    connection.ensure_connection()
+    raw = connection.connection
+    with raw.cursor() as cursor:
+        cursor.execute("TRUNCATE leagues_leagueentry")
+        cursor.execute(
+            "INSERT INTO leagues_leagueentry (league_id, date, board, player_id, game_id, key1, "
+            "key2, duration_ms, submitted_at, score, moves, won) "
+            "SELECT m.league_id, e.date, e.board, e.player_id, e.game_id, e.key1, e.key2, "
+            "e.duration_ms, e.submitted_at, e.score, e.moves, e.won "
+            "FROM leaderboards_boardentry e JOIN leagues_membership m ON m.player_id = e.player_id"
+        )
+        copied = cursor.rowcount
+    raw.commit()
+    raw.autocommit = True
+    with raw.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE leagues_leagueentry")
+    raw.autocommit = False
+    print(f"  {copied:,} league entries in {time.perf_counter() - t:.1f} s", flush=True)
+
+
 def fill_leagues(*, players: int, seed: int) -> None:
     """A league of MEMBERS random players and one player following FOLLOWED others."""
     from django.db import connection
@@ -152,7 +181,7 @@ def measure_boards(repeat: int) -> None:
 
     from leaderboards.selectors import leaderboard_among
     from leagues.models import Follow, League
-    from leagues.selectors import friends_sql, league_members_sql
+    from leagues.selectors import friends_sql, league_entries_sql, league_members_sql
 
     league = League.objects.get(slug="bench")
     viewer = league.owner_id
@@ -162,11 +191,12 @@ def measure_boards(repeat: int) -> None:
     print(f"Boards ({repeat} runs each, after one warm-up; load average {load}):")
     for order in ("score", "moves"):
 
-        def league_board(order: str = order) -> dict:
+        def league_board(order: str = order, copied: bool = True) -> dict:
             return leaderboard_among(
                 date=DAY,
                 order=order,
                 audience=league_members_sql(league.pk),
+                entries=league_entries_sql(league.pk) if copied else None,
                 limit=100,
                 mine=(viewer,),
             )
@@ -181,8 +211,14 @@ def measure_boards(repeat: int) -> None:
             )
 
         shown = league_board()
+        assert shown == league_board(copied=False)
         board_timed(
             f"league board ({order}), {shown['total']} of {MEMBERS} members", repeat, league_board
+        )
+        board_timed(
+            f"  the same from the day's board, {MEMBERS} lookups",
+            repeat,
+            lambda order=order: league_board(order, copied=False),
         )
         shown = friends_board()
         board_timed(
@@ -264,7 +300,7 @@ def measure_standings(repeat: int) -> None:
 
 
 def main() -> None:
-    args = prepare(__doc__, fill_leagues, fill_history)
+    args = prepare(__doc__, fill_leagues, fill_history, fill_league_entries)
     measure_boards(args.repeat)
     measure_standings(args.repeat)
 

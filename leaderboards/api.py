@@ -32,7 +32,7 @@ from games.api import (
     day_parameter,
     game_id_parameter,
 )
-from leaderboards.audiences import AudienceSql, audience_sql
+from leaderboards.audiences import AudienceSql, EntriesSql, audience_sql
 from leaderboards.cards import share_text
 from leaderboards.models import Board
 from leaderboards.selectors import (
@@ -158,7 +158,12 @@ def _require_player(request: Request, what: str) -> None:
 
 
 def board_among(
-    *, date: datetime.date, params: dict[str, Any], audience: AudienceSql, viewer: int
+    *,
+    date: datetime.date,
+    params: dict[str, Any],
+    audience: AudienceSql,
+    viewer: int,
+    entries: EntriesSql | None = None,
 ) -> dict[str, Any]:
     """A board narrowed to an audience as the API shows it: the page asked for
     (or, with `around=me`, the page centred on the viewer) and the viewer's `me`.
@@ -169,6 +174,7 @@ def board_among(
         date=date,
         order=params["order"],
         audience=audience,
+        entries=entries,
         limit=params["limit"],
         offset=params["offset"],
         mine=(viewer,),

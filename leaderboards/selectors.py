@@ -28,6 +28,7 @@ from django.db import connection
 from easyharp_site.dates import today, utc_aware
 from games.models import DailyDeal, Game
 from games.rules import Deal
+from leaderboards.audiences import AudienceSql, EntriesSql
 from leaderboards.models import DURATION_UNKNOWN, Board, BoardTotal, DayResult, PlayerStats
 from leaderboards.records import (
     MOVES_OVER_PAR_BUCKETS,
@@ -285,15 +286,16 @@ def leaderboard_entries_of(
 
 
 # A board narrowed to an audience, ranked among it in one statement: the
-# audience's entries (one lookup each on the unique (date, board, player)
-# index), numbered in board order, then only the rows asked for, with their
-# players' names.
+# audience's entries (from its own table in board order when it keeps one, else
+# one lookup each on the day's board's unique (date, board, player) index),
+# numbered in board order, then only the rows asked for, with their players'
+# names.
 _AMONG_SQL = f"""
 WITH among AS (
     SELECT e.player_id, {_COLUMNS.removesuffix(", u.username")},
            row_number() OVER (ORDER BY {_ORDER_ASC}) AS place
-    FROM leaderboards_boardentry e
-    WHERE e.date = %s AND e.board = %s AND e.player_id IN ({{audience}})
+    FROM {{table}} e
+    WHERE e.date = %s AND e.board = %s AND {{narrowing}}
 )
 SELECT t.total, t.number, a.player_id,
        {_COLUMNS.replace("e.", "a.")}, a.place
@@ -308,17 +310,23 @@ ORDER BY a.place
 def _among_rows(
     date: datetime.date,
     order: str,
-    audience: tuple[str, Sequence[Any]],
+    audience: AudienceSql,
+    entries: EntriesSql | None,
     first: int,
     last: int,
     mine: Sequence[int],
 ) -> tuple[int, int | None, list[tuple[Any, ...]]]:
     """(total, deal number, rows `(player_id, *columns, place)`) of the places in
     (`first`, `last`] and of the players `mine`."""
-    sql, params = audience
+    if entries is not None:
+        table, narrowing, params = entries
+    else:
+        subquery, params = audience
+        table, narrowing = "leaderboards_boardentry", f"e.player_id IN ({subquery})"
     statement = _AMONG_SQL.format(
         users=get_user_model()._meta.db_table,
-        audience=sql,
+        table=table,
+        narrowing=narrowing,
         mine=", ".join(["%s"] * len(mine)) if mine else "NULL",
     )
     rows = _rows(statement, [date, order, *params, date, first, last, *mine])
@@ -330,7 +338,8 @@ def leaderboard_among(
     *,
     date: datetime.date,
     order: str,
-    audience: tuple[str, Sequence[Any]],
+    audience: AudienceSql,
+    entries: EntriesSql | None = None,
     limit: int = PAGE_LIMIT_MAX,
     offset: int = 0,
     mine: Collection[int] = (),
@@ -339,33 +348,36 @@ def leaderboard_among(
     """A day's board narrowed to an audience, ranked among it (a friends or league board).
 
     `audience` is a subquery giving the players' ids, with its parameters
-    (`leaderboards.audiences`). Same shape as `leaderboard_page`, with `total`
+    (`leaderboards.audiences`), and `entries` where the audience keeps its own
+    copy of its entries, if it does. Same shape as `leaderboard_page`, with `total`
     the number of the audience on the board, plus `mine`: the entry (ranked
     among them) of each player id in `mine`, None when they are not on it.
     With `around` (a player id on the board), the page is the one centred on
     that player instead of `offset`'s.
 
-    One statement (two with `around`): one index lookup per player of the
-    audience on the board's unique (date, board, player) index, numbered in
-    the database, so the cost grows with the audience (a league holds at most
-    1,000 players), never with the size of the day's board, and only the
-    rows shown come back.
+    One statement (two with `around`): with `entries`, one index range of the
+    audience's own table, already in board order; without, one index lookup
+    per player of the audience on the board's unique (date, board, player)
+    index. The entries are numbered in the database, so the cost grows with
+    the audience (a league holds at most 1,000 players, a player follows at
+    most 1,000), never with the size of the day's board, and only the rows
+    shown come back.
     """
     limit = max(0, min(limit, PAGE_LIMIT_MAX))
     offset = max(0, offset)
     wanted = sorted(set(mine) | ({around} if around is not None else set()))
     if around is not None:
-        total, _, rows = _among_rows(date, order, audience, 0, 0, [around])
+        total, _, rows = _among_rows(date, order, audience, entries, 0, 0, [around])
         if rows and limit:
             place = rows[0][-1]
             offset = max(0, min(place - 1 - (limit - 1) // 2, total - limit))
-    total, number, rows = _among_rows(date, order, audience, offset, offset + limit, wanted)
+    total, number, rows = _among_rows(
+        date, order, audience, entries, offset, offset + limit, wanted
+    )
     places = {row[0]: row for row in rows}
-    entries = [
-        _entry_dict(row[1:-1], row[-1]) for row in rows if offset < row[-1] <= offset + limit
-    ]
+    shown = [_entry_dict(row[1:-1], row[-1]) for row in rows if offset < row[-1] <= offset + limit]
     return {
-        **_page(date, order, number, total, offset, limit, entries),
+        **_page(date, order, number, total, offset, limit, shown),
         "mine": {
             player_id: (
                 _entry_dict(places[player_id][1:-1], places[player_id][-1])

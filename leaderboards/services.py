@@ -6,6 +6,8 @@ assisted, not voided and the player is not banned (an active account).
 Called by `leaderboards.receivers` when the game services announce a stored or
 voided game or a ban, inside their transaction, with the player's row locked,
 so one player's entries are never written by two transactions at once.
+Whenever they write or remove a player's entries of a day, they announce it
+(`leaderboards.signals.board_entries_moved`) in the same transaction.
 The shared counters (`BoardTotal`, `BoardBucket`) are always changed in one
 order, board by board, the total before the buckets and buckets by ascending
 key, so that concurrent submissions never wait on each other in a circle.
@@ -33,6 +35,7 @@ from leaderboards.models import (
 )
 from leaderboards.records import RECORD_FIELDS, Record, record_fold
 from leaderboards.selectors import stats_record
+from leaderboards.signals import board_entries_moved
 
 BOARDS: tuple[str, ...] = (Board.SCORE, Board.MOVES)
 
@@ -152,6 +155,8 @@ def board_entries_offer(*, game: Game) -> list[str]:
     BoardEntry.objects.bulk_create(entries)
     for entry in entries:
         _counts_change(date=date, board=entry.board, old=None, new=entry.key1)
+    if boards:
+        board_entries_moved.send(sender=BoardEntry, player_id=game.player_id, date=date)
     return boards
 
 
@@ -187,6 +192,8 @@ def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
             BoardEntry.objects.filter(pk=entry.pk).update(**values)
             _counts_change(date=date, board=board, old=entry.key1, new=values["key1"])
             moved.append(board)
+    if moved:
+        board_entries_moved.send(sender=BoardEntry, player_id=player.pk, date=date)
     return moved
 
 

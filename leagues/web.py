@@ -140,7 +140,11 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
         period = Period.WEEK
     daily = found(daily_deal_get, date=day)
     board = leaderboard_among(
-        date=day, order=order, audience=selectors.league_members_sql(current.pk), limit=100
+        date=day,
+        order=order,
+        audience=selectors.league_members_sql(current.pk),
+        entries=selectors.league_entries_sql(current.pk),
+        limit=100,
     )
     socket = f"/ws/leagues/{current.slug}/daily/{day.isoformat()}/leaderboard/?order={order}"
     context = {

@@ -1,0 +1,15 @@
+"""What the boards announce to the apps above them.
+
+`board_entries_moved` is sent inside the writing transaction, with the
+player's row locked, whenever a player's entries of a day were written or
+removed (their ranked game, a void, a ban or its lifting, a deleted account),
+with the arguments `player_id` and `date`. An app that keeps copies of the
+entries (the leagues keep each league's in board order) brings them in step
+there, in the same transaction.
+"""
+
+from __future__ import annotations
+
+from django.dispatch import Signal
+
+board_entries_moved = Signal()

@@ -87,57 +87,51 @@ def board_timed(label: str, repeat: int, call: Any) -> None:
     )
 
 
-def fill_history(**_: Any) -> None:
-    """Copy the day's board entries to each of the HISTORY_DAYS days before it."""
+def write_raw(label: str, statements: list[tuple[str, list[Any]]], table: str) -> None:
+    """Run `statements` in one transaction on the raw connection, then VACUUM ANALYZE
+    `table` (fresh statistics and visibility map, as autovacuum keeps them)."""
     from django.db import connection
 
     t = time.perf_counter()
     connection.ensure_connection()
     raw = connection.connection
     with raw.cursor() as cursor:
-        for back in range(1, HISTORY_DAYS + 1):
-            cursor.execute(
-                "INSERT INTO leaderboards_boardentry (date, board, player_id, game_id, key1, "
-                "key2, duration_ms, submitted_at, score, moves, won) "
-                "SELECT date - %s, board, player_id, game_id, key1, key2, duration_ms, "
-                "submitted_at, score, moves, won FROM leaderboards_boardentry WHERE date = %s",
-                [back, DAY],
-            )
+        rows = 0
+        for sql, params in statements:
+            cursor.execute(sql, params)
+            rows += max(cursor.rowcount, 0)
     raw.commit()
     raw.autocommit = True
     with raw.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE leaderboards_boardentry")
+        cursor.execute(f"VACUUM ANALYZE {table}")
     raw.autocommit = False
-    print(
-        f"  the day's entries copied to the {HISTORY_DAYS} days before it "
-        f"in {time.perf_counter() - t:.1f} s",
-        flush=True,
+    print(f"  {label}: {rows:,} rows in {time.perf_counter() - t:.1f} s", flush=True)
+
+
+def fill_history(**_: Any) -> None:
+    """Copy the day's board entries to each of the HISTORY_DAYS days before it."""
+    copy = (
+        "INSERT INTO leaderboards_boardentry (date, board, player_id, game_id, key1, key2, "
+        "duration_ms, submitted_at, score, moves, won) "
+        "SELECT date - %s, board, player_id, game_id, key1, key2, duration_ms, submitted_at, "
+        "score, moves, won FROM leaderboards_boardentry WHERE date = %s"
+    )
+    write_raw(
+        f"the day's entries copied to the {HISTORY_DAYS} days before it",
+        [(copy, [back, DAY]) for back in range(1, HISTORY_DAYS + 1)],
+        "leaderboards_boardentry",
     )
 
 
 def fill_league_entries(**_: Any) -> None:
     """The league's own copy of its members' entries, as its joins and games make it."""
-    from django.db import connection
+    from leagues.services import LEAGUE_ENTRIES_COPY
 
-    t = time.perf_counter()
-    connection.ensure_connection()
-    raw = connection.connection
-    with raw.cursor() as cursor:
-        cursor.execute("TRUNCATE leagues_leagueentry")
-        cursor.execute(
-            "INSERT INTO leagues_leagueentry (league_id, date, board, player_id, game_id, key1, "
-            "key2, duration_ms, submitted_at, score, moves, won) "
-            "SELECT m.league_id, e.date, e.board, e.player_id, e.game_id, e.key1, e.key2, "
-            "e.duration_ms, e.submitted_at, e.score, e.moves, e.won "
-            "FROM leaderboards_boardentry e JOIN leagues_membership m ON m.player_id = e.player_id"
-        )
-        copied = cursor.rowcount
-    raw.commit()
-    raw.autocommit = True
-    with raw.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE leagues_leagueentry")
-    raw.autocommit = False
-    print(f"  {copied:,} league entries in {time.perf_counter() - t:.1f} s", flush=True)
+    write_raw(
+        "the league's copy of its members' entries",
+        [("TRUNCATE leagues_leagueentry", []), (LEAGUE_ENTRIES_COPY.format(where="true"), [])],
+        "leagues_leagueentry",
+    )
 
 
 def fill_leagues(*, players: int, seed: int) -> None:

@@ -34,8 +34,9 @@ class Board(models.TextChoices):
 DURATION_UNKNOWN = 2_147_483_647
 
 
-class BoardEntry(models.Model):
-    """One player's ranked game of one day on one board.
+class EntryColumns(models.Model):
+    """The columns of an entry on a day's board, besides its player and game: those
+    of `BoardEntry`, and of the copies an app above keeps (a league's).
 
     Sort key, ascending on both boards:
     - score board: `key1 = -score`, `key2 = moves` (high score, then fewer moves);
@@ -46,10 +47,6 @@ class BoardEntry(models.Model):
 
     date = models.DateField()
     board = models.CharField(max_length=5, choices=Board.choices)
-    player = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="board_entries"
-    )
-    game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="board_entries")
     key1 = models.IntegerField()
     key2 = models.IntegerField()
     duration_ms = models.IntegerField(
@@ -62,6 +59,19 @@ class BoardEntry(models.Model):
     won = models.BooleanField()
 
     class Meta:
+        abstract = True
+
+
+class BoardEntry(EntryColumns):
+    """One player's ranked game of one day on one board (its sort key: `EntryColumns`)."""
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="board_entries"
+    )
+    game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="board_entries")
+
+    class Meta(EntryColumns.Meta):
+        abstract = False
         constraints = [
             models.UniqueConstraint(
                 fields=["date", "board", "player"], name="boardentry_one_per_player"

@@ -18,6 +18,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from leaderboards.models import EntryColumns
+
 
 class Follow(models.Model):
     # No index of its own: `follow_once` (follower, followee) serves lookups by follower.
@@ -74,10 +76,10 @@ class Membership(models.Model):
         return f"{self.player_id} in {self.league_id}"
 
 
-class LeagueEntry(models.Model):
+class LeagueEntry(EntryColumns):
     """A member's entry on a day's board, copied for each of their leagues.
 
-    The same columns as `leaderboards.BoardEntry`, plus the league, so that a
+    The columns of `leaderboards.BoardEntry`, plus the league, so that a
     league's board is one range of the index `league_entry_rank`, already in
     board order, rather than one lookup per member in the day's board.
     `leagues.services` keeps the copies in step: a member's entries of a day
@@ -90,8 +92,6 @@ class LeagueEntry(models.Model):
     league = models.ForeignKey(
         League, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
     )
-    date = models.DateField()
-    board = models.CharField(max_length=5)
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.CASCADE,
@@ -106,15 +106,9 @@ class LeagueEntry(models.Model):
         db_constraint=False,
         db_index=False,
     )
-    key1 = models.IntegerField()
-    key2 = models.IntegerField()
-    duration_ms = models.IntegerField()
-    submitted_at = models.DateTimeField()
-    score = models.PositiveIntegerField()
-    moves = models.PositiveIntegerField()
-    won = models.BooleanField()
 
-    class Meta:
+    class Meta(EntryColumns.Meta):
+        abstract = False
         constraints = [
             models.UniqueConstraint(
                 fields=["league", "date", "board", "player"], name="league_entry_once"

@@ -70,16 +70,16 @@ def _player_locked(player: User) -> User:
     return get_user_model().objects.select_for_update().get(pk=player.pk)
 
 
-# A player's board entries copied into their leagues (`where` narrows the entries
-# or the leagues; the first parameter is the player's id).
-_LEAGUE_ENTRIES_COPY = """
+# Board entries copied into their players' leagues (`where` picks the entries
+# and the leagues: `e` is the day's board, `m` the memberships).
+LEAGUE_ENTRIES_COPY = """
 INSERT INTO leagues_leagueentry (league_id, date, board, player_id, game_id, key1, key2,
     duration_ms, submitted_at, score, moves, won)
 SELECT m.league_id, e.date, e.board, e.player_id, e.game_id, e.key1, e.key2,
     e.duration_ms, e.submitted_at, e.score, e.moves, e.won
 FROM leaderboards_boardentry e
 JOIN leagues_membership m ON m.player_id = e.player_id
-WHERE e.player_id = %s AND {where}
+WHERE {where}
 """
 
 
@@ -89,14 +89,17 @@ def league_entries_follow(*, player_id: int, date: datetime.date) -> None:
     row lock, as every write of their entries does."""
     LeagueEntry.objects.filter(player_id=player_id, date=date).delete()
     with connection.cursor() as cursor:
-        cursor.execute(_LEAGUE_ENTRIES_COPY.format(where="e.date = %s"), [player_id, date])
+        cursor.execute(
+            LEAGUE_ENTRIES_COPY.format(where="e.player_id = %s AND e.date = %s"), [player_id, date]
+        )
 
 
 def _league_entries_join(league: League, player_id: int) -> None:
     """Copy all the player's board entries into a league they just joined."""
     with connection.cursor() as cursor:
         cursor.execute(
-            _LEAGUE_ENTRIES_COPY.format(where="m.league_id = %s"), [player_id, league.pk]
+            LEAGUE_ENTRIES_COPY.format(where="e.player_id = %s AND m.league_id = %s"),
+            [player_id, league.pk],
         )
 
 

@@ -21,10 +21,10 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('date', models.DateField()),
-                ('board', models.CharField(max_length=5)),
+                ('board', models.CharField(choices=[('score', 'By score'), ('moves', 'By moves')], max_length=5)),
                 ('key1', models.IntegerField()),
                 ('key2', models.IntegerField()),
-                ('duration_ms', models.IntegerField()),
+                ('duration_ms', models.IntegerField(default=2147483647, help_text='Milliseconds the game took (DURATION_UNKNOWN when it was not measured).')),
                 ('submitted_at', models.DateTimeField()),
                 ('score', models.PositiveIntegerField()),
                 ('moves', models.PositiveIntegerField()),

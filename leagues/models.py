@@ -85,6 +85,9 @@ class LeagueEntry(EntryColumns):
     `leagues.services` keeps the copies in step: a member's entries of a day
     are copied again whenever the boards announce that they moved, all their
     entries when they join a league, and none are kept once they leave it.
+    A league deleted while one of its members' games is being stored can be
+    left with that game's copies; nothing reads them (a deleted league's id
+    is never given again).
     """
 
     # Derived rows, without per-row foreign-key checks in the database (as

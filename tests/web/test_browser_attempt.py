@@ -59,7 +59,8 @@ def wait_for_mode(page: Any, mode: str) -> None:
 
 
 def signed_in_play_page(site: Any, username: str, path: str = "/play/") -> Any:
-    page = site(path)
+    # Several of these tests stand in for the server's answers: no service worker.
+    page = site(path, service_workers="block")
     log_in(page, username)
     page.wait_for_url(re.compile(r"/play/"))
     return page
@@ -198,7 +199,7 @@ def test_a_hint_in_the_ranked_attempt_is_confirmed_first_and_takes_the_game_off_
 
 
 def test_an_anonymous_visitor_is_told_that_the_game_is_not_ranked(site: Any) -> None:
-    page = site("/play/")
+    page = site("/play/", service_workers="block")
     notice = page.inner_text("#anonymous-notice")
     assert "Sign in to play today's ranked game." in notice
     assert "not ranked" in notice
@@ -223,7 +224,7 @@ def test_an_anonymous_visitor_is_told_that_the_game_is_not_ranked(site: Any) -> 
     shot(page, "play-anonymous")
 
     # Another deal is practice for everyone: no notice about the day's ranked game.
-    other = site(f"/play/?deal={DEAL_1}")
+    other = site(f"/play/?deal={DEAL_1}", service_workers="block")
     assert other.locator("#anonymous-notice").count() == 0
 
 
@@ -309,7 +310,7 @@ def test_a_game_begun_before_the_page_knows_the_attempt_is_the_ranked_one(
     site: Any, make_player: Any
 ) -> None:
     make_player("alice")
-    page = site("/play/")
+    page = site("/play/", service_workers="block")
     held: list[Any] = []
 
     def hold_the_first(route: Any) -> None:  # the page's reading of the attempt waits

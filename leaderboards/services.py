@@ -156,7 +156,9 @@ def board_entries_offer(*, game: Game) -> list[str]:
     for entry in entries:
         _counts_change(date=date, board=entry.board, old=None, new=entry.key1)
     if boards:
-        board_entries_moved.send(sender=BoardEntry, player_id=game.player_id, date=date)
+        board_entries_moved.send(
+            sender=BoardEntry, player_id=game.player_id, date=date, replaced=False
+        )
     return boards
 
 
@@ -193,7 +195,7 @@ def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
             _counts_change(date=date, board=board, old=entry.key1, new=values["key1"])
             moved.append(board)
     if moved:
-        board_entries_moved.send(sender=BoardEntry, player_id=player.pk, date=date)
+        board_entries_moved.send(sender=BoardEntry, player_id=player.pk, date=date, replaced=True)
     return moved
 
 

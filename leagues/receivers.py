@@ -21,7 +21,7 @@ from games.models import Game
 from games.signals import game_voided, player_games_changed
 from leaderboards.signals import board_entries_moved
 from leagues.models import DayPoints
-from leagues.services import league_entries_follow, player_leagues_forget, settled_days_stale
+from leagues.services import league_entries_refresh, player_leagues_forget, settled_days_stale
 
 
 @receiver(game_voided, sender=Game, dispatch_uid="leagues.game_voided")
@@ -38,9 +38,9 @@ def days_unsettled_by_ban(*, dates: Iterable[datetime.date], **_: Any) -> None:
 
 
 @receiver(board_entries_moved, dispatch_uid="leagues.board_entries_moved")
-def league_entries_moved(*, player_id: int, date: datetime.date, **_: Any) -> None:
+def league_entries_moved(*, player_id: int, date: datetime.date, replaced: bool, **_: Any) -> None:
     """The player's entries of `date` changed on the boards: so do their leagues' copies."""
-    league_entries_follow(player_id=player_id, date=date)
+    league_entries_refresh(player_id=player_id, date=date, replaced=replaced)
 
 
 @receiver(player_deleted, dispatch_uid="leagues.player_deleted")

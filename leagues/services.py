@@ -13,7 +13,7 @@ hold them are read again at once.
 
 Each league keeps its members' board entries in a table of its own
 (`LeagueEntry`), in board order: a member's entries of a day are copied again
-whenever the boards announce they moved (`league_entries_follow`, under the
+whenever the boards announce they moved (`league_entries_refresh`, under the
 player's row lock, like every other write of that player's entries), all of
 them when the player joins (under the same lock), and removed when they leave.
 """
@@ -83,11 +83,14 @@ WHERE {where}
 """
 
 
-def league_entries_follow(*, player_id: int, date: datetime.date) -> None:
+def league_entries_refresh(*, player_id: int, date: datetime.date, replaced: bool = True) -> None:
     """Copy the player's board entries of `date` again into each of their leagues
-    (at most 50 leagues and two boards: 100 rows). The caller holds the player's
-    row lock, as every write of their entries does."""
-    LeagueEntry.objects.filter(player_id=player_id, date=date).delete()
+    (at most 50 leagues and two boards: 100 rows); unless `replaced`, they had
+    none of that day, so there is no old copy to delete (a ranked game's
+    submission: one statement, not two). The caller holds the player's row
+    lock, as every write of their entries does."""
+    if replaced:
+        LeagueEntry.objects.filter(player_id=player_id, date=date).delete()
     with connection.cursor() as cursor:
         cursor.execute(
             LEAGUE_ENTRIES_COPY.format(where="e.player_id = %s AND e.date = %s"), [player_id, date]

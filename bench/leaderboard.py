@@ -80,7 +80,7 @@ def fill(*, games: int, players: int, seed: int) -> None:
     """Empty the tables and write one day of games with COPY."""
     from django.db import connection
 
-    from leaderboards.services import board_sort_key
+    from leaderboards.models import board_sort_key
 
     rng = random.Random(seed)
     start = datetime.datetime.combine(DAY, datetime.time.min, tzinfo=datetime.UTC)

@@ -16,9 +16,14 @@ never runs. It times, through the selectors the API uses:
   score and by moves: read from the league's own copy of its members' entries
   (`LeagueEntry`, one index range in board order), as the site reads it, and,
   to compare, from the day's board (one lookup per member);
-- the friends board of the player following 1,000 players, the same way;
+- the friends board of the player following 1,000 players, read from the
+  day's mirror in Redis (`leaderboards.mirror`, filled first with every
+  player's record, as its writers leave it; it prints the memory that takes),
+  then with the audience's records removed before each run (a board's first
+  read: the table, then a fill), and, to compare, from the table alone;
 
 and prints the index the database reads each audience's entries through.
+Redis is `REDIS_URL` (by default database 14 of the local server).
 
 Then the standings, for a week of 7 days of `--players` players each: it
 settles the filled day (`day_points_settle`: every entry of the day's
@@ -42,6 +47,7 @@ import os
 import random
 import re
 import resource
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -49,6 +55,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/eh_bench")
+# Friends boards read the day's mirror in Redis, as on a server with Redis.
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/14")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "easyharp_site.settings")
 
 from bench.leaderboard import DAY, prepare, server_ms, timed  # noqa: E402
@@ -172,11 +180,13 @@ def fill_leagues(*, players: int, seed: int) -> None:
 
 def measure_boards(repeat: int) -> None:
     from django.contrib.auth import get_user_model
+    from django.test.utils import override_settings
 
     from leaderboards.selectors import leaderboard_among
     from leagues.models import Follow, League
     from leagues.selectors import friends_sql, league_entries_sql, league_members_sql
 
+    fill_mirror()
     league = League.objects.get(slug="bench")
     viewer = league.owner_id
     follower = Follow.objects.values_list("follower_id", flat=True).first()
@@ -205,20 +215,92 @@ def measure_boards(repeat: int) -> None:
             )
 
         shown = league_board()
-        assert shown == league_board(copied=False)
+        with override_settings(BOARD_MIRROR=False):
+            assert shown == league_board(copied=False)
         board_timed(
             f"league board ({order}), {shown['total']} of {MEMBERS} members", repeat, league_board
         )
-        board_timed(
-            f"  the same from the day's board, {MEMBERS} lookups",
-            repeat,
-            lambda order=order: league_board(order, copied=False),
-        )
+        with override_settings(BOARD_MIRROR=False):
+            board_timed(
+                f"  the same from the day's board, {MEMBERS} lookups",
+                repeat,
+                lambda order=order: league_board(order, copied=False),
+            )
         shown = friends_board()
-        board_timed(
-            f"friends board ({order}), {shown['total']} of {FOLLOWED + 1}", repeat, friends_board
-        )
+        with override_settings(BOARD_MIRROR=False):
+            assert shown == friends_board()
+        timed(f"friends board ({order}), {shown['total']} of {FOLLOWED + 1}", repeat, friends_board)
+        cold_timed("  the same, its records first removed from the mirror", follower, friends_board)
+        with override_settings(BOARD_MIRROR=False):
+            board_timed(f"  the same from the table, {FOLLOWED + 1} lookups", repeat, friends_board)
     assert get_user_model().objects.filter(pk=viewer).exists()
+
+
+def fill_mirror() -> None:
+    """The day's mirror as its writers leave it (`leaderboards.mirror`): the record
+    of every player with an entry, added in batches of 1,000 players."""
+    import redis
+    from django.conf import settings
+    from django.db import connection
+
+    from leaderboards.mirror import _key, day_record, mirror_fill
+
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    client.delete(_key(DAY))
+    before = client.info("memory")["used_memory"]
+    t = time.perf_counter()
+    players = 0
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT player_id, board, game_id, score, moves, won, duration_ms, submitted_at "
+            "FROM leaderboards_boardentry WHERE date = %s ORDER BY player_id",
+            [DAY],
+        )
+        batch: dict[int, list[Any]] = {}
+        for player_id, *row in cursor:
+            if player_id not in batch and len(batch) >= 1_000:
+                mirror_fill(date=DAY, records={p: day_record(r) for p, r in batch.items()})
+                players += len(batch)
+                batch = {}
+            batch.setdefault(player_id, []).append(tuple(row))
+        mirror_fill(date=DAY, records={p: day_record(r) for p, r in batch.items()})
+        players += len(batch)
+    grown = (client.info("memory")["used_memory"] - before) / 2**20
+    print(
+        f"  the day's mirror: {players:,} players' records in {time.perf_counter() - t:.1f} s, "
+        f"{grown:.0f} MB of Redis memory ({grown * 2**20 / players:.0f} bytes a player)",
+        flush=True,
+    )
+
+
+def cold_timed(label: str, follower: int, call: Any, repeat: int = 50) -> None:
+    """`call`'s time with the audience's records removed from the mirror before each
+    run (untimed): the first read of a board, which reads the table and fills them."""
+    import redis
+    from django.conf import settings
+
+    from leaderboards.mirror import _key
+    from leagues.models import Follow
+
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    fields = [
+        str(follower),
+        *map(
+            str, Follow.objects.filter(follower_id=follower).values_list("followee_id", flat=True)
+        ),
+    ]
+    samples = []
+    for _ in range(repeat):
+        client.hdel(_key(DAY), *fields)
+        t = time.perf_counter()
+        call()
+        samples.append((time.perf_counter() - t) * 1000)
+    samples.sort()
+    print(
+        f"  {label:<46} median {statistics.median(samples):6.2f} ms  "
+        f"p95 {samples[int(len(samples) * 0.95)]:6.2f} ms",
+        flush=True,
+    )
 
 
 def peak_mb() -> float:

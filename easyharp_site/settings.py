@@ -275,6 +275,12 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Friends boards read the day's board entries from a mirror in Redis, one
+# request for up to 1,001 players (leaderboards/mirror.py); off, or with Redis
+# down, they read the table.
+BOARD_MIRROR = env_bool("BOARD_MIRROR", bool(REDIS_URL))
+if BOARD_MIRROR and not REDIS_URL:
+    raise ImproperlyConfigured("BOARD_MIRROR needs REDIS_URL")
 # One subscriber per server process hears board changes on the default layer
 # and hands each update to that process's sockets directly (leaderboards/live.py):
 # a board change costs one message per server process, not one per socket.

@@ -29,6 +29,13 @@ class Board(models.TextChoices):
     MOVES = "moves", "By moves"
 
 
+def board_sort_key(*, board: str, score: int, moves: int) -> tuple[int, int]:
+    """(key1, key2) of an entry: ascending on both boards, best first."""
+    if board == Board.SCORE:
+        return -score, moves
+    return moves, -score
+
+
 # The duration of an entry whose game has none (ranked before games were
 # timed): it sorts after every measured one of the same score and moves.
 DURATION_UNKNOWN = 2_147_483_647

@@ -28,8 +28,16 @@ from django.db import connection
 from easyharp_site.dates import today, utc_aware
 from games.models import DailyDeal, Game
 from games.rules import Deal
+from leaderboards import mirror
 from leaderboards.audiences import AudienceSql, EntriesSql
-from leaderboards.models import DURATION_UNKNOWN, Board, BoardTotal, DayResult, PlayerStats
+from leaderboards.models import (
+    DURATION_UNKNOWN,
+    Board,
+    BoardTotal,
+    DayResult,
+    PlayerStats,
+    board_sort_key,
+)
 from leaderboards.records import (
     MOVES_OVER_PAR_BUCKETS,
     RECORD_FIELDS,
@@ -318,6 +326,10 @@ def _among_rows(
 ) -> tuple[int, int | None, list[tuple[Any, ...]]]:
     """(total, deal number, rows `(player_id, *columns, place)`) of the places in
     (`first`, `last`] and of the players `mine`."""
+    if entries is None:
+        mirrored = _among_rows_mirrored(date, order, audience, first, last, mine)
+        if mirrored is not None:
+            return mirrored
     if entries is not None:
         table, narrowing, params = entries
     else:
@@ -338,6 +350,96 @@ def _among_rows(
     rows = _rows(statement, [date, order, *params, date, first, last, *mine])
     total, number = rows[0][:2]
     return total or 0, number, [row[2:] for row in rows if row[2] is not None]
+
+
+def _day_records(date: datetime.date, player_ids: Sequence[int]) -> dict[int, mirror.DayRecord]:
+    """Each player's record of `date` read from the table (`NO_ENTRY` without entries).
+
+    One lookup per player on the score board, which holds every ranked game; the
+    same game is on the moves board when it was won (`game_counts_on`).
+    """
+    if connection.vendor == "postgresql":
+        # Whole microseconds as an integer: 1,000 timestamps cost Python more to read.
+        submitted, narrowing = "(extract(epoch FROM submitted_at) * 1000000)::bigint", "= ANY(%s)"
+        params: list[Any] = [date, list(player_ids)]
+    else:
+        submitted = "submitted_at"
+        narrowing = f"IN ({', '.join(['%s'] * len(player_ids))})"
+        params = [date, *player_ids]
+    rows = _rows(
+        f"SELECT player_id, won, game_id, score, moves, duration_ms, {submitted} "
+        f"FROM leaderboards_boardentry WHERE date = %s AND board = 'score' "
+        f"AND player_id {narrowing}",
+        params,
+    )
+    records = dict.fromkeys(player_ids, mirror.NO_ENTRY)
+    for player_id, won, game_id, score, moves, duration_ms, submitted_at in rows:
+        if not isinstance(submitted_at, int):
+            submitted_at = mirror.micros(submitted_at)
+        kind = mirror.ON_SCORE | (mirror.ON_MOVES | mirror.WON if won else 0)
+        records[player_id] = mirror.DayRecord(
+            kind, game_id, score, moves, duration_ms, submitted_at
+        )
+    return records
+
+
+def _among_rows_mirrored(
+    date: datetime.date,
+    order: str,
+    audience: AudienceSql,
+    first: int,
+    last: int,
+    mine: Sequence[int],
+) -> tuple[int, int | None, list[tuple[Any, ...]]] | None:
+    """`_among_rows` from the day's mirror (`leaderboards.mirror`): the audience's
+    records in one request, those it lacks from the table (and added to it), ranked
+    here in board order. None when the mirror is off or unavailable."""
+    subquery, params = audience
+    player_ids = sorted({row[0] for row in _rows(subquery, params)})
+    records = mirror.mirror_read(date=date, player_ids=player_ids)
+    if records is None:
+        return None
+    missing = [player_id for player_id in player_ids if player_id not in records]
+    if missing:
+        found = _day_records(date, missing)
+        mirror.mirror_fill(date=date, records=found)
+        records.update(found)
+    on = mirror.ON_SCORE if order == Board.SCORE else mirror.ON_MOVES
+    # Board order: the columns of `_ORDER_ASC`, then the player.
+    ranked = sorted(
+        (
+            *board_sort_key(board=order, score=r.score, moves=r.moves),
+            r.duration_ms,
+            r.submitted_us,
+            r.game_id,
+            player_id,
+        )
+        for player_id, r in records.items()
+        if r.kind & on
+    )
+    wanted = set(mine)
+    chosen = [
+        (place, key[-1])
+        for place, key in enumerate(ranked, start=1)
+        if first < place <= last or key[-1] in wanted
+    ]
+    users = get_user_model()._meta.db_table
+    marks = ", ".join(["%s"] * len(chosen)) if chosen else "NULL"
+    named = _rows(
+        f"SELECT (SELECT number FROM games_dailydeal WHERE date = %s), u.id, u.username "
+        f"FROM (SELECT 1 AS one) d LEFT JOIN {users} u ON u.id IN ({marks})",
+        [date, *(player_id for _, player_id in chosen)],
+    )
+    names = {player_id: username for _, player_id, username in named}
+    rows = []
+    for place, player_id in chosen:
+        r = records[player_id]
+        key1, key2 = board_sort_key(board=order, score=r.score, moves=r.moves)
+        rows.append(
+            (player_id, key1, key2, r.duration_ms, r.submitted_at, r.game_id)
+            + (r.score, r.moves, r.won, names.get(player_id), place)
+        )
+    return len(ranked), named[0][0], rows
 
 
 def leaderboard_among(

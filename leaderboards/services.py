@@ -7,7 +7,8 @@ Called by `leaderboards.receivers` when the game services announce a stored or
 voided game or a ban, inside their transaction, with the player's row locked,
 so one player's entries are never written by two transactions at once.
 Whenever they write or remove a player's entries of a day, they announce it
-(`leaderboards.signals.board_entries_moved`) in the same transaction.
+(`leaderboards.signals.board_entries_moved`) in the same transaction, and
+bring the day's mirror in Redis in step (`leaderboards.mirror`).
 The shared counters (`BoardTotal`, `BoardBucket`) are always changed in one
 order, board by board, the total before the buckets and buckets by ascending
 key, so that concurrent submissions never wait on each other in a circle.
@@ -24,6 +25,7 @@ from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from games.models import DailyDeal, Game
+from leaderboards import mirror
 from leaderboards.models import (
     DURATION_UNKNOWN,
     Board,
@@ -32,6 +34,7 @@ from leaderboards.models import (
     BoardTotal,
     DayResult,
     PlayerStats,
+    board_sort_key,
 )
 from leaderboards.records import RECORD_FIELDS, Record, record_fold
 from leaderboards.selectors import stats_record
@@ -46,13 +49,6 @@ GAME_ORDERINGS: dict[str, tuple[Any, ...]] = {
     Board.SCORE: ("-score", "moves", _DURATION, "created_at", "id"),
     Board.MOVES: ("moves", "-score", _DURATION, "created_at", "id"),
 }
-
-
-def board_sort_key(*, board: str, score: int, moves: int) -> tuple[int, int]:
-    """(key1, key2) of an entry: ascending on both boards, best first."""
-    if board == Board.SCORE:
-        return -score, moves
-    return moves, -score
 
 
 def game_counts_on(*, board: str, game: Game) -> bool:
@@ -156,9 +152,16 @@ def board_entries_offer(*, game: Game) -> list[str]:
     for entry in entries:
         _counts_change(date=date, board=entry.board, old=None, new=entry.key1)
     if boards:
-        board_entries_moved.send(
-            sender=BoardEntry, player_id=game.player_id, date=date, replaced=False
+        kind = sum(mirror.ON_SCORE if board == Board.SCORE else mirror.ON_MOVES for board in boards)
+        record = mirror.DayRecord(
+            kind | (mirror.WON if game.won else 0),
+            game.pk,
+            game.score,
+            game.moves,
+            entries[0].duration_ms,
+            mirror.micros(entries[0].submitted_at),
         )
+        _entries_moved(player_id=game.player_id, date=date, replaced=False, record=record)
     return boards
 
 
@@ -195,8 +198,22 @@ def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
             _counts_change(date=date, board=board, old=entry.key1, new=values["key1"])
             moved.append(board)
     if moved:
-        board_entries_moved.send(sender=BoardEntry, player_id=player.pk, date=date, replaced=True)
+        rows = BoardEntry.objects.filter(date=date, player=player).values_list(
+            "board", "game_id", "score", "moves", "won", "duration_ms", "submitted_at"
+        )
+        record = mirror.day_record(rows)
+        _entries_moved(player_id=player.pk, date=date, replaced=True, record=record)
     return moved
+
+
+def _entries_moved(
+    *, player_id: int, date: datetime.date, replaced: bool, record: mirror.DayRecord
+) -> None:
+    """A player's entries of `date` changed (their lock held): bring the mirror in
+    step after the commit, and tell the apps above in this transaction."""
+    mirror.mirror_forget(date=date, player_id=player_id)
+    mirror.mirror_store(date=date, player_id=player_id, record=record)
+    board_entries_moved.send(sender=BoardEntry, player_id=player_id, date=date, replaced=replaced)
 
 
 # --- Players' records ----------------------------------------------------------------

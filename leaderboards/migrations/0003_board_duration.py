@@ -46,7 +46,7 @@ def rebuild_boards(apps, schema_editor):
         for board in ("score", "moves"):
             if board == "moves" and not game.won:
                 continue
-            # The sort key of leaderboards.services.board_sort_key, as of this migration.
+            # The sort key of leaderboards.models.board_sort_key, as of this migration.
             key1, key2 = (-game.score, game.moves) if board == "score" else (game.moves, -game.score)
             batch.append(
                 BoardEntry(

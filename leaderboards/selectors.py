@@ -30,6 +30,7 @@ from games.models import DailyDeal, Game
 from games.rules import Deal
 from leaderboards import mirror
 from leaderboards.audiences import AudienceSql, EntriesSql
+from leaderboards.mirror import DURATION, GAME, KIND, MOVES, SCORE, SUBMITTED
 from leaderboards.models import (
     DURATION_UNKNOWN,
     Board,
@@ -404,40 +405,47 @@ def _among_rows_mirrored(
         found = _day_records(date, missing)
         mirror.mirror_fill(date=date, records=found)
         records.update(found)
-    on = mirror.ON_SCORE if order == Board.SCORE else mirror.ON_MOVES
-    # Board order: the columns of `_ORDER_ASC`, then the player.
-    ranked = sorted(
-        (
-            *board_sort_key(board=order, score=r.score, moves=r.moves),
-            r.duration_ms,
-            r.submitted_us,
-            r.game_id,
-            player_id,
+    # Board order: `_ORDER_ASC`, whose (key1, key2) are `board_sort_key`'s, then the player.
+    if order == Board.SCORE:
+        keyed = (
+            (-r[SCORE], r[MOVES], r[DURATION], r[SUBMITTED], r[GAME], player_id)
+            for player_id, r in records.items()
+            if r[KIND] & mirror.ON_SCORE
         )
-        for player_id, r in records.items()
-        if r.kind & on
-    )
+    else:
+        keyed = (
+            (r[MOVES], -r[SCORE], r[DURATION], r[SUBMITTED], r[GAME], player_id)
+            for player_id, r in records.items()
+            if r[KIND] & mirror.ON_MOVES
+        )
+    ranked = sorted(keyed)
     wanted = set(mine)
     chosen = [
         (place, key[-1])
         for place, key in enumerate(ranked, start=1)
         if first < place <= last or key[-1] in wanted
     ]
+    shown = [player_id for _, player_id in chosen]
+    if connection.vendor == "postgresql":
+        # One text for any number of players: psycopg parses it once.
+        narrowing, params = "= ANY(%s)", [date, shown]
+    else:
+        narrowing = f"IN ({', '.join(['%s'] * len(shown)) if shown else 'NULL'})"
+        params = [date, *shown]
     users = get_user_model()._meta.db_table
-    marks = ", ".join(["%s"] * len(chosen)) if chosen else "NULL"
     named = _rows(
         f"SELECT (SELECT number FROM games_dailydeal WHERE date = %s), u.id, u.username "
-        f"FROM (SELECT 1 AS one) d LEFT JOIN {users} u ON u.id IN ({marks})",
-        [date, *(player_id for _, player_id in chosen)],
+        f"FROM (SELECT 1 AS one) d LEFT JOIN {users} u ON u.id {narrowing}",
+        params,
     )
     names = {player_id: username for _, player_id, username in named}
     rows = []
     for place, player_id in chosen:
         r = records[player_id]
-        key1, key2 = board_sort_key(board=order, score=r.score, moves=r.moves)
+        key1, key2 = board_sort_key(board=order, score=r[SCORE], moves=r[MOVES])
         rows.append(
-            (player_id, key1, key2, r.duration_ms, r.submitted_at, r.game_id)
-            + (r.score, r.moves, r.won, names.get(player_id), place)
+            (player_id, key1, key2, r[DURATION], mirror.moment(r[SUBMITTED]), r[GAME])
+            + (r[SCORE], r[MOVES], bool(r[KIND] & mirror.WON), names.get(player_id), place)
         )
     return len(ranked), named[0][0], rows
 

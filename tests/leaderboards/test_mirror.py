@@ -64,7 +64,7 @@ def assert_in_step(settings, viewer, date) -> list[str]:
     return [entry["player"] for entry in shown["entries"]]
 
 
-def held(date: datetime.date, *players) -> dict[int, mirror.DayRecord]:
+def held(date: datetime.date, *players) -> dict[int, mirror.Fields]:
     records = mirror.mirror_read(date=date, player_ids=[player.pk for player in players])
     assert records is not None
     return records
@@ -76,8 +76,9 @@ def test_a_friends_board_from_the_mirror_follows_every_change(
 ) -> None:
     """`commits`: the writes' after-commit stores run, as on a server; without them
     (all in one test transaction) the records each write removes are read again."""
-    carol, dave, outsider = make_player("carol"), make_player("dave"), make_player("outsider")
-    for followee in (bob, carol, dave):
+    carol, dave, erin = make_player("carol"), make_player("dave"), make_player("erin")
+    outsider = make_player("outsider")
+    for followee in (bob, carol, dave, erin):
         follow_add(follower=alice, followee=followee)
     at = datetime.datetime(2026, 5, 1, 9, 0, tzinfo=datetime.UTC)
 
@@ -105,28 +106,27 @@ def test_a_friends_board_from_the_mirror_follows_every_change(
         won=True,
         at=at + datetime.timedelta(seconds=1),
     )
-    assert assert_in_step(settings, alice, daily.date) == ["bob", "alice", "carol"]
+    # The same moves as alice's, a lower score: after her on both boards.
+    step(stored_game, player=erin, daily=daily, score=300, moves=90, won=True)
+    assert assert_in_step(settings, alice, daily.date) == ["bob", "alice", "carol", "erin"]
 
     step(game_void, game=bobs, reason="test")
-    assert assert_in_step(settings, alice, daily.date) == ["alice", "carol"]
+    assert assert_in_step(settings, alice, daily.date) == ["alice", "carol", "erin"]
     step(player_ban, player=carol, moderator=None, reason="test")
-    assert assert_in_step(settings, alice, daily.date) == ["alice"]
+    assert assert_in_step(settings, alice, daily.date) == ["alice", "erin"]
     step(player_unban, player=carol, moderator=None, reason="test")
     step(stored_game, player=dave, daily=daily, score=100, moves=95, duration_ms=5_000)
-    assert assert_in_step(settings, alice, daily.date) == ["alice", "carol", "dave"]
+    assert assert_in_step(settings, alice, daily.date) == ["alice", "carol", "erin", "dave"]
 
     step(follow_add, follower=alice, followee=outsider)
-    assert assert_in_step(settings, alice, daily.date) == ["outsider", "alice", "carol", "dave"]
+    shown = ["outsider", "alice", "carol", "erin", "dave"]
+    assert assert_in_step(settings, alice, daily.date) == shown
     step(player_delete, player=carol, password=PASSWORD)
-    assert assert_in_step(settings, alice, daily.date) == ["outsider", "alice", "dave"]
+    assert assert_in_step(settings, alice, daily.date) == ["outsider", "alice", "erin", "dave"]
 
     # Every friend's record is held now, so the next read asks the table for none.
-    assert set(held(daily.date, alice, bob, dave, outsider)) == {
-        alice.pk,
-        bob.pk,
-        dave.pk,
-        outsider.pk,
-    }
+    friends = (alice, bob, dave, erin, outsider)
+    assert set(held(daily.date, *friends)) == {friend.pk for friend in friends}
 
 
 def test_a_friends_board_is_read_from_the_mirror_in_two_statements(
@@ -141,7 +141,7 @@ def test_a_friends_board_is_read_from_the_mirror_in_two_statements(
     # The mirror alone decides the board: a record changed in it shows.
     richer = mirror.DayRecord(
         mirror.ON_SCORE | mirror.ON_MOVES | mirror.WON,
-        held(daily.date, bob)[bob.pk].game_id,
+        held(daily.date, bob)[bob.pk][mirror.GAME],
         score=900,
         moves=80,
         duration_ms=1_000,
@@ -227,7 +227,7 @@ def test_with_redis_down_the_boards_read_the_table_and_drop_the_day_when_it_is_b
     board = friends_board(settings, alice, daily.date, Board.SCORE, mirrored=True)
     assert [e["player"] for e in board["entries"]] == ["bob", "alice"]
     assert mirror._untrusted == set()
-    assert held(daily.date, alice, bob)[bob.pk].score == 500
+    assert held(daily.date, alice, bob)[bob.pk][mirror.SCORE] == 500
 
 
 def test_a_players_entries_of_a_day_are_of_one_game() -> None:

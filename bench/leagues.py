@@ -17,10 +17,9 @@ never runs. It times, through the selectors the API uses:
   (`LeagueEntry`, one index range in board order), as the site reads it, and,
   to compare, from the day's board (one lookup per member);
 - the friends board of the player following 1,000 players, read from the
-  day's mirror in Redis (`leaderboards.mirror`, filled first with every
-  player's record, as its writers leave it; it prints the memory that takes),
-  then with the audience's records removed before each run (a board's first
-  read: the table, then a fill), and, to compare, from the table alone;
+  day's board mirror in Redis (`leaderboards.mirror`, built first as its job
+  builds it; it prints the time and the memory that takes) and, to compare,
+  from the table (the read of a day whose mirror is not complete);
 
 and prints the index the database reads each audience's entries through.
 Redis is `REDIS_URL` (by default database 14 of the local server).
@@ -47,7 +46,6 @@ import os
 import random
 import re
 import resource
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -186,7 +184,7 @@ def measure_boards(repeat: int) -> None:
     from leagues.models import Follow, League
     from leagues.selectors import friends_sql, league_entries_sql, league_members_sql
 
-    fill_mirror()
+    build_mirror()
     league = League.objects.get(slug="bench")
     viewer = league.owner_id
     follower = Follow.objects.values_list("follower_id", flat=True).first()
@@ -230,75 +228,30 @@ def measure_boards(repeat: int) -> None:
         with override_settings(BOARD_MIRROR=False):
             assert shown == friends_board()
         timed(f"friends board ({order}), {shown['total']} of {FOLLOWED + 1}", repeat, friends_board)
-        cold_timed("  the same, its records first removed from the mirror", follower, friends_board)
         with override_settings(BOARD_MIRROR=False):
             board_timed(f"  the same from the table, {FOLLOWED + 1} lookups", repeat, friends_board)
     assert get_user_model().objects.filter(pk=viewer).exists()
 
 
-def fill_mirror() -> None:
-    """The day's mirror as its writers leave it (`leaderboards.mirror`): the record
-    of every player with an entry, added in batches of 1,000 players."""
+def build_mirror() -> None:
+    """Build the day's board mirror as compose's `board-mirror` job does, from scratch,
+    and print its time and the Redis memory it takes."""
     import redis
     from django.conf import settings
-    from django.db import connection
 
-    from leaderboards.mirror import _key, day_record, mirror_fill
+    from leaderboards.mirror import _key
+    from leaderboards.services import board_mirror_build
 
     client = redis.Redis.from_url(settings.REDIS_URL)
     client.delete(_key(DAY))
     before = client.info("memory")["used_memory"]
     t = time.perf_counter()
-    players = 0
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT player_id, board, game_id, score, moves, won, duration_ms, submitted_at "
-            "FROM leaderboards_boardentry WHERE date = %s ORDER BY player_id",
-            [DAY],
-        )
-        batch: dict[int, list[Any]] = {}
-        for player_id, *row in cursor:
-            if player_id not in batch and len(batch) >= 1_000:
-                mirror_fill(date=DAY, records={p: day_record(r) for p, r in batch.items()})
-                players += len(batch)
-                batch = {}
-            batch.setdefault(player_id, []).append(tuple(row))
-        mirror_fill(date=DAY, records={p: day_record(r) for p, r in batch.items()})
-        players += len(batch)
+    players = board_mirror_build(date=DAY)
+    assert players, "the mirror was not built: is Redis at REDIS_URL?"
     grown = (client.info("memory")["used_memory"] - before) / 2**20
     print(
-        f"  the day's mirror: {players:,} players' records in {time.perf_counter() - t:.1f} s, "
+        f"  the day's board mirror built: {players:,} players in {time.perf_counter() - t:.1f} s, "
         f"{grown:.0f} MB of Redis memory ({grown * 2**20 / players:.0f} bytes a player)",
-        flush=True,
-    )
-
-
-def cold_timed(label: str, follower: int, call: Any, repeat: int = 50) -> None:
-    """`call`'s time with the audience's records removed from the mirror before each
-    run (untimed): the first read of a board, which reads the table and fills them."""
-    import redis
-    from django.conf import settings
-
-    from leaderboards.mirror import _key
-    from leagues.models import Follow
-
-    client = redis.Redis.from_url(settings.REDIS_URL)
-    fields = [
-        str(follower),
-        *map(
-            str, Follow.objects.filter(follower_id=follower).values_list("followee_id", flat=True)
-        ),
-    ]
-    samples = []
-    for _ in range(repeat):
-        client.hdel(_key(DAY), *fields)
-        t = time.perf_counter()
-        call()
-        samples.append((time.perf_counter() - t) * 1000)
-    samples.sort()
-    print(
-        f"  {label:<46} median {statistics.median(samples):6.2f} ms  "
-        f"p95 {samples[int(len(samples) * 0.95)]:6.2f} ms",
         flush=True,
     )
 

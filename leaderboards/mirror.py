@@ -1,28 +1,32 @@
-"""The day's board entries mirrored in Redis, for boards that read many players at once.
+"""The day's board entries mirrored in Redis, for the boards that read many players at once.
 
-A friends board ranks the viewer and up to 1,000 players they follow. Read
-from the table, that is one index lookup per player; the mirror answers all
-of them in one request. It holds, per day, one record per player: the
-player's entries of that day (one ranked game a day puts a player on the
-score board, and on the moves board if it was won), or "no entry".
+A friends board ranks the viewer and up to 1,000 players they follow. From the
+table that is one index lookup per player; from the mirror, one request.
 
-- **Layout.** One Redis hash per day (`eh:day-entries:YYYY-MM-DD`), a field
-  per player id, the value its version, ":" and its record. The hash expires
-  `KEEP_DAYS` after its day, or an hour after its last write if that is later.
+- **Layout.** One Redis hash per day (`eh:day-entries:YYYY-MM-DD`): a field
+  per player with a record that day (its version, ":", the record: the
+  player's ranked game, on the score board and, when won, on the moves
+  board; or none left), the field `complete` once the hash holds every
+  entry of its day, and `building` while a build runs. The hash expires
+  `KEEP_DAYS` after its day (and never sooner than an hour after a write).
 - **Writers** are the board services, which change a player's entries with
-  the player's row locked (`leaderboards.services`). Inside that
-  transaction they remove the player's record (`mirror_forget`), and after
-  it commits they write the new one (`mirror_store`), versioned by the clock
-  read under the lock: of two writes of the same record, the later version
-  wins whatever order they arrive in.
-- **Readers** (`mirror_read`) take what the mirror holds and read the rest
-  from the table (`mirror_fill`), which they add with version 0: only where
-  the field is still empty, so a reader that read the table before a
-  writer's commit never overwrites that writer's record.
-- **Without Redis, or when it fails,** the boards read the table, as they do
-  with no mirror at all. A process that failed to write a record drops that
-  day's whole hash at its next successful call, so the mirror never keeps a
-  record that a lost write should have replaced; it fills again from reads.
+  the player's row locked (`leaderboards.services`). Inside that transaction
+  they mark the player's record pending (`mirror_pending`: readers read that
+  player from the table), and after it commits they write the new record
+  (`mirror_store`). Both carry the version read under the lock (the clock, in
+  microseconds), and no write replaces a later version: two writes arriving
+  out of order leave the later one, and a lost write after the commit leaves
+  the player pending, read from the table.
+- **The build** (`leaderboards.services.board_mirror_build`, compose's
+  `board-mirror` job) adds every entry of the day from the table with
+  version 0, only where a field is empty (a writer's record wins), then marks
+  the hash complete, unless the hash was dropped meanwhile.
+- **Readers** (`mirror_read`) use a complete hash only: a player without a
+  field there has no entry. Otherwise, or with Redis failing, the boards
+  read the table. Reads never write.
+- **A writer that cannot reach Redis** before its commit cannot mark the
+  record pending: its process drops the day's hash at its next successful
+  call, and the next build makes it again.
 
 The mirror is on when `BOARD_MIRROR` is (by default when `REDIS_URL` is set).
 """
@@ -32,6 +36,7 @@ from __future__ import annotations
 import datetime
 import functools
 import logging
+import secrets
 import struct
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -64,9 +69,11 @@ ON_SCORE, ON_MOVES, WON = 1, 2, 4
 # (1,001 of them a friends board).
 KIND, GAME, SCORE, MOVES, DURATION, SUBMITTED = range(6)
 Fields = tuple[int, int, int, int, int, int]
-# What a read puts in place of a field the hash does not hold.
-_NOT_HELD_KIND = 255
-_NOT_HELD = bytes(_VERSION_WIDTH + 1) + _RECORD.pack(_NOT_HELD_KIND, 0, 0, 0, 0, 0)
+# The kind of a record whose writer has not committed yet: read from the table
+# (no board's bit set).
+PENDING = 128
+_COMPLETE, _BUILDING = "complete", "building"
+
 # Write ARGV[1] (a value) into field ARGV[2], unless the field holds a later
 # version; the hash expires at ARGV[3] (Unix time).
 _STORE = """
@@ -81,9 +88,27 @@ return 1
 
 # Write the values of the (field, value) pairs after ARGV[1] where the field is
 # empty; the hash expires at ARGV[1] (Unix time).
-_FILL = """
+_ADD = """
 for i = 2, #ARGV, 2 do redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('EXPIREAT', KEYS[1], ARGV[1])
+return 1
+"""
+
+# Start a build with token ARGV[1] unless the hash is complete (then nil); the
+# hash expires at ARGV[2].
+_BUILD_START = """
+if redis.call('HEXISTS', KEYS[1], 'complete') == 1 then return nil end
+redis.call('HSET', KEYS[1], 'building', ARGV[1])
+redis.call('EXPIREAT', KEYS[1], ARGV[2])
+return ARGV[1]
+"""
+
+# Mark the hash complete if the build of token ARGV[1] is still the one running.
+_BUILD_FINISH = """
+if redis.call('HGET', KEYS[1], 'building') ~= ARGV[1] then return 0 end
+-- In this order: a hash left empty by the HDEL would be deleted, with its expiry.
+redis.call('HSET', KEYS[1], 'complete', '1')
+redis.call('HDEL', KEYS[1], 'building')
 return 1
 """
 
@@ -163,7 +188,7 @@ def _expires(date: datetime.date) -> int:
 
 
 # Days whose hash this process failed to bring in step: dropped at its next
-# successful call (the hash refills from reads).
+# successful call (the next build makes it again).
 _untrusted: set[datetime.date] = set()
 
 T = TypeVar("T")
@@ -188,53 +213,80 @@ def _call(action: Callable[[redis.Redis], T], *, lost: datetime.date | None = No
 
 
 def mirror_read(*, date: datetime.date, player_ids: Sequence[int]) -> dict[int, Fields] | None:
-    """The records the mirror holds of these players on `date` (absent: not held),
-    as plain tuples in `DayRecord`'s order; None when the mirror is off or
-    unavailable. One request (HMGET)."""
+    """The records of these players on `date` (a player without one has no entry),
+    as plain tuples in `DayRecord`'s order, those of kind PENDING to be read from
+    the table; None when the mirror is off, unavailable or not complete for the
+    day. One request (HMGET)."""
     if not mirror_enabled():
         return None
-    if not player_ids:
-        return {}
-    values = _call(lambda client: client.hmget(_key(date), player_ids))
-    if values is None:
+    values = _call(lambda client: client.hmget(_key(date), [_COMPLETE, *player_ids]))
+    if values is None or values[0] is None:
         return None
-    blob = b"".join(cast(bytes, value) if value is not None else _NOT_HELD for value in values)
+    held = [
+        (player_id, cast(bytes, value))
+        for player_id, value in zip(player_ids, values[1:], strict=True)
+        if value is not None
+    ]
+    blob = b"".join(value for _, value in held)
     return {
         player_id: fields
-        for player_id, fields in zip(player_ids, _VALUE.iter_unpack(blob), strict=True)
-        if fields[KIND] != _NOT_HELD_KIND
+        for (player_id, _), fields in zip(held, _VALUE.iter_unpack(blob), strict=True)
     }
 
 
-def mirror_fill(*, date: datetime.date, records: dict[int, DayRecord]) -> None:
-    """Add records read from the table, where the mirror holds none yet."""
-    if not mirror_enabled() or not records:
-        return
+def mirror_pending(*, date: datetime.date, player_id: int) -> int | None:
+    """Inside the transaction that changes a player's entries of `date` (their row
+    locked): mark their record pending, so that readers read them from the table
+    until `mirror_store` writes the new one after the commit. Returns the
+    version both carry (None when the mirror is off)."""
+    if not mirror_enabled():
+        return None
+    version = time.time_ns() // 1000
+    value = _value(version, DayRecord(PENDING))
+    _call(lambda client: _eval(client, _STORE, date, value, player_id, _expires(date)), lost=date)
+    return version
+
+
+def mirror_store(*, date: datetime.date, player_id: int, record: DayRecord, version: int) -> None:
+    """After the commit that changed a player's entries of `date`, write their new
+    record with the version `mirror_pending` gave (scheduled here with
+    `transaction.on_commit`)."""
+    value = _value(version, record)
+    expires = _expires(date)
+    transaction.on_commit(
+        lambda: _call(lambda client: _eval(client, _STORE, date, value, player_id, expires))
+    )
+
+
+def mirror_build_start(*, date: datetime.date) -> str | None:
+    """Start building the day's hash: a token for `mirror_build_finish`, or None
+    when it is complete already, or the mirror is off or unavailable."""
+    if not mirror_enabled():
+        return None
+    token = secrets.token_hex(8)
+    started = _call(lambda client: _eval(client, _BUILD_START, date, token, _expires(date)))
+    return token if started is not None else None
+
+
+def mirror_add(*, date: datetime.date, records: dict[int, DayRecord]) -> bool:
+    """Add records read from the table with version 0, where a player has no field
+    yet (a writer's record is never replaced). False when Redis failed."""
     args: list[Any] = [_expires(date)]
     for player_id, record in records.items():
         args += [player_id, _value(0, record)]
-    _call(lambda client: client.eval(_FILL, 1, _key(date), *args))
+    return _call(lambda client: _eval(client, _ADD, date, *args)) is not None
 
 
-def mirror_forget(*, date: datetime.date, player_id: int) -> None:
-    """Remove a player's record, inside the transaction that changes their entries
-    (so that a read in that transaction, or a read after a lost write, goes to the
-    table); `mirror_store` writes the new one after the commit."""
-    if mirror_enabled():
-        _call(lambda client: client.hdel(_key(date), player_id), lost=date)
+def mirror_build_finish(*, date: datetime.date, token: str) -> bool:
+    """Mark the day's hash complete if the build `token` still runs on it (a hash
+    dropped or rebuilt meanwhile is not)."""
+    return bool(_call(lambda client: _eval(client, _BUILD_FINISH, date, token)))
 
 
-def mirror_store(*, date: datetime.date, player_id: int, record: DayRecord) -> None:
-    """After the commit that changed a player's entries of `date`, write their new
-    record. Called with the player's row still locked (it reads the version), it
-    schedules the write itself with `transaction.on_commit`."""
-    if not mirror_enabled():
-        return
-    value = _value(time.time_ns() // 1000, record)
-    expires = _expires(date)
-    transaction.on_commit(
-        lambda: _call(
-            lambda client: client.eval(_STORE, 1, _key(date), value, player_id, expires),
-            lost=date,
-        )
-    )
+def mirror_complete(*, date: datetime.date) -> bool:
+    """Whether the day's hash is complete (readers use it)."""
+    return bool(mirror_enabled() and _call(lambda client: client.hexists(_key(date), _COMPLETE)))
+
+
+def _eval(client: redis.Redis, script: str, date: datetime.date, *args: Any) -> Any:
+    return client.eval(script, 1, _key(date), *args)

@@ -353,35 +353,51 @@ def _among_rows(
     return total or 0, number, [row[2:] for row in rows if row[2] is not None]
 
 
-def _day_records(date: datetime.date, player_ids: Sequence[int]) -> dict[int, mirror.DayRecord]:
-    """Each player's record of `date` read from the table (`NO_ENTRY` without entries).
+_DAY_RECORD_COLUMNS = "player_id, won, game_id, score, moves, duration_ms, submitted_at"
 
-    One lookup per player on the score board, which holds every ranked game; the
-    same game is on the moves board when it was won (`game_counts_on`).
-    """
-    if connection.vendor == "postgresql":
-        # Whole microseconds as an integer: 1,000 timestamps cost Python more to read.
-        submitted, narrowing = "(extract(epoch FROM submitted_at) * 1000000)::bigint", "= ANY(%s)"
-        params: list[Any] = [date, list(player_ids)]
-    else:
-        submitted = "submitted_at"
-        narrowing = f"IN ({', '.join(['%s'] * len(player_ids))})"
-        params = [date, *player_ids]
-    rows = _rows(
-        f"SELECT player_id, won, game_id, score, moves, duration_ms, {submitted} "
-        f"FROM leaderboards_boardentry WHERE date = %s AND board = 'score' "
-        f"AND player_id {narrowing}",
-        params,
-    )
-    records = dict.fromkeys(player_ids, mirror.NO_ENTRY)
-    for player_id, won, game_id, score, moves, duration_ms, submitted_at in rows:
-        if not isinstance(submitted_at, int):
-            submitted_at = mirror.micros(submitted_at)
-        kind = mirror.ON_SCORE | (mirror.ON_MOVES | mirror.WON if won else 0)
-        records[player_id] = mirror.DayRecord(
-            kind, game_id, score, moves, duration_ms, submitted_at
+
+def _day_record_rows(rows: list[tuple[Any, ...]]) -> list[tuple[int, mirror.DayRecord]]:
+    """(player id, record) of rows of `_DAY_RECORD_COLUMNS` from the score board,
+    which holds every ranked game; the same game is on the moves board when it
+    was won (`game_counts_on`)."""
+    return [
+        (
+            player_id,
+            mirror.DayRecord(
+                mirror.ON_SCORE | (mirror.ON_MOVES | mirror.WON if won else 0),
+                game_id,
+                score,
+                moves,
+                duration_ms,
+                mirror.micros(submitted_at),
+            ),
         )
-    return records
+        for player_id, won, game_id, score, moves, duration_ms, submitted_at in rows
+    ]
+
+
+def _day_records(date: datetime.date, player_ids: Sequence[int]) -> dict[int, mirror.DayRecord]:
+    """Each player's record of `date` read from the table (`NO_ENTRY` without entries)."""
+    marks = ", ".join(["%s"] * len(player_ids))
+    rows = _rows(
+        f"SELECT {_DAY_RECORD_COLUMNS} FROM leaderboards_boardentry "
+        f"WHERE date = %s AND board = 'score' AND player_id IN ({marks})",
+        [date, *player_ids],
+    )
+    return {**dict.fromkeys(player_ids, mirror.NO_ENTRY), **dict(_day_record_rows(rows))}
+
+
+def day_records_after(
+    *, date: datetime.date, after: int, limit: int
+) -> list[tuple[int, mirror.DayRecord]]:
+    """The records of `date` of the next `limit` players with an entry, by player
+    id after `after` (the board mirror's build reads the day in such batches)."""
+    rows = _rows(
+        f"SELECT {_DAY_RECORD_COLUMNS} FROM leaderboards_boardentry "
+        "WHERE date = %s AND board = 'score' AND player_id > %s ORDER BY player_id LIMIT %s",
+        [date, after, limit],
+    )
+    return _day_record_rows(rows)
 
 
 def _among_rows_mirrored(
@@ -400,11 +416,9 @@ def _among_rows_mirrored(
     records = mirror.mirror_read(date=date, player_ids=player_ids)
     if records is None:
         return None
-    missing = [player_id for player_id in player_ids if player_id not in records]
-    if missing:
-        found = _day_records(date, missing)
-        mirror.mirror_fill(date=date, records=found)
-        records.update(found)
+    pending = [player_id for player_id, r in records.items() if r[KIND] == mirror.PENDING]
+    if pending:
+        records.update(_day_records(date, pending))
     # Board order: `_ORDER_ASC`, whose (key1, key2) are `board_sort_key`'s, then the player.
     if order == Board.SCORE:
         keyed = (

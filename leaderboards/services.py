@@ -37,7 +37,7 @@ from leaderboards.models import (
     board_sort_key,
 )
 from leaderboards.records import RECORD_FIELDS, Record, record_fold
-from leaderboards.selectors import stats_record
+from leaderboards.selectors import day_records_after, stats_record
 from leaderboards.signals import board_entries_moved
 
 BOARDS: tuple[str, ...] = (Board.SCORE, Board.MOVES)
@@ -209,11 +209,38 @@ def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
 def _entries_moved(
     *, player_id: int, date: datetime.date, replaced: bool, record: mirror.DayRecord
 ) -> None:
-    """A player's entries of `date` changed (their lock held): bring the mirror in
-    step after the commit, and tell the apps above in this transaction."""
-    mirror.mirror_forget(date=date, player_id=player_id)
-    mirror.mirror_store(date=date, player_id=player_id, record=record)
+    """A player's entries of `date` changed (their lock held): their record in the
+    board mirror is pending until the commit, then the new one; the apps above
+    hear of it in this transaction."""
+    version = mirror.mirror_pending(date=date, player_id=player_id)
+    if version is not None:
+        mirror.mirror_store(date=date, player_id=player_id, record=record, version=version)
     board_entries_moved.send(sender=BoardEntry, player_id=player_id, date=date, replaced=replaced)
+
+
+# Players read from the table per batch while the board mirror is built.
+MIRROR_BUILD_BATCH = 5_000
+
+
+def board_mirror_build(*, date: datetime.date, batch: int = MIRROR_BUILD_BATCH) -> int | None:
+    """Build the day's board mirror from the table, unless it is complete already.
+
+    Adds every entry of the day in batches of `batch` players, each written only
+    where no record is (a writer's wins), then marks the mirror complete.
+    Returns the number of players read, or None when there was nothing to do
+    (off, complete, or Redis failing) or the build did not finish (the mirror
+    was dropped meanwhile: the next build starts again).
+    """
+    token = mirror.mirror_build_start(date=date)
+    if token is None:
+        return None
+    after, players = 0, 0
+    while records := day_records_after(date=date, after=after, limit=batch):
+        if not mirror.mirror_add(date=date, records=dict(records)):
+            return None
+        players += len(records)
+        after = records[-1][0]
+    return players if mirror.mirror_build_finish(date=date, token=token) else None
 
 
 # --- Players' records ----------------------------------------------------------------

@@ -4,20 +4,23 @@ Every friends board read through the mirror must equal, entry for entry, the
 board read from the table, through every way a player's entries change (a
 ranked game, a void, a ban and its lifting, a deleted account) and every
 way the audience changes (a follow). The mirror's writes must survive the
-races they can meet: a reader that read the table before a writer's commit
+races they can meet: a build that read the table before a writer's commit
 adds its stale record after it, and two writes of one record arrive out of
-order. With Redis down the boards read the table, and the records a lost
-write left behind are dropped once Redis is back.
+order. An incomplete mirror is never read; with Redis down the boards read
+the table, and a day a writer could not mark is dropped once Redis is back.
 """
 
 from __future__ import annotations
 
 import datetime
+import io
+import re
 import time
 
 import pytest
 import redis
 from django.conf import settings as django_settings
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -26,6 +29,7 @@ from games.services import game_void, player_ban, player_unban
 from leaderboards import mirror
 from leaderboards.models import Board
 from leaderboards.selectors import leaderboard_among
+from leaderboards.services import board_mirror_build
 from leagues.selectors import friends_sql
 from leagues.services import follow_add
 from tests.fixtures import PASSWORD, stored_game
@@ -75,7 +79,7 @@ def test_a_friends_board_from_the_mirror_follows_every_change(
     settings, alice, bob, make_player, daily, django_capture_on_commit_callbacks, commits
 ) -> None:
     """`commits`: the writes' after-commit stores run, as on a server; without them
-    (all in one test transaction) the records each write removes are read again."""
+    (all in one test transaction) each written player stays pending, read from the table."""
     carol, dave, erin = make_player("carol"), make_player("dave"), make_player("erin")
     outsider = make_player("outsider")
     for followee in (bob, carol, dave, erin):
@@ -86,26 +90,17 @@ def test_a_friends_board_from_the_mirror_follows_every_change(
         with django_capture_on_commit_callbacks(execute=commits):
             return write(*args, **kwargs)
 
-    # Nobody has played: the records say so, and the board is empty.
+    # The day's mirror is built before anyone plays: it holds nobody, and is complete.
+    assert board_mirror_build(date=daily.date) == 0
+    assert held(daily.date, alice, bob) == {}
     assert assert_in_step(settings, alice, daily.date) == []
-    assert held(daily.date, alice, bob) == {
-        alice.pk: mirror.NO_ENTRY,
-        bob.pk: mirror.NO_ENTRY,
-    }
 
     step(stored_game, player=outsider, daily=daily, score=999, moves=10, won=True)
     step(stored_game, player=alice, daily=daily, score=400, moves=90, won=True, at=at)
     bobs = step(stored_game, player=bob, daily=daily, score=500, moves=80)
     # The same score and moves as alice's, later: the tie goes to the earlier game.
-    step(
-        stored_game,
-        player=carol,
-        daily=daily,
-        score=400,
-        moves=90,
-        won=True,
-        at=at + datetime.timedelta(seconds=1),
-    )
+    later = at + datetime.timedelta(seconds=1)
+    step(stored_game, player=carol, daily=daily, score=400, moves=90, won=True, at=later)
     # The same moves as alice's, a lower score: after her on both boards.
     step(stored_game, player=erin, daily=daily, score=300, moves=90, won=True)
     assert assert_in_step(settings, alice, daily.date) == ["bob", "alice", "carol", "erin"]
@@ -124,9 +119,12 @@ def test_a_friends_board_from_the_mirror_follows_every_change(
     step(player_delete, player=carol, password=PASSWORD)
     assert assert_in_step(settings, alice, daily.date) == ["outsider", "alice", "erin", "dave"]
 
-    # Every friend's record is held now, so the next read asks the table for none.
-    friends = (alice, bob, dave, erin, outsider)
-    assert set(held(daily.date, *friends)) == {friend.pk for friend in friends}
+    # Each writer's record is in the mirror after its commit, pending before it.
+    kinds = {player: fields[mirror.KIND] for player, fields in held(daily.date, dave, bob).items()}
+    if commits:
+        assert kinds == {dave.pk: mirror.ON_SCORE, bob.pk: mirror.NO_ENTRY.kind}
+    else:
+        assert kinds == {dave.pk: mirror.PENDING, bob.pk: mirror.PENDING}
 
 
 def test_a_friends_board_is_read_from_the_mirror_in_two_statements(
@@ -135,20 +133,16 @@ def test_a_friends_board_is_read_from_the_mirror_in_two_statements(
     follow_add(follower=alice, followee=bob)
     with django_capture_on_commit_callbacks(execute=True):
         stored_game(player=alice, daily=daily, score=400, moves=90, won=True)
-        stored_game(player=bob, daily=daily, score=300, moves=80, won=True)
-    assert friends_board(settings, alice, daily.date, Board.SCORE, mirrored=True)["total"] == 2
+        bobs = stored_game(player=bob, daily=daily, score=300, moves=80, won=True)
+    assert board_mirror_build(date=daily.date) == 2
 
     # The mirror alone decides the board: a record changed in it shows.
     richer = mirror.DayRecord(
-        mirror.ON_SCORE | mirror.ON_MOVES | mirror.WON,
-        held(daily.date, bob)[bob.pk][mirror.GAME],
-        score=900,
-        moves=80,
-        duration_ms=1_000,
-        submitted_us=mirror.micros(datetime.datetime(2026, 5, 1, tzinfo=datetime.UTC)),
+        mirror.ON_SCORE | mirror.ON_MOVES | mirror.WON, bobs.pk, 900, 80, 1_000, 0
     )
     with django_capture_on_commit_callbacks(execute=True):
-        mirror.mirror_store(date=daily.date, player_id=bob.pk, record=richer)
+        version = mirror.mirror_pending(date=daily.date, player_id=bob.pk)
+        mirror.mirror_store(date=daily.date, player_id=bob.pk, record=richer, version=version)
     with CaptureQueriesContext(connection) as queries:
         board = friends_board(settings, alice, daily.date, Board.SCORE, mirrored=True)
     assert [(e["player"], e["score"]) for e in board["entries"]] == [("bob", 900), ("alice", 400)]
@@ -156,50 +150,99 @@ def test_a_friends_board_is_read_from_the_mirror_in_two_statements(
     assert len(queries) == 2
 
 
+def test_an_incomplete_mirror_is_never_read(settings, alice, bob, daily) -> None:
+    follow_add(follower=alice, followee=bob)
+    stored_game(player=bob, daily=daily, score=300, moves=80)
+    # Bob's record is pending (its commit never comes in this test), alice has none.
+    assert mirror.mirror_read(date=daily.date, player_ids=[alice.pk, bob.pk]) is None
+    board = friends_board(settings, alice, daily.date, Board.SCORE, mirrored=True)
+    assert [e["player"] for e in board["entries"]] == ["bob"]
+
+
 def record(score: int) -> mirror.DayRecord:
     at = datetime.datetime(2026, 5, 1, 9, 0, tzinfo=datetime.UTC)
     return mirror.DayRecord(mirror.ON_SCORE, 7, score, 50, 1_000, mirror.micros(at))
 
 
-def test_a_reader_adds_only_where_no_writer_has_written(
+def test_a_build_adds_only_where_no_writer_has_written(
     alice, bob, daily, django_capture_on_commit_callbacks
 ) -> None:
     with django_capture_on_commit_callbacks(execute=True):
-        mirror.mirror_store(date=daily.date, player_id=alice.pk, record=record(400))
-    # A reader that read the table before that write's commit adds its stale record after it.
-    mirror.mirror_fill(date=daily.date, records={alice.pk: record(100), bob.pk: record(200)})
-    assert held(daily.date, alice, bob) == {alice.pk: record(400), bob.pk: record(200)}
+        stored = mirror.mirror_pending(date=daily.date, player_id=alice.pk)
+        mirror.mirror_store(date=daily.date, player_id=alice.pk, record=record(400), version=stored)
+    pending = mirror.mirror_pending(date=daily.date, player_id=bob.pk)
+    assert pending is not None
+    # A build that read the table before those writers' commits adds its stale records after.
+    token = mirror.mirror_build_start(date=daily.date)
+    assert token is not None
+    assert mirror.mirror_add(date=daily.date, records={alice.pk: record(100), bob.pk: record(200)})
+    assert mirror.mirror_build_finish(date=daily.date, token=token)
+    assert held(daily.date, alice, bob) == {
+        alice.pk: record(400),
+        bob.pk: mirror.DayRecord(mirror.PENDING),
+    }
 
 
 def test_of_two_writes_arriving_out_of_order_the_later_one_stays(
     alice, daily, django_capture_on_commit_callbacks
 ) -> None:
-    with django_capture_on_commit_callbacks() as first:
-        mirror.mirror_store(date=daily.date, player_id=alice.pk, record=record(100))
-    with django_capture_on_commit_callbacks() as second:
-        mirror.mirror_store(date=daily.date, player_id=alice.pk, record=record(200))
-    for store in [*second, *first]:
+    assert board_mirror_build(date=daily.date) == 0
+    arrivals: list = []
+    for score in (100, 200):
+        with django_capture_on_commit_callbacks() as stores:
+            v = mirror.mirror_pending(date=daily.date, player_id=alice.pk)
+            assert v is not None
+            mirror.mirror_store(
+                date=daily.date, player_id=alice.pk, record=record(score), version=v
+            )
+        arrivals = [*stores, *arrivals]  # the later write's store arrives first
+    for store in arrivals:
         store()
     assert held(daily.date, alice) == {alice.pk: record(200)}
 
 
-def test_the_hash_of_a_day_expires_days_after_the_day(
-    alice, daily, django_capture_on_commit_callbacks
-) -> None:
-    with django_capture_on_commit_callbacks(execute=True):
-        mirror.mirror_store(date=daily.date, player_id=alice.pk, record=record(100))
+def test_a_build_is_not_complete_when_the_mirror_was_dropped_meanwhile(alice, daily) -> None:
+    token = mirror.mirror_build_start(date=daily.date)
+    assert token is not None
+    mirror.mirror_add(date=daily.date, records={alice.pk: record(100)})
+    redis.Redis.from_url(django_settings.REDIS_URL).delete(f"eh:day-entries:{daily.date}")
+    mirror.mirror_add(date=daily.date, records={})
+    assert not mirror.mirror_build_finish(date=daily.date, token=token)
+    assert not mirror.mirror_complete(date=daily.date)
+    # A second build started over the first one is the one that completes.
+    first, second = (mirror.mirror_build_start(date=daily.date) for _ in range(2))
+    assert first is not None and second is not None
+    assert not mirror.mirror_build_finish(date=daily.date, token=first)
+    assert mirror.mirror_build_finish(date=daily.date, token=second)
+    assert mirror.mirror_build_start(date=daily.date) is None
+
+
+def test_a_build_reads_the_day_in_batches(make_player, daily) -> None:
+    players = [make_player(f"p{n}") for n in range(5)]
+    for n, player in enumerate(players):
+        stored_game(player=player, daily=daily, score=100 * n, moves=50, won=n % 2 == 0)
+    # Redis lost the day (the writers' records with it).
+    redis.Redis.from_url(django_settings.REDIS_URL).delete(f"eh:day-entries:{daily.date}")
+    assert board_mirror_build(date=daily.date, batch=2) == 5
+    records = held(daily.date, *players)
+    assert [records[player.pk][mirror.SCORE] for player in players] == [0, 100, 200, 300, 400]
+    assert [records[player.pk][mirror.KIND] for player in players] == [7, 1, 7, 1, 7]
+    assert board_mirror_build(date=daily.date) is None
+
+
+def test_the_hash_of_a_day_expires_days_after_the_day(alice, daily) -> None:
+    assert board_mirror_build(date=daily.date) == 0
     client = redis.Redis.from_url(django_settings.REDIS_URL)
     expires = client.expiretime(f"eh:day-entries:{daily.date.isoformat()}")
     day_end = datetime.datetime.combine(daily.date, datetime.time(), datetime.UTC)
     assert expires == int((day_end + datetime.timedelta(days=1 + mirror.KEEP_DAYS)).timestamp())
 
-    # An older day's board read again keeps its records an hour, not nothing.
+    # An older day's mirror, built again, lives an hour.
     old_day = daily.date - datetime.timedelta(days=30)
     before = int(time.time())
-    mirror.mirror_fill(date=old_day, records={alice.pk: record(100)})
+    assert board_mirror_build(date=old_day) == 0
     expires = client.expiretime(f"eh:day-entries:{old_day.isoformat()}")
     assert before + mirror.KEEP_SECONDS <= expires <= int(time.time()) + mirror.KEEP_SECONDS
-    assert held(old_day, alice) == {alice.pk: record(100)}
 
 
 def test_with_redis_down_the_boards_read_the_table_and_drop_the_day_when_it_is_back(
@@ -208,10 +251,8 @@ def test_with_redis_down_the_boards_read_the_table_and_drop_the_day_when_it_is_b
     follow_add(follower=alice, followee=bob)
     with django_capture_on_commit_callbacks(execute=True):
         stored_game(player=alice, daily=daily, score=400, moves=90, won=True)
-    friends_board(settings, alice, daily.date, Board.SCORE, mirrored=True)
-    key = f"eh:day-entries:{daily.date.isoformat()}"
-    client = redis.Redis.from_url(django_settings.REDIS_URL)
-    assert client.exists(key)
+    assert board_mirror_build(date=daily.date) == 1
+    assert mirror.mirror_complete(date=daily.date)
 
     working = settings.REDIS_URL
     settings.REDIS_URL = "redis://127.0.0.1:9/0"  # nothing listens there
@@ -220,14 +261,32 @@ def test_with_redis_down_the_boards_read_the_table_and_drop_the_day_when_it_is_b
     board = friends_board(settings, alice, daily.date, Board.SCORE, mirrored=True)
     assert [e["player"] for e in board["entries"]] == ["bob", "alice"]
     assert "board mirror unavailable" in caplog.text
-    # Bob's write was lost while Redis kept alice's stale view of the day.
+    # Bob's record could not be marked pending: the complete mirror lacks his game.
     assert mirror._untrusted == {daily.date}
 
     settings.REDIS_URL = working
     board = friends_board(settings, alice, daily.date, Board.SCORE, mirrored=True)
     assert [e["player"] for e in board["entries"]] == ["bob", "alice"]
     assert mirror._untrusted == set()
+    assert not mirror.mirror_complete(date=daily.date)
+    assert board_mirror_build(date=daily.date) == 2
     assert held(daily.date, alice, bob)[bob.pk][mirror.SCORE] == 500
+
+
+def test_the_command_builds_today_and_yesterday(settings, alice, daily, today) -> None:
+    stored_game(player=alice, daily=daily, score=400, moves=90)
+    out = io.StringIO()
+    call_command("build_board_mirror", stdout=out)
+    yesterday = today - datetime.timedelta(days=1)
+    assert re.fullmatch(
+        rf"{today}: 1 players in [\d.]+ s\n{yesterday}: 0 players in [\d.]+ s\n", out.getvalue()
+    )
+    out = io.StringIO()
+    call_command("build_board_mirror", stdout=out)
+    assert out.getvalue() == f"{today}: complete\n{yesterday}: complete\n"
+    settings.BOARD_MIRROR = False
+    with pytest.raises(CommandError, match="the board mirror is off"):
+        call_command("build_board_mirror")
 
 
 def test_a_players_entries_of_a_day_are_of_one_game() -> None:

@@ -45,6 +45,8 @@ from typing import Any, NamedTuple, TypeVar, cast
 import redis
 from django.conf import settings
 from django.db import transaction
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from easyharp_site.dates import utc_aware
 
@@ -54,8 +56,11 @@ logger = logging.getLogger(__name__)
 # yesterday are the ones read most), and at least after its last write.
 KEEP_DAYS = 2
 KEEP_SECONDS = 3600
-# Longest wait on Redis; past it the boards read the table.
+# Longest wait on Redis; past it the boards read the table. After a failure,
+# this process leaves Redis alone for PAUSE_SECONDS (a submission never waits
+# on a Redis that is away, its player's row locked, more than once in that time).
 TIMEOUT_SECONDS = 0.5
+PAUSE_SECONDS = 5.0
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 # kind, game id, score, moves, duration_ms, submitted_at (µs since the epoch).
@@ -170,8 +175,12 @@ def mirror_enabled() -> bool:
 
 @functools.cache
 def _client(url: str) -> redis.Redis:
+    # No retries: a board reads the table rather than wait.
     return redis.Redis.from_url(
-        url, socket_timeout=TIMEOUT_SECONDS, socket_connect_timeout=TIMEOUT_SECONDS
+        url,
+        socket_timeout=TIMEOUT_SECONDS,
+        socket_connect_timeout=TIMEOUT_SECONDS,
+        retry=Retry(NoBackoff(), 0),
     )
 
 
@@ -190,6 +199,8 @@ def _expires(date: datetime.date) -> int:
 # Days whose hash this process failed to bring in step: dropped at its next
 # successful call (the next build makes it again).
 _untrusted: set[datetime.date] = set()
+# Until when (time.monotonic()) this process leaves Redis alone after a failure.
+_paused_until = 0.0
 
 T = TypeVar("T")
 
@@ -198,6 +209,11 @@ def _call(action: Callable[[redis.Redis], T], *, lost: datetime.date | None = No
     """`action` on the mirror's Redis, after dropping the hashes this process could
     not keep in step; None (logged) when Redis fails, and then the day `lost`, if
     given, is dropped once Redis answers again."""
+    global _paused_until
+    if time.monotonic() < _paused_until:
+        if lost is not None:
+            _untrusted.add(lost)
+        return None
     client = _client(settings.REDIS_URL)
     try:
         if _untrusted:
@@ -207,6 +223,7 @@ def _call(action: Callable[[redis.Redis], T], *, lost: datetime.date | None = No
         return action(client)
     except redis.RedisError as error:
         logger.warning("board mirror unavailable (%s): boards read the table", error)
+        _paused_until = time.monotonic() + PAUSE_SECONDS
         if lost is not None:
             _untrusted.add(lost)
         return None

@@ -38,11 +38,10 @@ pytestmark = pytest.mark.redis
 
 
 @pytest.fixture(autouse=True)
-def _mirrored(settings):
+def _mirrored(settings, monkeypatch):
     settings.BOARD_MIRROR = True
-    mirror._untrusted.clear()
-    yield
-    mirror._untrusted.clear()
+    monkeypatch.setattr(mirror, "_untrusted", set())
+    monkeypatch.setattr(mirror, "_paused_until", 0.0)
 
 
 def friends_board(settings, viewer, date, order, *, mirrored: bool, **page) -> dict:
@@ -246,7 +245,7 @@ def test_the_hash_of_a_day_expires_days_after_the_day(alice, daily) -> None:
 
 
 def test_with_redis_down_the_boards_read_the_table_and_drop_the_day_when_it_is_back(
-    settings, alice, bob, daily, django_capture_on_commit_callbacks, caplog
+    settings, alice, bob, daily, django_capture_on_commit_callbacks, caplog, monkeypatch
 ) -> None:
     follow_add(follower=alice, followee=bob)
     with django_capture_on_commit_callbacks(execute=True):
@@ -264,7 +263,11 @@ def test_with_redis_down_the_boards_read_the_table_and_drop_the_day_when_it_is_b
     # Bob's record could not be marked pending: the complete mirror lacks his game.
     assert mirror._untrusted == {daily.date}
 
+    # For PAUSE_SECONDS after the failure, this process does not even try Redis.
+    assert mirror.mirror_read(date=daily.date, player_ids=[alice.pk]) is None
     settings.REDIS_URL = working
+    assert mirror.mirror_read(date=daily.date, player_ids=[alice.pk]) is None
+    monkeypatch.setattr(mirror, "_paused_until", time.monotonic())
     board = friends_board(settings, alice, daily.date, Board.SCORE, mirrored=True)
     assert [e["player"] for e in board["entries"]] == ["bob", "alice"]
     assert mirror._untrusted == set()

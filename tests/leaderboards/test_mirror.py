@@ -32,7 +32,7 @@ from leaderboards.selectors import leaderboard_among
 from leaderboards.services import board_mirror_build
 from leagues.selectors import friends_sql
 from leagues.services import follow_add
-from tests.fixtures import PASSWORD, stored_game
+from tests.fixtures import PASSWORD, client_for, play_ranked, stored_game
 
 pytestmark = pytest.mark.redis
 
@@ -147,6 +147,25 @@ def test_a_friends_board_is_read_from_the_mirror_in_two_statements(
     assert [(e["player"], e["score"]) for e in board["entries"]] == [("bob", 900), ("alice", 400)]
     # The audience's ids, then the names of the players shown with the deal's number.
     assert len(queries) == 2
+
+
+def test_the_friends_board_api_reads_the_mirror_after_real_submissions(
+    settings, alice, bob, make_player, daily, django_capture_on_commit_callbacks
+) -> None:
+    carol = make_player("carol")
+    follow_add(follower=alice, followee=bob)
+    assert board_mirror_build(date=daily.date) == 0
+    with django_capture_on_commit_callbacks(execute=True):
+        for player, log in ((bob, "S S"), (alice, "S"), (carol, "S S S")):
+            play_ranked(player, log)
+    records = held(daily.date, alice, bob, carol)
+    assert all(fields[mirror.KIND] == mirror.ON_SCORE for fields in records.values())
+
+    url = f"/api/daily/{daily.date.isoformat()}/leaderboard/?order=score&scope=friends"
+    from_mirror = client_for(alice).get(url).json()
+    assert sorted(entry["player"] for entry in from_mirror["entries"]) == ["alice", "bob"]
+    settings.BOARD_MIRROR = False
+    assert client_for(alice).get(url).json() == from_mirror
 
 
 def test_an_incomplete_mirror_is_never_read(settings, alice, bob, daily) -> None:

@@ -295,17 +295,19 @@ def test_with_redis_down_the_boards_read_the_table_and_drop_the_day_when_it_is_b
     assert held(daily.date, alice, bob)[bob.pk][mirror.SCORE] == 500
 
 
-def test_the_command_builds_today_and_yesterday(settings, alice, daily, today) -> None:
+def test_the_command_builds_tomorrow_today_and_yesterday(settings, alice, daily, today) -> None:
     stored_game(player=alice, daily=daily, score=400, moves=90)
     out = io.StringIO()
     call_command("build_board_mirror", stdout=out)
-    yesterday = today - datetime.timedelta(days=1)
+    tomorrow, yesterday = (today + datetime.timedelta(days=n) for n in (1, -1))
     assert re.fullmatch(
-        rf"{today}: 1 players in [\d.]+ s\n{yesterday}: 0 players in [\d.]+ s\n", out.getvalue()
+        rf"{tomorrow}: 0 players in [\d.]+ s\n{today}: 1 players in [\d.]+ s\n"
+        rf"{yesterday}: 0 players in [\d.]+ s\n",
+        out.getvalue(),
     )
     out = io.StringIO()
-    call_command("build_board_mirror", stdout=out)
-    assert out.getvalue() == f"{today}: complete\n{yesterday}: complete\n"
+    call_command("build_board_mirror", "--date", today.isoformat(), stdout=out)
+    assert out.getvalue() == f"{today}: complete\n"
     settings.BOARD_MIRROR = False
     with pytest.raises(CommandError, match="the board mirror is off"):
         call_command("build_board_mirror")

@@ -1,9 +1,10 @@
-"""Build the board mirror in Redis of today and yesterday, where it is not complete."""
+"""Build the board mirror in Redis of tomorrow, today and yesterday, where it is not complete."""
 
 from __future__ import annotations
 
 import datetime
 import time
+from datetime import timedelta
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -16,10 +17,10 @@ from leaderboards.services import board_mirror_build
 class Command(BaseCommand):
     help = (
         "Build the day's board mirror in Redis (which friends boards read) from the "
-        "boards, for today and yesterday, unless it is complete already: after Redis "
-        "lost it, or for a new day. Until a day's mirror is complete its boards read "
-        "the table. Costs one request a day when there is nothing to build, so it can "
-        "run as often as wanted."
+        "boards, for tomorrow (ready before it starts), today and yesterday, unless it "
+        "is complete already: after Redis lost it, or for a new day. Until a day's "
+        "mirror is complete its boards read the table. Costs one request a day when "
+        "there is nothing to build, so it can run as often as wanted."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -30,7 +31,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, date: datetime.date | None, **options: Any) -> None:
         if not mirror_enabled():
             raise CommandError("the board mirror is off (BOARD_MIRROR, REDIS_URL)")
-        days = [date] if date is not None else [today(), today() - datetime.timedelta(days=1)]
+        days = [date] if date is not None else [today() + timedelta(days=n) for n in (1, 0, -1)]
         for day in days:
             started = time.monotonic()
             players = board_mirror_build(date=day)

@@ -119,6 +119,16 @@ def _fresh_rate_limits() -> None:
 
 
 @pytest.fixture(autouse=True)
+def _board_mirror_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start every test with the board mirror's per-process state fresh: no pause
+    after a Redis call that failed in an earlier test, and no day to drop."""
+    from leaderboards import mirror
+
+    monkeypatch.setattr(mirror, "_untrusted", set())
+    monkeypatch.setattr(mirror, "_paused_until", 0.0)
+
+
+@pytest.fixture(autouse=True)
 def _daily_deals_without_the_solver(settings: Any) -> None:
     """Choose deals of the day without running the solver (about a second per deal).
 

@@ -38,10 +38,8 @@ pytestmark = pytest.mark.redis
 
 
 @pytest.fixture(autouse=True)
-def _mirrored(settings, monkeypatch):
+def _mirrored(settings):
     settings.BOARD_MIRROR = True
-    monkeypatch.setattr(mirror, "_untrusted", set())
-    monkeypatch.setattr(mirror, "_paused_until", 0.0)
 
 
 def friends_board(settings, viewer, date, order, *, mirrored: bool, **page) -> dict:

@@ -20,6 +20,8 @@ from easyharp_site.asgi import application
 from games.models import DailyDeal
 from leaderboards import live
 from leaderboards.consumers import CLOSE_NO_BOARD, CLOSE_NOT_SIGNED_IN
+from leaderboards.mirror import KIND, ON_MOVES, ON_SCORE, WON, mirror_read
+from leaderboards.services import board_mirror_build
 from leagues import services
 from leagues.models import League
 from tests.fixtures import WIN_LOG
@@ -186,6 +188,37 @@ async def test_a_friends_board_is_its_viewers_alone(
     finally:
         await mine.disconnect()
         await theirs.disconnect()
+
+
+@pytest.mark.redis
+async def test_a_friends_board_read_from_the_board_mirror_updates_live(
+    daily: DailyDeal, make_player: MakePlayer, settings: Any
+) -> None:
+    settings.BOARD_MIRROR = True
+    alice, bob = await database_sync_to_async(lambda: (make_player("alice"), make_player("bob")))()
+    await database_sync_to_async(services.follow_add)(follower=alice, followee=bob)
+    assert await database_sync_to_async(board_mirror_build)(date=daily.date) == 0
+    communicator, snapshot = await snapshot_of(friends_path(daily), alice)
+    try:
+        assert snapshot["entries"] == []
+        await database_sync_to_async(submit)(bob, ["S"])
+        update = await communicator.receive_json_from(timeout=5)
+        assert [(e["rank"], e["player"]) for e in update["entries"]] == [(1, "bob")]
+        await database_sync_to_async(submit)(alice, WIN_LOG)
+        update = await communicator.receive_json_from(timeout=5)
+        assert [e["player"] for e in update["entries"]] == ["alice", "bob"]
+        assert update["me"]["rank"] == 1
+        # Both records are in the complete mirror, stored after their commits.
+        records = await database_sync_to_async(mirror_read)(
+            date=daily.date, player_ids=[alice.pk, bob.pk]
+        )
+        assert records is not None
+        assert {player: fields[KIND] for player, fields in records.items()} == {
+            alice.pk: ON_SCORE | ON_MOVES | WON,
+            bob.pk: ON_SCORE,
+        }
+    finally:
+        await communicator.disconnect()
 
 
 async def test_following_someone_while_watching_brings_them_onto_the_friends_board(

@@ -408,9 +408,10 @@ def _among_rows_mirrored(
     last: int,
     mine: Sequence[int],
 ) -> tuple[int, int | None, list[tuple[Any, ...]]] | None:
-    """`_among_rows` from the day's mirror (`leaderboards.mirror`): the audience's
-    records in one request, those it lacks from the table (and added to it), ranked
-    here in board order. None when the mirror is off or unavailable."""
+    """`_among_rows` from the day's board mirror (`leaderboards.mirror`): the
+    audience's records in one request, those pending read from the table, ranked
+    here in board order. None when the mirror is off, unavailable or not
+    complete for the day (then the table is read)."""
     subquery, params = audience
     player_ids = sorted({row[0] for row in _rows(subquery, params)})
     records = mirror.mirror_read(date=date, player_ids=player_ids)
@@ -485,13 +486,15 @@ def leaderboard_among(
     With `around` (a player id on the board), the page is the one centred on
     that player instead of `offset`'s.
 
-    One statement (two with `around`): with `entries`, one index range of the
-    audience's own table, already in board order; without, one index lookup
-    per player of the audience on the board's unique (date, board, player)
-    index. The entries are numbered in the database, so the cost grows with
-    the audience (a league holds at most 1,000 players, a player follows at
-    most 1,000), never with the size of the day's board, and only the rows
-    shown come back.
+    With `entries`, one statement (two with `around`): one index range of the
+    audience's own table, already in board order. Without, when the day's
+    board mirror is complete (`leaderboards.mirror`): the audience's ids, one
+    request to Redis for their records, the ranking here, and the names of
+    the players shown (twice that with `around`). Otherwise one statement,
+    one index lookup per player of the audience on the board's unique (date,
+    board, player) index, the entries numbered in the database. The cost
+    grows with the audience (a league holds at most 1,000 players, a player
+    follows at most 1,000), never with the size of the day's board.
     """
     limit = max(0, min(limit, PAGE_LIMIT_MAX))
     offset = max(0, offset)

@@ -327,10 +327,6 @@ def _among_rows(
 ) -> tuple[int, int | None, list[tuple[Any, ...]]]:
     """(total, deal number, rows `(player_id, *columns, place)`) of the places in
     (`first`, `last`] and of the players `mine`."""
-    if entries is None:
-        mirrored = _among_rows_mirrored(date, order, audience, first, last, mine)
-        if mirrored is not None:
-            return mirrored
     if entries is not None:
         table, narrowing, params = entries
     else:
@@ -400,27 +396,25 @@ def day_records_after(
     return _day_record_rows(rows)
 
 
-def _among_rows_mirrored(
-    date: datetime.date,
-    order: str,
-    audience: AudienceSql,
-    first: int,
-    last: int,
-    mine: Sequence[int],
-) -> tuple[int, int | None, list[tuple[Any, ...]]] | None:
-    """`_among_rows` from the day's board mirror (`leaderboards.mirror`): the
-    audience's records in one request, those pending read from the table, ranked
-    here in board order. None when the mirror is off, unavailable or not
-    complete for the day (then the table is read)."""
+# A board read from the mirror: its keys in board order (`_ORDER_ASC`'s columns,
+# then the player), and the records they come from.
+_Ranking = tuple[list[tuple[int, ...]], dict[int, "mirror.Fields"]]
+
+
+def _mirror_ranking(date: datetime.date, order: str, audience: AudienceSql) -> _Ranking | None:
+    """The audience's entries of `date` in board order, from the day's board mirror
+    (`leaderboards.mirror`): the audience's ids, their records in one request
+    (those pending read from the table), ranked here. None when the mirror is
+    off, unavailable or not complete for the day (then the table is read)."""
     subquery, params = audience
-    player_ids = sorted({row[0] for row in _rows(subquery, params)})
+    player_ids = list({row[0]: None for row in _rows(subquery, params)})
     records = mirror.mirror_read(date=date, player_ids=player_ids)
     if records is None:
         return None
     pending = [player_id for player_id, r in records.items() if r[KIND] == mirror.PENDING]
     if pending:
         records.update(_day_records(date, pending))
-    # Board order: `_ORDER_ASC`, whose (key1, key2) are `board_sort_key`'s, then the player.
+    # `_ORDER_ASC`, whose (key1, key2) are `board_sort_key`'s, then the player.
     if order == Board.SCORE:
         keyed = (
             (-r[SCORE], r[MOVES], r[DURATION], r[SUBMITTED], r[GAME], player_id)
@@ -433,7 +427,21 @@ def _among_rows_mirrored(
             for player_id, r in records.items()
             if r[KIND] & mirror.ON_MOVES
         )
-    ranked = sorted(keyed)
+    return sorted(keyed), records
+
+
+def _mirror_rows(
+    date: datetime.date,
+    order: str,
+    ranking: _Ranking,
+    first: int,
+    last: int,
+    mine: Sequence[int],
+) -> tuple[int, int | None, list[tuple[Any, ...]]]:
+    """`_among_rows` of a ranking from the mirror: the rows of the places in
+    (`first`, `last`] and of the players `mine`, with the names of their players
+    and the day's deal number (one statement)."""
+    ranked, records = ranking
     wanted = set(mine)
     chosen = [
         (place, key[-1])
@@ -490,23 +498,32 @@ def leaderboard_among(
     audience's own table, already in board order. Without, when the day's
     board mirror is complete (`leaderboards.mirror`): the audience's ids, one
     request to Redis for their records, the ranking here, and the names of
-    the players shown (twice that with `around`). Otherwise one statement,
-    one index lookup per player of the audience on the board's unique (date,
-    board, player) index, the entries numbered in the database. The cost
+    the players shown, with or without `around`. Otherwise one statement (two
+    with `around`), one index lookup per player of the audience on the board's
+    unique (date, board, player) index, the entries numbered in the database. The cost
     grows with the audience (a league holds at most 1,000 players, a player
     follows at most 1,000), never with the size of the day's board.
     """
     limit = max(0, min(limit, PAGE_LIMIT_MAX))
     offset = max(0, offset)
     wanted = sorted(set(mine) | ({around} if around is not None else set()))
+    ranking = _mirror_ranking(date, order, audience) if entries is None else None
     if around is not None:
-        total, _, rows = _among_rows(date, order, audience, entries, 0, 0, [around])
-        if rows and limit:
-            place = rows[0][-1]
+        if ranking is not None:
+            total = len(ranking[0])
+            found = (place for place, key in enumerate(ranking[0], start=1) if key[-1] == around)
+            place = next(found, None)
+        else:
+            total, _, rows = _among_rows(date, order, audience, entries, 0, 0, [around])
+            place = rows[0][-1] if rows else None
+        if place is not None and limit:
             offset = max(0, min(place - 1 - (limit - 1) // 2, total - limit))
-    total, number, rows = _among_rows(
-        date, order, audience, entries, offset, offset + limit, wanted
-    )
+    if ranking is not None:
+        total, number, rows = _mirror_rows(date, order, ranking, offset, offset + limit, wanted)
+    else:
+        total, number, rows = _among_rows(
+            date, order, audience, entries, offset, offset + limit, wanted
+        )
     places = {row[0]: row for row in rows}
     shown = [_entry_dict(row[1:-1], row[-1]) for row in rows if offset < row[-1] <= offset + limit]
     return {

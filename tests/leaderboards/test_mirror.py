@@ -145,6 +145,13 @@ def test_a_friends_board_is_read_from_the_mirror_in_two_statements(
     assert [(e["player"], e["score"]) for e in board["entries"]] == [("bob", 900), ("alice", 400)]
     # The audience's ids, then the names of the players shown with the deal's number.
     assert len(queries) == 2
+    # The page around a player too: the mirror's ranking places them.
+    with CaptureQueriesContext(connection) as queries:
+        board = friends_board(
+            settings, alice, daily.date, Board.SCORE, mirrored=True, limit=1, around=alice.pk
+        )
+    assert [(e["rank"], e["player"]) for e in board["entries"]] == [(2, "alice")]
+    assert len(queries) == 2
 
 
 def test_the_friends_board_api_reads_the_mirror_after_real_submissions(

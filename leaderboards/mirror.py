@@ -13,10 +13,11 @@ table that is one index lookup per player; from the mirror, one request.
   the player's row locked (`leaderboards.services`). Inside that transaction
   they mark the player's record pending (`mirror_pending`: readers read that
   player from the table), and after it commits they write the new record
-  (`mirror_store`). Both carry the version read under the lock (the clock, in
-  microseconds), and no write replaces a later version: two writes arriving
-  out of order leave the later one, and a lost write after the commit leaves
-  the player pending, read from the table.
+  (`mirror_store`). Both carry the version read under the lock (Redis's own
+  clock, in microseconds: one clock for every server process), and no write
+  replaces a later version: two writes arriving out of order leave the later
+  one, and a lost write after the commit leaves the player pending, read
+  from the table.
 - **The build** (`leaderboards.services.board_mirror_build`, compose's
   `board-mirror` job) adds every entry of the day from the table with
   version 0, only where a field is empty (a writer's record wins), then marks
@@ -97,6 +98,21 @@ _ADD = """
 for i = 2, #ARGV, 2 do redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('EXPIREAT', KEYS[1], ARGV[1])
 return 1
+"""
+
+# Mark field ARGV[1] pending with the version of Redis's own clock (one clock
+# for every server process, whatever their hosts' clocks say), ARGV[2] being
+# the pending record; the hash expires at ARGV[3]. Returns the version.
+_PENDING = """
+local now = redis.call('TIME')
+local version = string.format('%016d', now[1] * 1000000 + now[2])
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+if old and tonumber(string.sub(old, 1, 16)) > tonumber(version) then
+  version = string.sub(old, 1, 16)
+end
+redis.call('HSET', KEYS[1], ARGV[1], version .. ':' .. ARGV[2])
+redis.call('EXPIREAT', KEYS[1], ARGV[3])
+return version
 """
 
 # Start a build with token ARGV[1] unless the hash is complete (then nil); the
@@ -255,13 +271,18 @@ def mirror_pending(*, date: datetime.date, player_id: int) -> int | None:
     """Inside the transaction that changes a player's entries of `date` (their row
     locked): mark their record pending, so that readers read them from the table
     until `mirror_store` writes the new one after the commit. Returns the
-    version both carry (None when the mirror is off)."""
+    version both carry, read from Redis's clock under the player's lock, so
+    that it grows from one writer of the player to the next whichever server
+    process each runs in (None when the mirror is off or Redis failed: then
+    the day is dropped when Redis answers again)."""
     if not mirror_enabled():
         return None
-    version = time.time_ns() // 1000
-    value = _value(version, DayRecord(PENDING))
-    _call(lambda client: _eval(client, _STORE, date, value, player_id, _expires(date)), lost=date)
-    return version
+    pending = DayRecord(PENDING).pack()
+    version = _call(
+        lambda client: _eval(client, _PENDING, date, player_id, pending, _expires(date)),
+        lost=date,
+    )
+    return int(version) if version is not None else None
 
 
 def mirror_store(*, date: datetime.date, player_id: int, record: DayRecord, version: int) -> None:

@@ -224,6 +224,17 @@ def test_of_two_writes_arriving_out_of_order_the_later_one_stays(
     assert held(daily.date, alice) == {alice.pk: record(200)}
 
 
+def test_versions_come_from_redis_clock_not_the_server_processes(alice, daily, monkeypatch) -> None:
+    first = mirror.mirror_pending(date=daily.date, player_id=alice.pk)
+    # The next writer of the player runs on a host whose clock is far behind.
+    monkeypatch.setattr(time, "time_ns", lambda: 0)
+    monkeypatch.setattr(time, "time", lambda: 0.0)
+    second = mirror.mirror_pending(date=daily.date, player_id=alice.pk)
+    assert first is not None and second is not None
+    assert second > first
+    assert abs(second / 1e6 - datetime.datetime.now(datetime.UTC).timestamp()) < 60
+
+
 def test_a_build_is_not_complete_when_the_mirror_was_dropped_meanwhile(alice, daily) -> None:
     token = mirror.mirror_build_start(date=daily.date)
     assert token is not None

@@ -40,7 +40,7 @@ import logging
 import secrets
 import struct
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, TypeVar, cast
 
 import redis
@@ -166,22 +166,18 @@ def moment(micros: int) -> datetime.datetime:
 NO_ENTRY = DayRecord(0)
 
 
-# A board entry's row: board, game id, score, moves, won, duration_ms, submitted_at.
-EntryRow = tuple[str, int, int, int, bool, int, datetime.datetime]
-
-
-def day_record(rows: Iterable[EntryRow]) -> DayRecord:
-    """A player's record of a day from the rows of their board entries of that day."""
-    kind, game = 0, None
-    for row in rows:
-        kind |= ON_SCORE if row[0] == "score" else ON_MOVES
-        if game is not None and game[1:] != row[1:]:
-            raise ValueError(f"a player's entries of a day are of one game: {game} {row}")
-        game = row
-    if game is None:
-        return NO_ENTRY
-    _, game_id, score, moves, won, duration_ms, submitted_at = game
-    kind |= WON if won else 0
+def game_record(
+    *,
+    game_id: int,
+    score: int,
+    moves: int,
+    won: bool,
+    duration_ms: int,
+    submitted_at: datetime.datetime,
+) -> DayRecord:
+    """The record of a player whose ranked game of the day this is: on the score
+    board, and on the moves board too when it was won (`game_counts_on`)."""
+    kind = ON_SCORE | (ON_MOVES | WON if won else 0)
     return DayRecord(kind, game_id, score, moves, duration_ms, micros(submitted_at))
 
 

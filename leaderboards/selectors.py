@@ -354,26 +354,26 @@ _DAY_RECORD_COLUMNS = "player_id, won, game_id, score, moves, duration_ms, submi
 
 def _day_record_rows(rows: list[tuple[Any, ...]]) -> list[tuple[int, mirror.DayRecord]]:
     """(player id, record) of rows of `_DAY_RECORD_COLUMNS` from the score board,
-    which holds every ranked game; the same game is on the moves board when it
-    was won (`game_counts_on`)."""
+    which holds every ranked game."""
     return [
         (
             player_id,
-            mirror.DayRecord(
-                mirror.ON_SCORE | (mirror.ON_MOVES | mirror.WON if won else 0),
-                game_id,
-                score,
-                moves,
-                duration_ms,
-                mirror.micros(submitted_at),
+            mirror.game_record(
+                game_id=game_id,
+                score=score,
+                moves=moves,
+                won=won,
+                duration_ms=duration_ms,
+                submitted_at=submitted_at,
             ),
         )
         for player_id, won, game_id, score, moves, duration_ms, submitted_at in rows
     ]
 
 
-def _day_records(date: datetime.date, player_ids: Sequence[int]) -> dict[int, mirror.DayRecord]:
-    """Each player's record of `date` read from the table (`NO_ENTRY` without entries)."""
+def day_records(*, date: datetime.date, player_ids: Sequence[int]) -> dict[int, mirror.DayRecord]:
+    """Each player's record of `date` for the board mirror, read from the table
+    (`NO_ENTRY` without entries)."""
     marks = ", ".join(["%s"] * len(player_ids))
     rows = _rows(
         f"SELECT {_DAY_RECORD_COLUMNS} FROM leaderboards_boardentry "
@@ -413,7 +413,7 @@ def _mirror_ranking(date: datetime.date, order: str, audience: AudienceSql) -> _
         return None
     pending = [player_id for player_id, r in records.items() if r[KIND] == mirror.PENDING]
     if pending:
-        records.update(_day_records(date, pending))
+        records.update(day_records(date=date, player_ids=pending))
     # `_ORDER_ASC`, whose (key1, key2) are `board_sort_key`'s, then the player.
     if order == Board.SCORE:
         keyed = (

@@ -37,7 +37,7 @@ from leaderboards.models import (
     board_sort_key,
 )
 from leaderboards.records import RECORD_FIELDS, Record, record_fold
-from leaderboards.selectors import day_records_after, stats_record
+from leaderboards.selectors import day_records, day_records_after, stats_record
 from leaderboards.signals import board_entries_moved
 
 BOARDS: tuple[str, ...] = (Board.SCORE, Board.MOVES)
@@ -152,14 +152,13 @@ def board_entries_offer(*, game: Game) -> list[str]:
     for entry in entries:
         _counts_change(date=date, board=entry.board, old=None, new=entry.key1)
     if boards:
-        kind = sum(mirror.ON_SCORE if board == Board.SCORE else mirror.ON_MOVES for board in boards)
-        record = mirror.DayRecord(
-            kind | (mirror.WON if game.won else 0),
-            game.pk,
-            game.score,
-            game.moves,
-            entries[0].duration_ms,
-            mirror.micros(entries[0].submitted_at),
+        record = mirror.game_record(
+            game_id=game.pk,
+            score=game.score,
+            moves=game.moves,
+            won=game.won,
+            duration_ms=entries[0].duration_ms,
+            submitted_at=entries[0].submitted_at,
         )
         _entries_moved(player_id=game.player_id, date=date, replaced=False, record=record)
     return boards
@@ -198,10 +197,7 @@ def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
             _counts_change(date=date, board=board, old=entry.key1, new=values["key1"])
             moved.append(board)
     if moved:
-        rows = BoardEntry.objects.filter(date=date, player=player).values_list(
-            "board", "game_id", "score", "moves", "won", "duration_ms", "submitted_at"
-        )
-        record = mirror.day_record(rows)
+        record = day_records(date=date, player_ids=[player.pk])[player.pk]
         _entries_moved(player_id=player.pk, date=date, replaced=True, record=record)
     return moved
 

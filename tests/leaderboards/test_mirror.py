@@ -329,12 +329,12 @@ def test_the_command_builds_tomorrow_today_and_yesterday(settings, alice, daily,
         call_command("build_board_mirror")
 
 
-def test_a_players_entries_of_a_day_are_of_one_game() -> None:
+def test_a_won_game_is_on_both_boards_and_a_lost_one_on_the_score_board() -> None:
     at = datetime.datetime(2026, 5, 1, tzinfo=datetime.UTC)
-    both = [("score", 7, 400, 90, True, 1_000, at), ("moves", 7, 400, 90, True, 1_000, at)]
-    assert mirror.day_record(both) == mirror.DayRecord(
+    game = {"game_id": 7, "score": 400, "moves": 90, "duration_ms": 1_000, "submitted_at": at}
+    assert mirror.game_record(won=True, **game) == mirror.DayRecord(
         mirror.ON_SCORE | mirror.ON_MOVES | mirror.WON, 7, 400, 90, 1_000, mirror.micros(at)
     )
-    assert mirror.day_record([]) is mirror.NO_ENTRY
-    with pytest.raises(ValueError, match="of one game"):
-        mirror.day_record([both[0], ("moves", 8, 400, 90, True, 1_000, at)])
+    assert mirror.game_record(won=False, **game) == mirror.DayRecord(
+        mirror.ON_SCORE, 7, 400, 90, 1_000, mirror.micros(at)
+    )

@@ -55,6 +55,8 @@ class ReviewState(models.TextChoices):
 
     NONE = "", "Not flagged"
     FLAGGED = "flagged", "Flagged, waiting for review"
+    # Flagged as no person could have played it (`too_fast`): on no board until cleared.
+    HELD = "held", "Held off the boards, waiting for review"
     CLEARED = "cleared", "Cleared by a moderator"
     VOIDED = "voided", "Voided by a moderator"
 
@@ -156,7 +158,7 @@ class Game(models.Model):
             # The moderators' queue: the few games waiting for review.
             models.Index(
                 fields=["created_at"],
-                condition=Q(review_state="flagged"),
+                condition=Q(review_state__in=["flagged", "held"]),
                 name="game_review_queue",
             ),
         ]

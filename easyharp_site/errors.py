@@ -109,6 +109,13 @@ ERROR_SCHEMA = inline_serializer(
                     serializers.IntegerField,
                     "`idempotency_key_reused`: the game stored with the key.",
                 ),
+                "date": _optional(
+                    serializers.DateField, "`replay_locked`: the running day whose deal it is."
+                ),
+                "opens_at": _optional(
+                    serializers.DateTimeField,
+                    "`replay_locked`: when the day closes and its games open to everyone.",
+                ),
             },
         )
     },

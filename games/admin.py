@@ -158,17 +158,22 @@ class ReviewQueueAdmin(NoAddNoDelete):
         "moves",
         "won",
         "duration_ms",
+        "review_state",
         "reasons",
         "created_at",
     ]
-    list_filter = [FlagFilter, "won", "daily__date"]
+    list_filter = [FlagFilter, "review_state", "won", "daily__date"]
     list_select_related = ["player", "daily"]
     search_fields = ["player__username", "=id"]
     readonly_fields = [field.name for field in Game._meta.fields]
     actions = ["void_flagged", "clear_flagged"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
-        return super().get_queryset(request).filter(review_state=ReviewState.FLAGGED)
+        return (
+            super()
+            .get_queryset(request)
+            .filter(review_state__in=[ReviewState.FLAGGED, ReviewState.HELD])
+        )
 
     @admin.display(description="why flagged")
     def reasons(self, game: Game) -> str:
@@ -188,7 +193,8 @@ class ReviewQueueAdmin(NoAddNoDelete):
         self.message_user(request, f"{len(queryset)} game(s) voided.", messages.SUCCESS)
 
     @admin.action(
-        description="Clear the selected games (plausible: they leave the queue)",
+        description="Clear the selected games (plausible: they leave the queue, held ones "
+        "take their place on the boards)",
         permissions=["change"],
     )
     def clear_flagged(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:

@@ -241,6 +241,11 @@ class GameDetailOutput(GameOutput):
 
 
 NO_SUCH_GAME = {404: "`not_found`: there is no game with this id."}
+REPLAY_LOCKED = (
+    "`replay_locked` (with `date` and `opens_at`): the game plays the deal of a day that is "
+    "still running, and its log is served only to its player and to the players who have "
+    "finished their ranked game of that day, until the day closes (`opens_at`)."
+)
 
 
 def game_id_parameter() -> OpenApiParameter:
@@ -346,14 +351,22 @@ class GameCreateApi(APIView):
 
 
 class GameDetailApi(APIView):
-    """A stored game with its log (public by link)."""
+    """A stored game with its log: public by link, once its day has closed.
+
+    While the day whose deal it plays runs, the log is served only to its
+    player and to players who have finished their own ranked game of that day
+    (403 `replay_locked` for everyone else, with when it opens).
+    """
 
     @extend_schema(
         parameters=[game_id_parameter()],
-        responses={200: GameDetailOutput, **error_responses(404, codes=NO_SUCH_GAME)},
+        responses={
+            200: GameDetailOutput,
+            **error_responses(404, codes={**NO_SUCH_GAME, 403: REPLAY_LOCKED}),
+        },
     )
     def get(self, request: Request, game_id: int) -> Response:
-        game = selectors.game_get(game_id=game_id)
+        game = selectors.game_get_unlocked(game_id=game_id, viewer=request.user)
         return Response(GameDetailOutput(game, context={"request": request}).data)
 
 
@@ -454,19 +467,25 @@ class GameReplayApi(APIView):
                 429,
                 codes={
                     **NO_SUCH_GAME,
+                    403: REPLAY_LOCKED,
                     409: "`rules_version_unsupported`: played under rules this server lacks.",
                 },
             ),
         },
     )
     def get(self, request: Request, game_id: int) -> Response:
-        game = selectors.game_get(game_id=game_id)
+        game = selectors.game_get_unlocked(game_id=game_id, viewer=request.user)
         # The replay is plain JSON already; running thousands of steps through
         # a serializer would cost more than the replay itself.
         response = Response(selectors.game_replay(game=game))
-        # A stored game never changes its log, so proxies and browsers may keep
-        # the replay (a 20,000-action replay costs about a second to build).
-        response["Cache-Control"] = "public, max-age=86400"
+        if selectors.game_is_of_running_day(game=game):
+            # Served to this viewer only: a shared cache must not hand it to one
+            # who has not played the day yet.
+            response["Cache-Control"] = "private, no-store"
+        else:
+            # A stored game never changes its log, so proxies and browsers may keep
+            # the replay (a 20,000-action replay costs about a second to build).
+            response["Cache-Control"] = "public, max-age=86400"
         return response
 
 
@@ -587,7 +606,9 @@ class HintApi(APIView):
     answer; `cut_short` is true when the time cap stopped it first. A hint on
     today's deal asked by a signed-in player whose ranked attempt is open marks
     that attempt assisted (`assisted` true): its game is stored and shown with
-    the mark, and ranked on no board.
+    the mark, and ranked on no board. Until the day closes, nobody else gets
+    hints on its deal but the players who have finished their ranked game
+    (403 `replay_locked`).
     """
 
     throttle_scope = "hint"  # each request may cost seconds of solver time
@@ -616,13 +637,22 @@ class HintApi(APIView):
             **error_responses(
                 *BODY_REFUSALS,
                 429,
-                codes={400: "`invalid_deal`, `log_too_long`, `illegal_action`."},
+                codes={
+                    400: "`invalid_deal`, `log_too_long`, `illegal_action`.",
+                    403: "`replay_locked` (with `date` and `opens_at`): the deal is that of a "
+                    "day still running, and the player has neither an open ranked attempt of "
+                    "it (a hint marks it assisted) nor a finished one.",
+                },
             ),
         },
     )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        # Before any solver work: a hint on a running day's deal is its answer.
+        lock = selectors.hint_lock(deal=data.validated_data["deal"], viewer=request.user)
+        if lock is not None:
+            raise lock.error("This hint")
         answer = selectors.game_hint(**data.validated_data)
         output = self.OutputSerializer(answer).data
         if request.user.is_authenticated:

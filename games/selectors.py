@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 from rest_framework import status
 
@@ -84,6 +84,113 @@ def game_get(*, game_id: int) -> Game:
             "not_found", f"There is no game {game_id}.", status_code=status.HTTP_404_NOT_FOUND
         )
     return game
+
+
+# --- The no-spoiler rule ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReplayLock:
+    """Why the games of a deal are not shown to a viewer yet, and when they will be.
+
+    While a day runs, the logs of its deal (ranked and practice games, replays,
+    hints) reach only the players who have finished their own ranked attempt
+    of that day, and each player their own games; everyone once the day has
+    closed (docs/FAIR_PLAY.md).
+    """
+
+    date: datetime.date
+    deal_number: int
+    opens_at: datetime.datetime
+
+    def error(self, what: str) -> ServiceError:
+        """The 403 `replay_locked` refusal of `what` (a game, a hint...)."""
+        return ServiceError(
+            "replay_locked",
+            f"{what} plays the deal of {self.date.isoformat()}, which is still running: "
+            "its games open once you have played your ranked game of that day (submitted "
+            f"or given up), or for everyone at {self.opens_at:%Y-%m-%d %H:%M} UTC when the "
+            "day closes.",
+            status_code=status.HTTP_403_FORBIDDEN,
+            date=self.date.isoformat(),
+            opens_at=self.opens_at.isoformat().replace("+00:00", "Z"),
+        )
+
+
+def replay_locks(*, viewer: User | AnonymousUser) -> dict[int, ReplayLock]:
+    """The deals whose games `viewer` may not see yet, by deal number: each running
+    (or prepared future) day's deal whose ranked attempt the viewer has not finished.
+
+    Two indexed reads whatever the viewer looks at; empty once every day the
+    viewer could be spoiled on is closed or finished.
+    """
+    days = list(DailyDeal.objects.filter(date__gte=today()))
+    if not days:
+        return {}
+    finished: set[int] = set()
+    if viewer.is_authenticated:
+        finished = set(
+            Game.objects.filter(player=viewer, ranked=True, daily__in=days).values_list(
+                "daily_id", flat=True
+            )
+        )
+    return {
+        day.number: ReplayLock(date=day.date, deal_number=day.number, opens_at=day.closes_at)
+        for day in days
+        if day.pk not in finished
+    }
+
+
+def day_lock(*, date: datetime.date, viewer: User | AnonymousUser) -> ReplayLock | None:
+    """The lock on the games of `date`'s deal for `viewer`, or None when they may see them."""
+    if date < today():
+        return None
+    return next((lock for lock in replay_locks(viewer=viewer).values() if lock.date == date), None)
+
+
+def game_lock(
+    *, game: Game, viewer: User | AnonymousUser, locks: dict[int, ReplayLock] | None = None
+) -> ReplayLock | None:
+    """The lock that keeps `game`'s log from `viewer`, or None when they may see it.
+
+    A player always sees their own games. `locks` is `replay_locks(viewer=viewer)`
+    when the caller has it already (a page of many games reads it once).
+    """
+    if viewer.is_authenticated and viewer.pk == game.player_id:
+        return None
+    if locks is None:
+        locks = replay_locks(viewer=viewer)
+    return locks.get(game.deal_number)
+
+
+def game_get_unlocked(*, game_id: int, viewer: User | AnonymousUser) -> Game:
+    """The game `game_id` with its log, or a 404, or a 403 `replay_locked` for `viewer`."""
+    game = game_get(game_id=game_id)
+    lock = game_lock(game=game, viewer=viewer)
+    if lock is not None:
+        raise lock.error(f"Game {game.pk}")
+    return game
+
+
+def game_is_of_running_day(*, game: Game) -> bool:
+    """Whether `game` plays the deal of a day not yet closed (its log is not for everyone)."""
+    return DailyDeal.objects.filter(date__gte=today(), number=game.deal_number).exists()
+
+
+def hint_lock(*, deal: str, viewer: User | AnonymousUser) -> ReplayLock | None:
+    """The lock that keeps the solver's hints on `deal` from `viewer`, or None.
+
+    Hints on a running day's deal are the day's answer: they are given only to a
+    player during their ranked attempt (which they mark assisted) or after it.
+    """
+    number = deal_parse(deal).number
+    lock = replay_locks(viewer=viewer).get(number)
+    if lock is None or not viewer.is_authenticated:
+        return lock
+    attempt_open = Attempt.objects.filter(
+        player=viewer, daily__date=lock.date, game__isnull=True
+    ).exists()
+    return None if attempt_open else lock
 
 
 def game_replay(*, game: Game) -> dict[str, Any]:

@@ -415,13 +415,24 @@ def game_submit(
         game.times = checked_times
         game.review = review.signals
         game.review_flags = " ".join(review.flags)
-        game.review_state = ReviewState.FLAGGED if review.flags else ReviewState.NONE
+        game.review_state = review_state(review.flags)
     game.save()
     signals.game_stored.send(sender=Game, game=game)
     return game, True
 
 
 # --- Moderation --------------------------------------------------------------------
+
+# Flags no person's game raises: such a game is held off the boards until a
+# moderator clears it (others only wait in the queue, on the boards).
+HOLDING_FLAGS = frozenset({"too_fast"})
+
+
+def review_state(flags: Sequence[str]) -> str:
+    """Where a newly stored ranked game stands with the moderators, from its flags."""
+    if HOLDING_FLAGS.intersection(flags):
+        return ReviewState.HELD
+    return ReviewState.FLAGGED if flags else ReviewState.NONE
 
 
 def _moderation_log(
@@ -455,7 +466,7 @@ def game_void(*, game: Game, reason: str = "", moderator: User | None = None) ->
     game.voided_at = timezone.now()
     game.void_reason = reason[:200]
     fields = ["voided_at", "void_reason"]
-    if game.review_state == ReviewState.FLAGGED:
+    if game.review_state in (ReviewState.FLAGGED, ReviewState.HELD):
         game.review_state = ReviewState.VOIDED
         fields.append("review_state")
     game.save(update_fields=fields)
@@ -472,10 +483,13 @@ def game_void(*, game: Game, reason: str = "", moderator: User | None = None) ->
 
 @transaction.atomic
 def game_review_clear(*, game: Game, moderator: User | None, reason: str = "") -> Game:
-    """Clear a flagged game after review: it leaves the queue (its boards never changed)."""
-    game = Game.objects.select_for_update().get(pk=game.pk)
-    if game.review_state != ReviewState.FLAGGED:
+    """Clear a flagged or held game after review: it leaves the queue, and a held one
+    takes its place on the boards at once (a flagged one never left them)."""
+    _player_lock(game.player)
+    game = Game.objects.select_related("daily", "player").get(pk=game.pk)
+    if game.review_state not in (ReviewState.FLAGGED, ReviewState.HELD):
         return game
+    was_held = game.review_state == ReviewState.HELD
     game.review_state = ReviewState.CLEARED
     game.save(update_fields=["review_state"])
     _moderation_log(
@@ -485,6 +499,8 @@ def game_review_clear(*, game: Game, moderator: User | None, reason: str = "") -
         game=game,
         reason=reason,
     )
+    if was_held and game.daily is not None:
+        signals.player_games_changed.send(sender=Game, player=game.player, dates=[game.daily.date])
     return game
 
 

@@ -14,6 +14,6 @@ from django.dispatch import Signal
 game_stored = Signal()
 # A game was voided by a moderator: it no longer counts anywhere.
 game_voided = Signal()
-# Whether a player's ranked games count changed without any game changing:
-# a ban (they leave every board) or its lifting (they come back).
+# Whether a player's ranked games count changed: a ban (they leave every board),
+# its lifting (they come back), or a held game cleared (it takes its place).
 player_games_changed = Signal()

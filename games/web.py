@@ -34,7 +34,7 @@ from easyharp_site.errors import ServiceError
 from games import rules
 from games.models import DailyDeal
 from games.rules import REASONS, Deal, IllegalActionError
-from games.selectors import daily_deal_get, game_get
+from games.selectors import daily_deal_get, game_get, game_lock
 
 T = TypeVar("T")
 
@@ -135,6 +135,11 @@ def client_strings() -> dict[str, Any]:
         "offline": _("reconnecting…"),
         "no_entries": _("Nobody has played this day yet."),
         "replay": _("replay"),
+        "hint_locked": _(
+            "Hints on today's deal are given only during your ranked attempt (sign in to "
+            "play it) or after it, and to everyone from 00:00 UTC."
+        ),
+        "replays_locked": _("Replays of today's games open once you have played, or at 00:00 UTC."),
         # The hint (POST /api/hint/): what to play next, or why there is nothing to say.
         "hint_asking": _("Looking for a win from here…"),
         "hint_move": _("Hint: move {card} from {source} to {target}."),
@@ -273,8 +278,13 @@ def play(request: HttpRequest) -> HttpResponse:
 
 
 def replay(request: HttpRequest, game_id: int) -> HttpResponse:
-    """A stored game, step by step from the API's replay frames."""
+    """A stored game, step by step from the API's replay frames; while its day runs,
+    only for its player and those who have played the day (the no-spoiler rule)."""
     game = found(game_get, game_id=game_id)
+    lock = game_lock(game=game, viewer=request.user)
+    if lock is not None:
+        locked = {"game": game, "lock": lock, "config": page_config(request)}
+        return render(request, "games/replay_locked.html", locked, status=403)
     context = {
         "game": game,
         "config": page_config(

@@ -32,6 +32,7 @@ from games.api import (
     day_parameter,
     game_id_parameter,
 )
+from games.models import DailyDeal
 from leaderboards.audiences import AudienceSql, EntriesSql, audience_sql
 from leaderboards.cards import share_text
 from leaderboards.models import Board
@@ -96,6 +97,14 @@ class LeaderboardApi(APIView):
         limit = serializers.IntegerField()
         entries = EntrySerializer(many=True)
         me = EntrySerializer(required=False)
+        replays_locked = serializers.BooleanField(
+            help_text="True while the day runs and the viewer has not finished their ranked "
+            "game of it: the entries' games then refuse their logs and replays (403 "
+            "`replay_locked`), except the viewer's own, until `replays_open_at`."
+        )
+        replays_open_at = serializers.DateTimeField(
+            help_text="When the day closes and its games' replays open to everyone."
+        )
 
     @extend_schema(
         # The query's bounds and defaults, as the serializer checks them.
@@ -118,34 +127,40 @@ class LeaderboardApi(APIView):
         query.is_valid(raise_exception=True)
         params = query.validated_data
         day = games_selectors.daily_deal_get(date=parse_day(date))
+        return Response({**self._board(request, day.date, params), **_replays(request, day)})
+
+    def _board(self, request: Request, day: datetime.date, params: dict[str, Any]) -> Any:
         if params["scope"] == "friends" or "around" in params:
             _require_player(request, "around=me" if "around" in params else "scope=friends")
         if params["scope"] == "friends":
             assert request.user.is_authenticated
-            return Response(
-                board_among(
-                    date=day.date,
-                    params=params,
-                    audience=audience_sql(kind="friends", id=request.user.pk),
-                    viewer=request.user.pk,
-                )
+            return board_among(
+                date=day,
+                params=params,
+                audience=audience_sql(kind="friends", id=request.user.pk),
+                viewer=request.user.pk,
             )
         if "around" not in params:
-            page = leaderboard_page(
-                date=day.date, order=params["order"], limit=params["limit"], offset=params["offset"]
+            return leaderboard_page(
+                date=day, order=params["order"], limit=params["limit"], offset=params["offset"]
             )
-            return Response(page)
         assert request.user.is_authenticated
         around = leaderboard_around(
-            date=day.date, order=params["order"], player=request.user, limit=params["limit"]
+            date=day, order=params["order"], player=request.user, limit=params["limit"]
         )
         if around is None:
             raise ServiceError(
                 "not_on_board",
-                f"You have no entry on the {params['order']} board of {day.date.isoformat()}.",
+                f"You have no entry on the {params['order']} board of {day.isoformat()}.",
                 status_code=status.HTTP_404_NOT_FOUND,
             )
-        return Response(around)
+        return around
+
+
+def _replays(request: Request, day: DailyDeal) -> dict[str, Any]:
+    """Whether the day's replays are still closed to the viewer, and when they open."""
+    lock = games_selectors.day_lock(date=day.date, viewer=request.user)
+    return {"replays_locked": lock is not None, "replays_open_at": day.closes_at}
 
 
 def _require_player(request: Request, what: str) -> None:

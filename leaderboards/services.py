@@ -24,7 +24,7 @@ from django.db import connection, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from games.models import DailyDeal, Game
+from games.models import DailyDeal, Game, ReviewState
 from leaderboards import mirror
 from leaderboards.models import (
     DURATION_UNKNOWN,
@@ -58,12 +58,13 @@ def game_counts_on(*, board: str, game: Game) -> bool:
 
 def game_is_ranked(game: Game) -> bool:
     """Whether a game may be on a board at all: the player's ranked game of a day,
-    unassisted, not voided, by an active (not banned) player."""
+    unassisted, not voided, not held for review, by an active (not banned) player."""
     return (
         game.daily_id is not None
         and game.ranked
         and not game.assisted
         and game.voided_at is None
+        and game.review_state != ReviewState.HELD
         and game.player.is_active
     )
 
@@ -77,7 +78,7 @@ def _counted_games(*, player: User) -> QuerySet[Game]:
         assisted=False,
         voided_at__isnull=True,
         player__is_active=True,
-    )
+    ).exclude(review_state=ReviewState.HELD)
 
 
 def _ranked_games(*, player: User, date: datetime.date) -> QuerySet[Game]:

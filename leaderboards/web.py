@@ -29,9 +29,12 @@ from games.selectors import (
     daily_deal_first_date,
     daily_deal_neighbours,
     daily_deals_served,
+    day_lock,
     game_get,
+    game_lock,
     player_games,
     player_get,
+    replay_locks,
 )
 from games.web import daily_deal_or_404, found, page_config
 from leaderboards.audiences import audience_known, audience_sql
@@ -132,6 +135,7 @@ def home(request: HttpRequest) -> HttpResponse:
     recent = daily_deals_served(until=day)[1 : RECENT_DAYS + 1]
     yesterday = day - datetime.timedelta(days=1)
     results = day_results(date=day)
+    replays_locked = day_lock(date=day, viewer=request.user)
     context = {
         "today": day,
         "deal_code": daily.deal_code,
@@ -147,7 +151,14 @@ def home(request: HttpRequest) -> HttpResponse:
         "yesterday": yesterday if yesterday >= daily_deal_first_date() else None,
         "yesterday_winners": day_winners(date=yesterday, limit=3),
         "recent_days": [served.date for served in recent],
-        "config": page_config(request, date=day.isoformat(), order=Board.SCORE, limit=10),
+        "replays_locked": replays_locked,
+        "config": page_config(
+            request,
+            date=day.isoformat(),
+            order=Board.SCORE,
+            limit=10,
+            replays_locked=replays_locked is not None,
+        ),
     }
     return render(request, "leaderboards/home.html", context)
 
@@ -194,8 +205,10 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
         if me is not None and request.user.is_authenticated:
             around = leaderboard_around(date=day, order=order, player=request.user, limit=AROUND_ME)
     previous_day, next_day = daily_deal_neighbours(date=day, until=current)
+    replays_locked = day_lock(date=day, viewer=request.user)
     context = {
         "day": day,
+        "replays_locked": replays_locked,
         "is_today": day == current,
         "order": order,
         "friends": friends,
@@ -207,7 +220,14 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
         "previous_day": previous_day,
         "next_day": next_day,
         "recent_days": [served.date for served in daily_deals_served(until=current)[:RECENT_DAYS]],
-        "config": page_config(request, date=day.isoformat(), order=order, limit=100, **extra),
+        "config": page_config(
+            request,
+            date=day.isoformat(),
+            order=order,
+            limit=100,
+            replays_locked=replays_locked is not None,
+            **extra,
+        ),
         "og": _og(
             request,
             title=_("Easy Harp Daily %(date)s") % {"date": day.isoformat()},
@@ -237,13 +257,18 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
     """A player's record, daily results and recent games."""
     user = found(player_get, username=username)
     stats = player_stats(player=user)
+    # While a day runs, its games' replays are shown only to who has played it.
+    locks = replay_locks(viewer=request.user)
+    games = list(player_games(player=user, limit=50))
+    locked = {game.pk for game in games if game_lock(game=game, viewer=request.user, locks=locks)}
     context = {
         "player": user,
         "stats": stats,
         "win_percent": round(100 * stats["win_rate"]) if stats["win_rate"] is not None else None,
         "bars": moves_over_par_bars(stats["moves_vs_par"]),
         "days": player_board_results(player=user, limit=30),
-        "games": player_games(player=user, limit=50),
+        "games": games,
+        "locked_games": locked,
         "config": page_config(request),
         "og": _og(
             request,

@@ -24,7 +24,7 @@ from django.views.decorators.http import require_POST
 from easyharp_site.dates import day_from_text, today
 from easyharp_site.errors import ServiceError
 from easyharp_site.throttling import rate_limited
-from games.selectors import daily_deal_get
+from games.selectors import daily_deal_get, day_lock
 from games.web import found, page_config
 from leaderboards.models import Board
 from leaderboards.selectors import leaderboard_among
@@ -147,6 +147,7 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
         limit=100,
     )
     socket = f"/ws/leagues/{current.slug}/daily/{day.isoformat()}/leaderboard/?order={order}"
+    replays_locked = day_lock(date=day, viewer=player)
     context = {
         "league": current,
         "is_owner": current.owner_id == player.pk,
@@ -163,8 +164,14 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
         "invite_url": request.build_absolute_uri(
             reverse("league-invite", args=[current.invite_code])
         ),
+        "replays_locked": replays_locked,
         "config": page_config(
-            request, date=day.isoformat(), order=order, limit=100, board_socket=socket
+            request,
+            date=day.isoformat(),
+            order=order,
+            limit=100,
+            board_socket=socket,
+            replays_locked=replays_locked is not None,
         ),
     }
     return render(request, "leagues/league.html", context)

@@ -115,9 +115,25 @@ def start(client: APIClient, date: datetime.date | None = None) -> Any:
     return client.post(attempt_url(date), format="json")
 
 
+# The pace the helpers below give a ranked game, as if its player had played it:
+# above review's floor (games.review.MIN_MS_PER_ACTION), so that it is not held.
+HUMAN_MS_PER_ACTION = 200
+
+
+def _at_human_pace(attempt: int, log: str | list[str]) -> None:
+    """Move an attempt's start back by the time a person takes to play `log`."""
+    actions = len(log.split()) if isinstance(log, str) else len(log)
+    Attempt.objects.filter(pk=attempt).update(
+        started_at=F("started_at") - datetime.timedelta(milliseconds=HUMAN_MS_PER_ACTION * actions)
+    )
+
+
 def submit_ranked(client: APIClient, log: str | list[str], **kwargs: Any) -> Any:
-    """Start today's attempt, then submit its game: the player's ranked game of the day."""
-    assert start(client).status_code in (200, 201)
+    """Start today's attempt, then submit its game at a human pace: the player's ranked
+    game of the day."""
+    started = start(client)
+    assert started.status_code in (200, 201)
+    _at_human_pace(started.json()["id"], log)
     return submit(client, log, **kwargs)
 
 
@@ -130,9 +146,17 @@ def rewind(player: AbstractBaseUser, seconds: float) -> None:
 
 def play_ranked(player: AbstractBaseUser, log: str | list[str], deal: str = DEAL) -> Game:
     """`submit_ranked` through the services."""
-    attempt_start(player=player, date=timezone.now().date())
+    attempt, _ = attempt_start(player=player, date=timezone.now().date())
+    _at_human_pace(attempt.pk, log)
     game, _ = game_submit(player=player, deal=deal, log=log)
     return game
+
+
+def close_day(daily: DailyDeal) -> None:
+    """Make `daily` a day that has closed (yesterday), as if the clock had moved on:
+    its games are public to everyone from then on."""
+    DailyDeal.objects.filter(pk=daily.pk).update(date=daily.date - datetime.timedelta(days=1))
+    daily.refresh_from_db()
 
 
 def stored_game(

@@ -14,7 +14,7 @@ from games.models import Attempt, Game
 from games.services import attempt_start, game_submit
 from leaderboards.models import BoardEntry, BoardTotal
 from leaderboards.selectors import leaderboard_page
-from tests.fixtures import DEAL, WIN_LOG, at_once
+from tests.fixtures import DEAL, WIN_LOG, at_once, rewind
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -50,6 +50,7 @@ def test_two_devices_starting_the_attempt_at_once_get_one_attempt(alice, daily, 
 
 def test_two_submissions_of_one_attempt_at_once_give_one_ranked_game(alice, daily, monkeypatch):
     attempt_start(player=alice, date=daily.date)
+    rewind(alice, 600)  # played at a person's pace: not held for review
     monkeypatch.setattr("games.parsing.rules.replay", slow_replay)
 
     results = at_once(
@@ -88,6 +89,7 @@ def test_first_players_of_the_day_at_once_are_all_counted(daily, make_player, mo
     players = [make_player(f"p{i}") for i in range(4)]
     for player in players:
         attempt_start(player=player, date=daily.date)
+        rewind(player, 600)  # played at a person's pace: not held for review
 
     results = at_once(
         *[

@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from games.rules import Deal, Game
-from tests.fixtures import DEAL, WIN, WIN_LOG, client_for, submit
+from tests.fixtures import DEAL, WIN, WIN_LOG, client_for, close_day, submit
 from tests.games.replays import replay_tables
 
 pytestmark = pytest.mark.django_db
@@ -21,7 +21,10 @@ SHORT_LOG = WIN_LOG[:12] + ["U"]
 
 @pytest.fixture
 def game_id(alice, daily) -> int:
-    return submit(client_for(alice), SHORT_LOG).json()["id"]
+    """A game of a day that has closed since: public to everyone (docs/FAIR_PLAY.md)."""
+    game = submit(client_for(alice), SHORT_LOG).json()["id"]
+    close_day(daily)
+    return game
 
 
 def test_anyone_can_read_a_game_with_its_log(anon, game_id):
@@ -77,6 +80,7 @@ def test_a_step_carries_only_what_its_action_changed(anon, game_id):
 
 def test_the_last_table_of_a_win_is_won_with_the_stored_score(anon, alice, daily):
     game_id = submit(client_for(alice), WIN_LOG).json()["id"]
+    close_day(daily)
 
     last = replay_tables(anon.get(f"/api/games/{game_id}/replay/").json())[-1]
 
@@ -120,6 +124,7 @@ def test_a_replay_of_the_longest_game_stays_small(anon, alice, daily, settings):
     """GAME_MAX_ACTIONS taps and recycles: 20,001 tables, which took 13.6 MB of JSON in full."""
     log = ["S"] * settings.GAME_MAX_ACTIONS
     game_id = submit(client_for(alice), log).json()["id"]
+    close_day(daily)
 
     plain = anon.get(f"/api/games/{game_id}/replay/")
     packed = anon.get(f"/api/games/{game_id}/replay/", HTTP_ACCEPT_ENCODING="gzip")

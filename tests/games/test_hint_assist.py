@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 
 from games.models import Attempt, Game
 from leaderboards.models import BoardEntry
-from tests.fixtures import DEAL, WIN_LOG, attempt_url, client_for, start, submit
+from tests.fixtures import DEAL, WIN_LOG, attempt_url, client_for, start, submit, submit_ranked
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +40,7 @@ def test_the_assisted_game_is_stored_and_shown_with_the_mark_and_on_no_board(ano
 
     assert (game["ranked"], game["assisted"], game["won"]) == (True, True, True)
     assert game["duration_ms"] is not None
-    assert anon.get(f"/api/games/{game['id']}/").json()["assisted"] is True
+    assert client_for(alice).get(f"/api/games/{game['id']}/").json()["assisted"] is True
     assert not BoardEntry.objects.exists()
     page = anon.get(f"/api/daily/{daily.date.isoformat()}/leaderboard/").json()
     assert page["total"] == 0
@@ -49,13 +49,16 @@ def test_the_assisted_game_is_stored_and_shown_with_the_mark_and_on_no_board(ano
     assert (again["ranked"], again["assisted"]) == (False, False)
 
 
-def test_a_hint_before_the_attempt_or_after_it_changes_nothing(alice, daily):
+def test_a_hint_before_the_attempt_is_refused_and_after_it_changes_nothing(alice, daily):
     before = hint(client_for(alice))
-    start(client_for(alice))
-    game = submit(client_for(alice), WIN_LOG[:20]).json()
+    game = submit_ranked(client_for(alice), WIN_LOG[:20]).json()
     after = hint(client_for(alice))
 
-    assert before.json()["assisted"] is after.json()["assisted"] is False
+    # Before the attempt, a hint on the day's deal would be its answer for free.
+    assert before.status_code == 403
+    assert before.json()["error"]["code"] == "replay_locked"
+    assert after.status_code == 200
+    assert after.json()["assisted"] is False
     assert Game.objects.get(pk=game["id"]).assisted is False
     assert BoardEntry.objects.filter(game_id=game["id"]).exists()
 
@@ -65,8 +68,12 @@ def test_a_hint_on_another_deal_or_without_credentials_changes_nothing(anon, ali
 
     other = hint(client_for(alice), deal="EH1-N-AAAAAAB")
     anonymous = hint(anon)
+    anonymous_other = hint(anon, deal="EH1-N-AAAAAAB")
 
-    assert other.json()["assisted"] is anonymous.json()["assisted"] is False
+    assert other.json()["assisted"] is anonymous_other.json()["assisted"] is False
+    # Nobody without an attempt gets hints on the day's deal while it runs.
+    assert anonymous.status_code == 403
+    assert anonymous.json()["error"]["code"] == "replay_locked"
     assert Attempt.objects.get().assisted is False
 
 

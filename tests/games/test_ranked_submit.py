@@ -17,6 +17,7 @@ from tests.fixtures import (
     DEAL,
     WIN_LOG,
     client_for,
+    close_day,
     rewind,
     start,
     submit,
@@ -84,7 +85,7 @@ def test_a_game_sent_as_practice_leaves_the_open_attempt_open(alice, daily):
     assert (practice["ranked"], practice["won"], practice["duration_ms"]) == (False, True, None)
     assert Attempt.objects.get().status == "open"
     assert entries(daily) == []
-    ranked = submit(client_for(alice), WIN_LOG[:30]).json()
+    ranked = submit_ranked(client_for(alice), WIN_LOG[:30]).json()
     assert ranked["ranked"] is True
     assert entries(daily) == [("alice", ranked["id"])]
 
@@ -138,6 +139,7 @@ def test_a_past_days_deal_is_practice_even_with_that_days_attempt_open(alice, da
 
 def test_practice_games_are_stored_replayable_and_on_the_players_page(anon, alice, daily):
     practice = submit(client_for(alice), WIN_LOG[:12]).json()
+    close_day(daily)  # a practice game of a running day's deal is no one else's to see
 
     page = anon.get("/api/players/alice/").json()
 

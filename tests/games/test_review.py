@@ -14,8 +14,10 @@ from django.utils import timezone
 from games import review
 from games.models import FlaggedGame, Game, ModerationAction
 from games.review import review_game
+from games.services import game_review_clear
+from leaderboards.models import BoardEntry, PlayerStats
 from leaderboards.selectors import leaderboard_page
-from tests.fixtures import WIN_LOG, attempt_url, client_for, rewind, start, submit
+from tests.fixtures import WIN_LOG, attempt_url, client_for, rewind, start, submit, submit_ranked
 
 pytestmark = pytest.mark.django_db
 
@@ -128,13 +130,13 @@ def test_a_ranked_submission_stores_its_signals_and_flags_without_running_the_so
     daily.par_log = " ".join(WIN_LOG)
     daily.save()
     start(client_for(alice))
-    rewind(alice, 1)
+    rewind(alice, 600)
 
     with mock.patch("games.solver.solve", side_effect=AssertionError("no solver here")):
         body = submit(client_for(alice), WIN_LOG).json()
 
     game = Game.objects.get(pk=body["id"])
-    assert set(game.flags) == {"too_fast", "burst", "solver_line"}
+    assert set(game.flags) == {"burst", "solver_line"}
     assert game.review_state == "flagged"
     assert game.review["actions"] == len(WIN_LOG)
     assert game.review["solver_line_common_actions"] == len(WIN_LOG)
@@ -181,10 +183,20 @@ def test_practice_games_are_never_reviewed(alice, daily):
 
 @pytest.fixture
 def flagged(alice, daily):
+    """A game no person could have played (a whole win within a second): held."""
     start(client_for(alice))
-    body = submit(client_for(alice), WIN_LOG).json()  # a whole win within a second
+    body = submit(client_for(alice), WIN_LOG).json()
     game = Game.objects.get(pk=body["id"])
-    assert game.review_state == "flagged"
+    assert game.review_state == "held"
+    return game
+
+
+@pytest.fixture
+def burst(bob, daily):
+    """A win at a human pace sent in one piece: flagged, and on the boards meanwhile."""
+    body = submit_ranked(client_for(bob), WIN_LOG).json()
+    game = Game.objects.get(pk=body["id"])
+    assert (game.flags, game.review_state) == (["burst"], "flagged")
     return game
 
 
@@ -231,14 +243,31 @@ def test_voiding_from_the_queue_takes_the_game_off_the_boards_and_logs_it(
     assert "too_fast" in logged.reason
 
 
-def test_clearing_from_the_queue_keeps_the_game_ranked_and_logs_it(flagged, daily, admin_user):
+def test_a_held_game_is_on_no_board_until_cleared_then_takes_its_place_live(
+    flagged, daily, admin_user, django_capture_on_commit_callbacks
+):
     model_admin = queue_admin()
+    assert leaderboard_page(date=daily.date, order="score")["total"] == 0
+    assert not BoardEntry.objects.exists()
+    assert PlayerStats.objects.filter(player=flagged.player, played__gt=0).count() == 0
 
-    with mock.patch.object(model_admin, "message_user"):
+    with (
+        mock.patch.object(model_admin, "message_user"),
+        mock.patch("leaderboards.receivers.live.board_changed") as changed,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
         model_admin.clear_flagged(admin_request(admin_user), FlaggedGame.objects.all())
 
     assert Game.objects.get(pk=flagged.pk).review_state == "cleared"
-    assert leaderboard_page(date=daily.date, order="score")["total"] == 1
+    board = leaderboard_page(date=daily.date, order="score")
+    assert [(entry["player"], entry["game"]) for entry in board["entries"]] == [
+        ("alice", flagged.pk)
+    ]
+    assert leaderboard_page(date=daily.date, order="moves")["total"] == 1
+    assert PlayerStats.objects.get(player=flagged.player).played == 1
+    changed.assert_called_once_with(
+        date=daily.date, orders=("score", "moves"), players=(flagged.player_id,)
+    )
     assert not model_admin.get_queryset(admin_request(admin_user)).exists()
     logged = ModerationAction.objects.get()
     assert (logged.kind, logged.moderator, logged.player_id) == (
@@ -246,6 +275,18 @@ def test_clearing_from_the_queue_keeps_the_game_ranked_and_logs_it(flagged, dail
         admin_user,
         flagged.player_id,
     )
+
+
+def test_a_flagged_game_stays_on_the_boards_and_clearing_it_changes_no_board(
+    burst, daily, admin_user
+):
+    assert leaderboard_page(date=daily.date, order="score")["total"] == 1
+
+    game_review_clear(game=burst, moderator=admin_user)
+
+    assert Game.objects.get(pk=burst.pk).review_state == "cleared"
+    assert leaderboard_page(date=daily.date, order="score")["total"] == 1
+    assert BoardEntry.objects.filter(game=burst).count() == 2
 
 
 def test_the_queue_actions_are_one_click_from_the_changelist(flagged, admin_user):

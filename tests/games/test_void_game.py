@@ -11,7 +11,7 @@ from games.models import Game, ModerationAction
 from games.services import game_void
 from leaderboards.models import BoardEntry, BoardTotal
 from leaderboards.selectors import leaderboard_page
-from tests.fixtures import STOCK_CYCLE, WIN_LOG, client_for, submit, submit_ranked
+from tests.fixtures import STOCK_CYCLE, WIN_LOG, client_for, close_day, submit, submit_ranked
 
 pytestmark = pytest.mark.django_db
 
@@ -72,6 +72,7 @@ def test_voiding_announces_the_boards_that_moved_after_commit(
 def test_a_voided_game_stays_public_and_says_so(anon, alice, daily):
     game = submit(client_for(alice), WIN_LOG).json()["id"]
     game_void(game=Game.objects.get(pk=game))
+    close_day(daily)
 
     body = anon.get(f"/api/games/{game}/").json()
 

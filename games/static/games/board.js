@@ -61,9 +61,25 @@ function row(entry, flash, labels) {
     cell(String(entry.moves), "num", labels[3]),
     cell(clock(entry.duration_ms), "num", labels[4]),
     cell(entry.won ? "✓" : "", "", labels[5]),
-    cell(entry.game ? link(`/replays/${entry.game}/`, t("replay")) : ""),
+    cell(entry.game ? replayLink(entry) : ""),
   );
   return tr;
+}
+
+/**
+ * The entry's replay link, or a lock while the day runs and the viewer has not
+ * played it (the server refuses the replay then; docs/FAIR_PLAY.md).
+ */
+function replayLink(entry) {
+  if (!config.replays_locked || (config.user && entry.player === config.user)) {
+    return link(`/replays/${entry.game}/`, t("replay"));
+  }
+  const span = document.createElement("span");
+  span.className = "locked";
+  span.textContent = "🔒";
+  span.title = t("replays_locked");
+  span.setAttribute("aria-label", t("replays_locked"));
+  return span;
 }
 
 function renderRows(tbody, entries, previous) {
@@ -94,6 +110,8 @@ function renderRows(tbody, entries, previous) {
 
 let shown = [];
 function render() {
+  // The viewer's own entry on the day's board: they have played it, its replays are open.
+  if (board.me) config.replays_locked = false;
   const entries = board.entries.slice(0, limit);
   renderRows(table.querySelector("tbody"), entries, shown);
   shown = entries;

@@ -1015,6 +1015,10 @@ async function fetchHint(log) {
   const body = await response.json().catch(() => ({}));
   if (response.status === 429) return { text: t("hint_throttled"), action: null, kind: "error" };
   if (response.status >= 500) return failed;
+  if (body.error?.code === "replay_locked") {
+    // The day's deal: hints only within the ranked attempt, or after it.
+    return { text: t("hint_locked"), action: null, kind: "error" };
+  }
   if (!response.ok) {
     return {
       text: `${t("hint_refused")} ${errorText(body, response.statusText)}`,

@@ -171,6 +171,9 @@ HINT_SOLVER_SECONDS = env_float("HINT_SOLVER_SECONDS", 10.0, positive=True)
 # How much later than the server measured a ranked game its last per-action
 # time may be (milliseconds): the client's clock and the network's delay.
 ATTEMPT_TIMES_ALLOWANCE_MS = env_int("ATTEMPT_TIMES_ALLOWANCE_MS", 2_000)
+# The fewest milliseconds per action a person needs over a whole ranked game: a
+# faster game is held off the boards until a moderator looks (docs/FAIR_PLAY.md).
+REVIEW_MIN_MS_PER_ACTION = env_int("REVIEW_MIN_MS_PER_ACTION", 150)
 
 INSTALLED_APPS = [
     "daphne",

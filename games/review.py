@@ -18,6 +18,9 @@ from typing import Any
 # see a card, decide, move the pointer or finger, press. Faster on average
 # than this is a script.
 MIN_MS_PER_ACTION = 150
+# ...over at least this many actions: a few quick taps (two turns of the stock)
+# are within anyone's reach, and the network's delay alone weighs on a short game.
+PACE_MIN_ACTIONS = 20
 # "The whole winning log at once": one save (or the submission) brings at least
 # this share of a won game's actions, and at least this many, while the play
 # page saves every few seconds of play.
@@ -48,17 +51,23 @@ def review_game(
     saves: Sequence[Sequence[int]],
     times: Sequence[int] | None,
     solver_line: Sequence[str],
+    min_ms_per_action: int = MIN_MS_PER_ACTION,
 ) -> Review:
     """The signals of a ranked game and what they flag.
 
     `saves` are the attempt's saves as `[ms since the start, actions]`, in
     order; the submission itself counts as the last one. `solver_line` is the
-    day's par log (empty when the solver did not run).
+    day's par log (empty when the solver did not run). `min_ms_per_action` is
+    the floor under which a game is `too_fast` (setting REVIEW_MIN_MS_PER_ACTION).
     """
     actions = len(log)
     flags: list[str] = []
     ms_per_action = duration_ms / actions if actions else None
-    if ms_per_action is not None and ms_per_action < MIN_MS_PER_ACTION:
+    if (
+        ms_per_action is not None
+        and actions >= PACE_MIN_ACTIONS
+        and ms_per_action < min_ms_per_action
+    ):
         flags.append("too_fast")
 
     step_actions, step_silence = _largest_step([*saves, [duration_ms, actions]])
@@ -84,6 +93,7 @@ def review_game(
         "actions": actions,
         "duration_ms": duration_ms,
         "ms_per_action": round(ms_per_action) if ms_per_action is not None else None,
+        "min_ms_per_action": min_ms_per_action,
         "saves": len(saves),
         "largest_step_actions": step_actions,
         "largest_step_share": round(step_actions / actions, 3) if actions else None,
@@ -160,8 +170,8 @@ FLAGS: dict[str, tuple[str, str]] = {
 def flag_reasons(flags: Sequence[str], signals: dict[str, Any]) -> list[str]:
     """Each flag in words, with the numbers behind it, as the review queue shows them."""
     fields = {
-        **signals,
         "min_ms_per_action": MIN_MS_PER_ACTION,
+        **signals,
         "regular_max_variation": REGULAR_MAX_VARIATION,
     }
     reasons = []

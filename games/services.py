@@ -406,6 +406,7 @@ def game_submit(
             saves=attempt.saves,
             times=checked_times,
             solver_line=daily.par_log.split(),
+            min_ms_per_action=settings.REVIEW_MIN_MS_PER_ACTION,
         )
         # Pointing at the attempt is what closes it (one game per attempt).
         game.attempt = attempt

@@ -281,9 +281,18 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
     """A stored game, step by step from the API's replay frames; while its day runs,
     only for its player and those who have played the day (the no-spoiler rule)."""
     game = found(game_get, game_id=game_id)
+    # A shared link unfurls with the game's result card (drawn by the boards' app,
+    # which knows its rank; a plain path, as games does not import it), locked or not.
+    og = {
+        "title": _("Game by %(player)s") % {"player": game.player.get_username()},
+        "description": _("Score %(score)s, %(moves)s moves.")
+        % {"score": game.score, "moves": game.moves},
+        "image": request.build_absolute_uri(f"/cards/games/{game.pk}.png"),
+        "url": request.build_absolute_uri(request.path),
+    }
     lock = game_lock(game=game, viewer=request.user)
     if lock is not None:
-        locked = {"game": game, "lock": lock, "config": page_config(request)}
+        locked = {"game": game, "lock": lock, "og": og, "config": page_config(request)}
         return render(request, "games/replay_locked.html", locked, status=403)
     context = {
         "game": game,
@@ -294,15 +303,7 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
             # Per-action times (ms since the attempt's start): the replay's real speed.
             times=game.times,
         ),
-        # A shared link unfurls with the game's result card (drawn by the boards' app,
-        # which knows its rank; a plain path, as games does not import it).
-        "og": {
-            "title": _("Game by %(player)s") % {"player": game.player.get_username()},
-            "description": _("Score %(score)s, %(moves)s moves.")
-            % {"score": game.score, "moves": game.moves},
-            "image": request.build_absolute_uri(f"/cards/games/{game.pk}.png"),
-            "url": request.build_absolute_uri(request.path),
-        },
+        "og": og,
     }
     return render(request, "games/replay.html", context)
 

@@ -120,7 +120,7 @@ def start(client: APIClient, date: datetime.date | None = None) -> Any:
 HUMAN_MS_PER_ACTION = 200
 
 
-def _at_human_pace(attempt: int, log: str | list[str]) -> None:
+def at_human_pace(attempt: int, log: str | list[str]) -> None:
     """Move an attempt's start back by the time a person takes to play `log`."""
     actions = len(log.split()) if isinstance(log, str) else len(log)
     Attempt.objects.filter(pk=attempt).update(
@@ -133,7 +133,7 @@ def submit_ranked(client: APIClient, log: str | list[str], **kwargs: Any) -> Any
     game of the day."""
     started = start(client)
     assert started.status_code in (200, 201)
-    _at_human_pace(started.json()["id"], log)
+    at_human_pace(started.json()["id"], log)
     return submit(client, log, **kwargs)
 
 
@@ -147,15 +147,16 @@ def rewind(player: AbstractBaseUser, seconds: float) -> None:
 def play_ranked(player: AbstractBaseUser, log: str | list[str], deal: str = DEAL) -> Game:
     """`submit_ranked` through the services."""
     attempt, _ = attempt_start(player=player, date=timezone.now().date())
-    _at_human_pace(attempt.pk, log)
+    at_human_pace(attempt.pk, log)
     game, _ = game_submit(player=player, deal=deal, log=log)
     return game
 
 
 def close_day(daily: DailyDeal) -> None:
-    """Make `daily` a day that has closed (yesterday), as if the clock had moved on:
-    its games are public to everyone from then on."""
-    DailyDeal.objects.filter(pk=daily.pk).update(date=daily.date - datetime.timedelta(days=1))
+    """Make `daily` a day that has closed, as if the clock had moved on (it becomes the
+    day before the first one stored): its games are public to everyone from then on."""
+    first = DailyDeal.objects.order_by("date").values_list("date", flat=True)[0]
+    DailyDeal.objects.filter(pk=daily.pk).update(date=first - datetime.timedelta(days=1))
     daily.refresh_from_db()
 
 

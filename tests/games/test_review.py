@@ -300,3 +300,25 @@ def test_the_queue_actions_are_one_click_from_the_changelist(flagged, admin_user
 
     assert response.status_code == 302
     assert Game.objects.get(pk=flagged.pk).review_state == "cleared"
+
+
+def test_a_few_quick_actions_are_not_too_fast_but_a_sustained_pace_is():
+    few = review_game(
+        log=LOG[: review.PACE_MIN_ACTIONS - 1],
+        won=False,
+        duration_ms=1,
+        saves=[],
+        times=None,
+        solver_line=[],
+    )
+    many = review_game(
+        log=LOG[: review.PACE_MIN_ACTIONS],
+        won=False,
+        duration_ms=1,
+        saves=[],
+        times=None,
+        solver_line=[],
+    )
+
+    assert "too_fast" not in few.flags
+    assert "too_fast" in many.flags

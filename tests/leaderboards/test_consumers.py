@@ -40,7 +40,6 @@ from games.rules import Game as Play
 from games.services import (
     attempt_assist,
     attempt_start,
-    game_submit,
     game_void,
     player_ban,
     player_unban,
@@ -48,6 +47,7 @@ from games.services import (
 from leaderboards import live
 from leaderboards.consumers import CLOSE_BAD_ORDER, CLOSE_NO_BOARD, LeaderboardConsumer
 from leaderboards.selectors import leaderboard_entry, leaderboard_page
+from tests.fixtures import play_ranked
 from tests.paths import GAME_VECTORS
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -193,8 +193,7 @@ def random_log(rng: random.Random, length: int) -> list[str]:
 
 def submit(player: AbstractBaseUser, log: list[str]) -> Game:
     """The player's game of today: their ranked game the first time, then practice."""
-    attempt_start(player=player, date=timezone.now().date())
-    return game_submit(player=player, deal=DEAL, log=log)[0]
+    return play_ranked(player, log)
 
 
 def session_cookie(player: AbstractBaseUser) -> tuple[bytes, bytes]:

@@ -21,6 +21,7 @@ from games.models import DailyDeal, Game
 from games.services import attempt_start, game_submit
 from leaderboards import live
 from leaderboards.models import BoardEntry
+from tests.fixtures import at_human_pace
 from tests.paths import GAME_VECTORS
 
 DEAL = "EH1-N-AAAAAAE"
@@ -89,7 +90,8 @@ def test_a_submission_is_stored_when_the_channel_layer_is_down(
     use_default_layer(settings, "tests.leaderboards.test_live.RefusingLayer")
     player = get_user_model().objects.create_user(username="alice")
 
-    attempt_start(player=player, date=daily.date)
+    attempt, _ = attempt_start(player=player, date=daily.date)
+    at_human_pace(attempt.pk, WIN_LOG)
     with caplog.at_level(logging.WARNING, logger="leaderboards.live"):
         game, created = game_submit(player=player, deal=DEAL, log=WIN_LOG)
 
@@ -108,7 +110,8 @@ def test_a_hanging_channel_layer_holds_a_submission_only_until_the_timeout(
     settings.LIVE_BOARD_SEND_TIMEOUT = 0.2
     player = get_user_model().objects.create_user(username="alice")
 
-    attempt_start(player=player, date=daily.date)
+    attempt, _ = attempt_start(player=player, date=daily.date)
+    at_human_pace(attempt.pk, WIN_LOG)
     started = time.monotonic()
     with caplog.at_level(logging.WARNING, logger="leaderboards.live"):
         game, _ = game_submit(player=player, deal=DEAL, log=WIN_LOG)

@@ -25,11 +25,9 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.db import connections
 from django.test import Client
-from django.utils import timezone
 
 from games.models import DailyDeal, Game
-from games.services import attempt_start, game_submit
-from tests.fixtures import DEAL, DEAL_NUMBER, PASSWORD  # noqa: F401 - PASSWORD: imported by the page tests
+from tests.fixtures import DEAL, DEAL_NUMBER, PASSWORD, play_ranked  # noqa: F401 - PASSWORD: imported by the page tests
 from tests.servers import UvicornProcess
 
 
@@ -39,9 +37,7 @@ def submit() -> Callable[..., Game]:
     game of today the first time (the attempt started just before), then practice."""
 
     def play(player: AbstractBaseUser, log: list[str] | str, deal: str = DEAL) -> Game:
-        attempt_start(player=player, date=timezone.now().date())
-        game, _created = game_submit(player=player, deal=deal, log=log)
-        return game
+        return play_ranked(player, log, deal)
 
     return play
 
@@ -71,6 +67,9 @@ def _serve_in_child() -> None:
     # one idle, and every read would wait for ever.
     connections.close_all()
     SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
+    # The browser plays faster than any person: the pages are under test here,
+    # not review, whose floor would hold every ranked game off the boards.
+    settings.REVIEW_MIN_MS_PER_ACTION = 0
 
 
 @contextmanager

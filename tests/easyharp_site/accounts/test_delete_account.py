@@ -21,7 +21,15 @@ from easyharp_site.errors import ServiceError
 from games.models import DailyDeal, Game
 from games.services import game_submit, game_void
 from leaderboards.models import BoardEntry
-from tests.fixtures import STOCK_CYCLE, WIN_LOG, client_for, stored_game, submit, submit_ranked
+from tests.fixtures import (
+    STOCK_CYCLE,
+    WIN_LOG,
+    client_for,
+    close_day,
+    stored_game,
+    submit,
+    submit_ranked,
+)
 
 from .boards import assert_boards_equal_a_recomputation
 from .conftest import PASSWORD
@@ -105,6 +113,9 @@ def test_replays_stay_public_but_no_longer_name_the_player(
     delete(client_for(alice))
     alice.refresh_from_db()
     game = played["alice_today"]
+    board = APIClient().get(f"/api/daily/{daily.date}/leaderboard/").json()
+    assert [entry["player"] for entry in board["entries"]] == ["bob", "carol"]
+    close_day(daily)  # once the day has closed, its replays are everyone's
 
     detail = APIClient().get(f"/api/games/{game}/").json()
     page = Client().get(f"/replays/{game}/")
@@ -114,8 +125,6 @@ def test_replays_stay_public_but_no_longer_name_the_player(
     assert page.status_code == 200 and "alice" not in page.text
     assert APIClient().get("/api/players/alice/").status_code == 404
     assert APIClient().get(f"/api/players/{alice.username}/").status_code == 404
-    board = APIClient().get(f"/api/daily/{daily.date}/leaderboard/").json()
-    assert [entry["player"] for entry in board["entries"]] == ["bob", "carol"]
 
 
 def test_the_username_is_reserved_then_free(alice: Any, played: dict, anon: APIClient) -> None:

@@ -215,7 +215,7 @@ def test_hostile_names_are_rendered_escaped_on_every_page(
     for path in pages:
         for client in (Client(), viewer):
             response = client.get(path)
-            # The replay of a running day's game is locked for both: its page still names the player.
+            # The running day's replay is locked for both: its page names the player too.
             expected = 403 if path.startswith("/replays/") else 200
             assert response.status_code == expected, (path, response.status_code)
             html = response.content.decode()

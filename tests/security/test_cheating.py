@@ -7,9 +7,8 @@ import json
 from typing import Any
 
 import pytest
-from rest_framework.test import APIClient
-
 from django.db.models import F
+from rest_framework.test import APIClient
 
 from games.models import Attempt, DailyDeal, Game
 from games.rules import Deal, replay

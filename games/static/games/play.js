@@ -638,7 +638,9 @@ async function saveAttempt({ keepalive = false } = {}) {
   if (answer.outcome === "open") {
     attempt.clock.observe(answer.body.elapsed_ms, answer.now);
     attempt.assisted = Boolean(answer.body.assisted);
-    attempt.version = Math.max(attempt.version ?? 0, answer.body.version ?? 0);
+    // Answers may cross: the version only grows (none said: saves must extend the log).
+    const version = answer.body.version;
+    attempt.version = Number.isInteger(version) ? Math.max(attempt.version ?? 0, version) : null;
     attempt.savedLength = Math.max(attempt.savedLength, log.length);
     attempt.firstUnsavedAt = null;
     showSaveFailed(null);

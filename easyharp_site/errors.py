@@ -98,12 +98,21 @@ ERROR_SCHEMA = inline_serializer(
                     serializers.IntegerField, "`log_too_long`: the most actions a log may hold."
                 ),
                 "actions": _optional(
-                    serializers.IntegerField, "`log_too_long`: the actions of this log."
+                    serializers.IntegerField,
+                    "`log_too_long`: the actions of this log; `stale_save`: of the stored log.",
                 ),
                 "problems": _optional(
                     serializers.ListField,
                     "`invalid_password`: each rule the password breaks.",
                     child=serializers.CharField(),
+                ),
+                "log": _optional(
+                    serializers.CharField,
+                    "`stale_save`: the attempt's stored game, to go on from.",
+                    allow_blank=True,
+                ),
+                "version": _optional(
+                    serializers.IntegerField, "`stale_save`: the attempt's stored version."
                 ),
                 "game": _optional(
                     serializers.IntegerField,

@@ -508,6 +508,10 @@ class AttemptOutput(serializers.Serializer):
         help_text="The game so far, as last saved (once submitted: the ranked game's log).",
     )
     saved_at = serializers.DateTimeField(allow_null=True)
+    version = serializers.IntegerField(
+        help_text="0 when started, one more with each save that changed the log: a save "
+        "names the version it extends."
+    )
     game = serializers.IntegerField(
         source="ranked_game.pk",
         allow_null=True,
@@ -528,7 +532,9 @@ ATTEMPT_REFUSALS = {
     400: "`illegal_action` (index, token, reason, reason_code, params): the saved log is refused.",
     403: "`player_banned`: the account may no longer play ranked games.",
     404: "`no_attempt` (none started), or the day is not served or not prepared.",
-    409: "`day_closed` (only today's attempt can be started or saved) or `attempt_closed`.",
+    409: "`day_closed` (only today's attempt can be started or saved), `attempt_closed`, or "
+    "`stale_save` (log, version, actions: the stored game): the save names another version "
+    "than the stored one, or names none and does not extend the saved log.",
 }
 
 
@@ -540,6 +546,11 @@ class DailyAttemptApi(APIView):
     (404 `no_attempt` before it is started). `PATCH` saves the game so far,
     validated like a submission (a refused log is a 400 `illegal_action` and
     saves nothing). Submitting today's deal to `POST /api/games/` closes it.
+
+    A save names the attempt `version` it extends (from the last answer): a
+    device that fell behind another gets a 409 `stale_save` with the stored
+    game instead of writing over it. Without a version, a save must extend the
+    saved log. The log already saved, sent again, is answered as it stands.
     """
 
     permission_classes = [IsAuthenticated]
@@ -548,6 +559,13 @@ class DailyAttemptApi(APIView):
     @extend_schema_serializer(component_name="AttemptSave")
     class SaveInputSerializer(serializers.Serializer):
         log = LogField(help_text="The whole game so far (required), as text or a list of tokens.")
+        version = serializers.IntegerField(
+            required=False,
+            min_value=0,
+            help_text="The attempt's version this game extends (the `version` of the last "
+            "answer). Another version than the stored one is a 409 `stale_save`; without "
+            "it, the log must extend the saved one.",
+        )
 
     @extend_schema(
         operation_id="daily_attempt_read",
@@ -591,7 +609,10 @@ class DailyAttemptApi(APIView):
         data.is_valid(raise_exception=True)
         assert request.user.is_authenticated  # permission_classes: IsAuthenticated
         attempt = services.attempt_save(
-            player=request.user, date=parse_day(date), log=data.validated_data["log"]
+            player=request.user,
+            date=parse_day(date),
+            log=data.validated_data["log"],
+            version=data.validated_data.get("version"),
         )
         return Response(AttemptOutput(attempt).data)
 

@@ -197,6 +197,8 @@ class Attempt(models.Model):
     (`log`, and `saves`: `[elapsed ms, actions]` of each save, the progress
     over time that review reads), and closed by the submission that stores
     its ranked game (which points back at it). At most one per player and day.
+    A save names the `version` it extends, so that a device that fell behind
+    cannot write its older game over a longer one saved from another.
     """
 
     class Status(models.TextChoices):
@@ -213,6 +215,9 @@ class Attempt(models.Model):
     saved_at = models.DateTimeField(null=True, blank=True)
     saves = models.JSONField(
         default=list, blank=True, help_text="[ms since the start, actions] of each save."
+    )
+    version = models.PositiveIntegerField(
+        default=0, help_text="0 when started, one more with each save that changed the log."
     )
     # Closed by its ranked game (`Game.attempt`, reached here as `game`): the
     # game's insert is the whole of closing it, so no state is kept twice.

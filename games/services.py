@@ -207,8 +207,23 @@ def attempt_start(*, player: User, date: datetime.date) -> tuple[Attempt, bool]:
 
 
 @transaction.atomic
-def attempt_save(*, player: User, date: datetime.date, log: str | Sequence[str]) -> Attempt:
+def attempt_save(
+    *,
+    player: User,
+    date: datetime.date,
+    log: str | Sequence[str],
+    version: int | None = None,
+) -> Attempt:
     """Save the game so far of the player's open attempt of `date`, validated like a submission.
+
+    `version` is the attempt's version the saving device last saw: the save
+    goes through only if it is still the stored one, and makes it one more.
+    Without a version (a client that does not track it) a save goes through
+    only if it extends the saved log. Anything else is a 409 `stale_save`
+    carrying the stored game, so that a device that fell behind can never
+    write its older game over a longer one played on another; the exact log
+    already saved (a retry whose answer was lost) is answered as it stands,
+    whatever the version, and changes nothing.
 
     A refused log is a 400 `illegal_action` and saves nothing. A closed
     attempt is a 409 `attempt_closed`, a past day's a 409 `day_closed`.
@@ -219,6 +234,7 @@ def attempt_save(*, player: User, date: datetime.date, log: str | Sequence[str])
     # The engine's replay needs no lock: it depends on the deal alone.
     played = log_replay(rules.Deal(day.number), tokens)
     _active_player_lock(player)
+    # Read under the lock: a save of another device a moment ago is seen.
     attempt = attempt_get(player=player, date=date)
     if not attempt.is_open:
         raise ServiceError(
@@ -228,16 +244,42 @@ def attempt_save(*, player: User, date: datetime.date, log: str | Sequence[str])
             game=attempt.game.pk,
         )
     _day_open_check(day)
+    new_log = [str(token) for token in played.log]
+    saved_log = attempt.log.split()
+    if new_log == saved_log:
+        return attempt
+    extends = new_log[: len(saved_log)] == saved_log
+    if (version is None and not extends) or (version is not None and version != attempt.version):
+        raise _stale_save(attempt, version=version)
     now = timezone.now()
-    attempt.log = " ".join(str(token) for token in played.log)
+    attempt.log = " ".join(new_log)
     attempt.saved_at = now
-    point = [_elapsed_ms(attempt.started_at, now), len(played.log)]
+    attempt.version += 1
+    point = [_elapsed_ms(attempt.started_at, now), len(new_log)]
     if len(attempt.saves) >= ATTEMPT_SAVES_KEPT:
         attempt.saves[-1] = point
     else:
         attempt.saves.append(point)
-    attempt.save(update_fields=["log", "saved_at", "saves"])
+    attempt.save(update_fields=["log", "saved_at", "version", "saves"])
     return attempt
+
+
+def _stale_save(attempt: Attempt, *, version: int | None) -> ServiceError:
+    """The 409 of a save that would overwrite a game it has not seen, with the stored game."""
+    named = (
+        f"names version {version}, but the attempt is at version {attempt.version}"
+        if version is not None
+        else "does not extend the saved game"
+    )
+    return ServiceError(
+        "stale_save",
+        f"This save {named}: another device saved a game this one has not seen. "
+        f"Go on from the saved game (`log`, `version`) and save again.",
+        status_code=status.HTTP_409_CONFLICT,
+        log=attempt.log,
+        version=attempt.version,
+        actions=len(attempt.log.split()),
+    )
 
 
 @transaction.atomic

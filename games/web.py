@@ -176,6 +176,9 @@ def client_strings() -> dict[str, Any]:
         ),
         "attempt_started": _("Ranked attempt started: the clock is running."),
         "attempt_resumed": _("Your ranked attempt goes on where you left it."),
+        "attempt_stale": _(
+            "You played this game further on another device, so it goes on from there."
+        ),
         "attempt_done": _(
             "You have played today's ranked attempt. Any other game of this deal is practice."
         ),

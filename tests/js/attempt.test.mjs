@@ -16,6 +16,7 @@ import {
   saveDelay,
   saveRequest,
   serverMs,
+  staleSaveGame,
 } from "../../games/static/games/attempt.js";
 
 describe("gameKey", () => {
@@ -147,6 +148,54 @@ describe("resumeGame", () => {
   });
 });
 
+describe("staleSaveGame", () => {
+  const local = { log: ["S", "52", "34"], times: [0, 900, 2100] };
+
+  test("takes up the longer game another device saved, its new actions timed now", () => {
+    const error = { code: "stale_save", log: "S 52 34 S WF", version: 7, actions: 5 };
+    const next = staleSaveGame(local, error, 60_000);
+    assert.deepEqual(next, {
+      log: ["S", "52", "34", "S", "WF"],
+      times: [0, 900, 2100, 60_000, 60_000],
+      ahead: false,
+      version: 7,
+      savedLength: 5,
+      adopted: true,
+    });
+  });
+
+  test("takes up a stored game that went another way: the device that saved goes on", () => {
+    const next = staleSaveGame(local, { log: "S 52 S", version: 3 }, 5000);
+    assert.deepEqual(next.log, ["S", "52", "S"]);
+    assert.deepEqual(next.times, [0, 900, 5000]);
+    assert.equal(next.adopted, true);
+    assert.equal(next.savedLength, 3);
+  });
+
+  test("keeps this game when the stored one is a part of it, to save the rest", () => {
+    const next = staleSaveGame(local, { log: "S 52", version: 4 }, 5000);
+    assert.deepEqual(next, { ...local, ahead: true, version: 4, savedLength: 2, adopted: false });
+  });
+
+  test("keeps this game, with nothing left to save, when the stored one is the same", () => {
+    const next = staleSaveGame(local, { log: "S 52 34", version: 4 }, 5000);
+    assert.equal(next.adopted, false);
+    assert.equal(next.ahead, false);
+    assert.equal(next.savedLength, 3);
+  });
+
+  test("a refusal without a readable version leaves the next save without one", () => {
+    assert.equal(staleSaveGame(local, { log: "S" }, 0).version, null);
+    assert.equal(staleSaveGame(local, { log: "S", version: "2" }, 0).version, null);
+    assert.equal(staleSaveGame(local, undefined, null).adopted, false);
+  });
+
+  test("does not change the game it was given", () => {
+    staleSaveGame(local, { log: "S S S S", version: 1 }, 10);
+    assert.deepEqual(local, { log: ["S", "52", "34"], times: [0, 900, 2100] });
+  });
+});
+
 describe("saveDelay", () => {
   test("waits for nothing when nothing is unsaved", () => {
     assert.equal(saveDelay(0, 0), null);
@@ -174,6 +223,12 @@ describe("saveRequest", () => {
     assert.equal(init.headers["X-CSRFToken"], "tok");
     assert.deepEqual(JSON.parse(init.body), { log: "S 52" });
   });
+
+  test("names the version the log extends once an answer said it", () => {
+    const [, init] = saveRequest({ url: "/a/", csrf: "tok", log: "S 52", version: 0 });
+    assert.deepEqual(JSON.parse(init.body), { log: "S 52", version: 0 });
+    assert.equal(init.keepalive, false);
+  });
 });
 
 describe("attemptOutcome", () => {
@@ -185,6 +240,7 @@ describe("attemptOutcome", () => {
     [404, { error: { code: "day_not_open" } }, "none"],
     [409, { error: { code: "attempt_closed" } }, "closed"],
     [409, { error: { code: "day_closed" } }, "day_closed"],
+    [409, { error: { code: "stale_save", log: "S", version: 2 } }, "stale"],
     [400, { error: { code: "illegal_action" } }, "refused"],
     [403, { error: { code: "player_banned" } }, "banned"],
     [403, { error: { code: "not_authenticated" } }, "sign_in"],

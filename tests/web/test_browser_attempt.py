@@ -2,7 +2,8 @@
 
 The same uvicorn and Chromium as `test_browser.py`: a signed-in player's first
 action starts the attempt, the game is saved on the server as it goes (so it
-goes on after a reload and in another browser), a hint asks first and takes
+goes on after a reload and in another browser, and a browser that fell behind
+takes up the longer game instead of saving over it), a hint asks first and takes
 the game off the boards, anonymous visitors are told their game is not
 ranked, and the game saved in the browser belongs to its player.
 """
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from games.models import Attempt, Game
 from leaderboards.models import BoardEntry
@@ -367,3 +369,56 @@ def test_a_game_whose_times_are_refused_is_sent_again_without_them(
     assert "times" not in bodies[1] and bodies[1]["log"] == bodies[0]["log"]
     game = Game.objects.get()
     assert (game.ranked, game.won, game.times) == (True, True, None)
+
+
+def is_save(response: Any) -> bool:
+    return response.url.endswith("/attempt/") and response.request.method == "PATCH"
+
+
+def test_a_device_that_fell_behind_takes_up_the_longer_game_and_says_why(
+    site: Any, make_player: Any
+) -> None:
+    make_player("alice")
+    # Device A plays 20 actions: saved at once.
+    device_a = signed_in_play_page(site, "alice")
+    wait_for_mode(device_a, "none")
+    with device_a.expect_response(is_save) as a_saved:
+        play_keys(device_a, " ".join(WIN_LOG[:20]))
+    assert a_saved.value.status == 200
+
+    # Device B goes on from the saved game and plays 20 more: saved at once.
+    device_b = signed_in_play_page(site, "alice")
+    wait_for_mode(device_b, "open")
+    assert engine(device_b, "game.log") == WIN_LOG[:20]
+    with device_b.expect_response(is_save) as b_saved:
+        play_keys(device_b, " ".join(WIN_LOG[20:40]))
+    assert b_saved.value.status == 200
+    assert b_saved.value.json()["version"] == 2
+
+    # Device A, behind, plays one more action: its save (SAVE_EVERY_MS later)
+    # is refused, and A goes on from B's game and says why.
+    with device_a.expect_response(is_save, timeout=30_000) as a_refused:
+        play_keys(device_a, WIN_LOG[20])
+    assert a_refused.value.status == 409
+    assert a_refused.value.json()["error"]["code"] == "stale_save"
+    notice = device_a.locator("#attempt-notice")
+    expect(notice).to_have_text(
+        "You played this game further on another device, so it goes on from there."
+    )
+    expect(device_a.locator("#table")).to_have_attribute(
+        "data-moves", str(engine(device_b, "game.table().moves"))
+    )
+    assert engine(device_a, "game.log") == WIN_LOG[:40]
+    assert device_a.locator("#attempt-save-failed").is_hidden()
+    times = engine(device_a, "window.easyHarp.attempt.times")
+    assert len(times) == 40 and times == sorted(times)
+    shot(device_a, "play-stale-save")
+
+    # The server kept the longer game, and A plays on from it.
+    attempt = Attempt.objects.get()
+    assert (attempt.log.split(), attempt.version) == (WIN_LOG[:40], 2)
+    with device_a.expect_response(is_save, timeout=30_000) as a_saved_again:
+        play_keys(device_a, " ".join(WIN_LOG[40:60]))
+    assert (a_saved_again.value.status, a_saved_again.value.json()["version"]) == (200, 3)
+    assert Attempt.objects.get().log.split() == WIN_LOG[:60]
+    assert device_a.errors == [] and device_b.errors == []

@@ -5,6 +5,7 @@
  * browser's differ, and when to save. No DOM and no network: the page passes
  * in its clock readings and the server's answers.
  */
+import { splitLog } from "./engine.js";
 
 /** Save the attempt's game after this many new actions... */
 export const SAVE_EVERY_ACTIONS = 20;
@@ -83,6 +84,29 @@ export function resumeGame(local, server) {
   return { log: server.log.slice(), times, ahead: false };
 }
 
+/**
+ * The game to go on with after a save was refused as stale (a 409
+ * `stale_save`: another device saved since this one last heard from the
+ * server). `local` is this browser's game (`{log, times}`), `error` the
+ * refusal's `error` (the stored `log`, as text, and its `version`), and
+ * `elapsedMs` the attempt's time at the refusal: the latest the stored game's
+ * new actions can have been played. The stored game goes on unless it is a
+ * part of this one (this browser played on from it, and saves the rest under
+ * the stored version). Returns `{log, times, ahead, version, savedLength,
+ * adopted}`: `savedLength` the actions the server holds, `adopted` true when
+ * the stored game replaced this browser's, which the page then says.
+ */
+export function staleSaveGame(local, error, elapsedMs) {
+  const server = { log: splitLog(error?.log ?? ""), savedMs: elapsedMs ?? 0 };
+  const version = Number.isInteger(error?.version) ? error.version : null;
+  return {
+    ...resumeGame(local, server),
+    version,
+    savedLength: server.log.length,
+    adopted: commonLength(local.log, server.log) < server.log.length,
+  };
+}
+
 function commonLength(a, b) {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
@@ -114,8 +138,12 @@ export function saveDelay(unsaved, sinceFirstMs) {
   return Math.max(0, SAVE_EVERY_MS - sinceFirstMs);
 }
 
-/** The fetch arguments that save `log` (text) to the attempt at `url`. */
-export function saveRequest({ url, csrf, log, keepalive = false }) {
+/**
+ * The fetch arguments that save `log` (text) to the attempt at `url`, as an
+ * extension of the attempt's `version` (null when no answer said it yet: the
+ * server then takes only a log that extends the one it holds).
+ */
+export function saveRequest({ url, csrf, log, version = null, keepalive = false }) {
   return [
     url,
     {
@@ -127,7 +155,7 @@ export function saveRequest({ url, csrf, log, keepalive = false }) {
         Accept: "application/json",
         "X-CSRFToken": csrf,
       },
-      body: JSON.stringify({ log }),
+      body: JSON.stringify(version === null ? { log } : { log, version }),
     },
   ];
 }
@@ -135,9 +163,11 @@ export function saveRequest({ url, csrf, log, keepalive = false }) {
 /**
  * What an answer of the attempt API means for the page: "open" or "closed"
  * (with the attempt), "none" (not started, or no day to start: a 404),
- * "refused" (a 400: the saved log was refused), "day_closed" (the day is
- * over), "banned", "sign_in" (the session is gone), or "retry" (the network
- * or the server failed, or the limit was reached: try again later).
+ * "refused" (a 400: the saved log was refused), "stale" (another device
+ * saved a game this one has not seen: go on from it, `staleSaveGame`),
+ * "day_closed" (the day is over), "banned", "sign_in" (the session is gone),
+ * or "retry" (the network or the server failed, or the limit was reached:
+ * try again later).
  */
 export function attemptOutcome(status, body = {}) {
   const code = body?.error?.code;
@@ -145,6 +175,7 @@ export function attemptOutcome(status, body = {}) {
   if (status === 404) return "none";
   if (status === 409 && code === "attempt_closed") return "closed";
   if (status === 409 && code === "day_closed") return "day_closed";
+  if (status === 409 && code === "stale_save") return "stale";
   if (status === 400) return "refused";
   if (status === 403 && code === "player_banned") return "banned";
   if (status === 401 || status === 403) return "sign_in";

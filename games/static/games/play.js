@@ -42,6 +42,7 @@ import {
   saveDelay,
   saveRequest,
   serverMs,
+  staleSaveGame,
 } from "./attempt.js";
 import { showAfterGame } from "./aftergame.js";
 import { describeStep } from "./frames.js";
@@ -423,6 +424,7 @@ const attempt = {
   clock: new AttemptClock(),
   duration: null, // the ranked game's duration once submitted
   savedLength: 0, // actions of this game the server has saved
+  version: null, // the server's version of the saved game, which the next save extends
   sentLength: 0, // actions of the last save sent (in flight or answered)
   firstUnsavedAt: null,
   timer: null,
@@ -482,23 +484,35 @@ function applyAttempt(answer, { started = false } = {}) {
     savedMs: serverMs(body.started_at, body.saved_at),
   };
   const resumed = resumeGame({ log: game.log, times: saved.times }, server);
-  if (formatLog(resumed.log) !== formatLog(game.log)) {
-    try {
-      game = Game.replay(config.deal, resumed.log);
-      saved.pending = null;
-      saved.submitted = null;
-      document.getElementById("result").hidden = true;
-    } catch {
-      // The server's game does not replay here (it always should): this one goes on.
-    }
-  }
-  saved.times = alignedTimes(resumed.times, game.log.length);
+  goOnWith(resumed, { savedLength: server.log.length, version: body.version });
   saved.ranked = true;
-  attempt.savedLength = attempt.sentLength = server.log.length;
-  attempt.firstUnsavedAt = null;
   persist();
   setMode("open", started && server.log.length === 0 ? "attempt_started" : "attempt_resumed");
   scheduleSave();
+}
+
+/**
+ * Go on with `next` (`{log, times}`, as attempt.js chose it) of which the
+ * server holds `savedLength` actions at `version`; returns false when its log
+ * does not replay here (it always should: the server checked it) and this
+ * game goes on.
+ */
+function goOnWith(next, { savedLength, version }) {
+  if (formatLog(next.log) !== formatLog(game.log)) {
+    try {
+      game = Game.replay(config.deal, next.log);
+    } catch {
+      return false;
+    }
+    saved.pending = null;
+    saved.submitted = null;
+    document.getElementById("result").hidden = true;
+  }
+  saved.times = alignedTimes(next.times, game.log.length);
+  attempt.version = Number.isInteger(version) ? version : null;
+  attempt.savedLength = attempt.sentLength = savedLength;
+  attempt.firstUnsavedAt = null;
+  return true;
 }
 
 /** This game is not the attempt's (`note` says why): practice, untimed; `mode` is what follows. */
@@ -614,13 +628,19 @@ async function saveAttempt({ keepalive = false } = {}) {
     url: config.attempt_url,
     csrf: config.csrf,
     log: formatLog(log),
+    version: attempt.version,
     keepalive,
   });
+  const sentFrom = game;
   const answer = await attemptCall(init);
-  if (attempt.mode !== "open") return;
+  // A game taken up from another device meanwhile makes this answer old news.
+  if (attempt.mode !== "open" || game !== sentFrom) return;
   if (answer.outcome === "open") {
     attempt.clock.observe(answer.body.elapsed_ms, answer.now);
     attempt.assisted = Boolean(answer.body.assisted);
+    // Answers may cross: the version only grows (none said: saves must extend the log).
+    const version = answer.body.version;
+    attempt.version = Number.isInteger(version) ? Math.max(attempt.version ?? 0, version) : null;
     attempt.savedLength = Math.max(attempt.savedLength, log.length);
     attempt.firstUnsavedAt = null;
     showSaveFailed(null);
@@ -635,9 +655,29 @@ async function saveAttempt({ keepalive = false } = {}) {
     return;
   }
   if (attemptEnded(answer)) return;
+  if (answer.outcome === "stale" && takeUpStaleSave(answer)) return;
   showSaveFailed(answer);
   // A refused log waits for the next action; a failure is tried again.
   if (answer.outcome !== "refused") attempt.timer = setTimeout(saveAttempt, SAVE_EVERY_MS);
+}
+
+/**
+ * Another device saved a game this page had not seen (a 409 `stale_save`):
+ * go on from the server's game and say why, or, when it is a part of this
+ * one, save the rest under its version. Returns false when nothing changed.
+ */
+function takeUpStaleSave(answer) {
+  const next = staleSaveGame(
+    { log: game.log, times: saved.times },
+    answer.body.error,
+    attempt.clock.elapsed(answer.now),
+  );
+  if (!goOnWith(next, { savedLength: next.savedLength, version: next.version })) return false;
+  persist();
+  showSaveFailed(null);
+  if (next.adopted) setMode("open", "attempt_stale");
+  else saveAttempt();
+  return true;
 }
 
 // The page going away (a reload, another tab, the phone's home screen) saves what is unsaved.
@@ -669,7 +709,9 @@ function showAttempt() {
   mark.hidden = !inAttempt();
   mark.textContent = attempt.assisted ? t("assisted_mark") : t("ranked");
   mark.dataset.kind = attempt.assisted ? "assisted" : "ranked";
-  const note = inAttempt() && attempt.assisted ? "assisted" : attempt.note;
+  // Why the game changed under the player's eyes outranks the lasting "assisted".
+  const note =
+    inAttempt() && attempt.assisted && attempt.note !== "attempt_stale" ? "assisted" : attempt.note;
   document.getElementById("attempt-notice").textContent = note ? t(note) : "";
   bar.hidden = !note && mark.hidden && startButton.hidden;
 }

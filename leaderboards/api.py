@@ -395,7 +395,8 @@ class GameShareApi(APIView):
 
     The date (or the deal, for practice), whether it was won, its moves against
     the par, its score, its rank of N on the day's score board and the
-    player's streak (for their ranked game), in the reader's language.
+    player's streak (for their ranked game), in the reader's language. A ranked
+    game played with a hint says "Assisted: a hint was used" and has no rank.
     """
 
     @extend_schema_serializer(component_name="ShareCard")

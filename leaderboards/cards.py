@@ -1,7 +1,7 @@
 """Share cards: the words of a shared result, and the picture a shared link unfurls with.
 
 Both are spoiler-free by construction: they are made from a game's facts
-(`selectors.game_share`: date, won, score, moves, par, rank, streak) and
+(`selectors.game_share`: date, won, score, moves, par, assisted, rank, streak) and
 never see its log. Pictures are drawn with Pillow's own font, so no font file
 has to be installed.
 """
@@ -33,7 +33,8 @@ def share_title(facts: dict[str, Any]) -> str:
 
 
 def share_lines(facts: dict[str, Any]) -> list[str]:
-    """The lines after the title: the result against par, the score and rank, the streak."""
+    """The lines after the title: the result against par, the score and rank, whether
+    it was assisted (then it has no rank), the streak."""
     moves, par = facts["moves"], facts["par"]
     if facts["won"] and par is not None:
         result = _("Won in %(moves)s moves (par %(par)s, %(diff)s)") % {
@@ -52,6 +53,8 @@ def share_lines(facts: dict[str, Any]) -> list[str]:
             "total": facts["total"],
         }
     lines = [result, score]
+    if facts["assisted"]:
+        lines.append(_("Assisted: a hint was used"))
     if facts["streak"]:
         lines.append(
             ngettext("Streak: %(days)s day", "Streak: %(days)s days", facts["streak"])

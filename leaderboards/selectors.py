@@ -26,7 +26,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 
 from easyharp_site.dates import today, utc_aware
-from games.models import DailyDeal, Game
+from games.models import DailyDeal, Game, ReviewState
 from games.rules import Deal
 from leaderboards import mirror
 from leaderboards.audiences import AudienceSql, EntriesSql
@@ -822,8 +822,9 @@ def days_between(
 
 def game_share(*, game: Game) -> dict[str, Any]:
     """What a share card of a game says, without any card or action of its log:
-    `{date, deal, won, score, moves, par, rank, total, streak}` (rank, total and
-    streak are None when the game is not on the day's board)."""
+    `{date, deal, won, score, moves, par, assisted, rank, total, streak}` (rank, total
+    and streak are None when the game is not on the day's board: practice, assisted,
+    voided or held for review)."""
     daily = game.daily
     facts: dict[str, Any] = {
         "date": daily.date if daily is not None else None,
@@ -832,11 +833,13 @@ def game_share(*, game: Game) -> dict[str, Any]:
         "score": game.score,
         "moves": game.moves,
         "par": daily.par if daily is not None else None,
+        "assisted": game.ranked and game.assisted,
         "rank": None,
         "total": None,
         "streak": None,
     }
-    if daily is None or not game.ranked or game.is_voided:
+    off_board = game.assisted or game.is_voided or game.review_state == ReviewState.HELD
+    if daily is None or not game.ranked or off_board:
         return facts
     rows = _rows(
         f"SELECT f.rank, {_COLUMNS} {_from()} {_FINAL} "

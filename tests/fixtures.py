@@ -25,7 +25,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from games.models import Attempt, DailyDeal, Game
-from games.services import attempt_start, game_submit
+from games.services import attempt_assist, attempt_start, game_submit
 from games.signals import game_stored
 from leaderboards.services import board_entries_offer
 from tests.paths import GAME_VECTORS
@@ -131,6 +131,14 @@ def rewind(player: AbstractBaseUser, seconds: float) -> None:
 def play_ranked(player: AbstractBaseUser, log: str | list[str], deal: str = DEAL) -> Game:
     """`submit_ranked` through the services."""
     attempt_start(player=player, date=timezone.now().date())
+    game, _ = game_submit(player=player, deal=deal, log=log)
+    return game
+
+
+def play_assisted(player: AbstractBaseUser, log: str | list[str], deal: str = DEAL) -> Game:
+    """`play_ranked` with a hint asked during the attempt: the ranked game is assisted."""
+    attempt_start(player=player, date=timezone.now().date())
+    assert attempt_assist(player=player, deal=deal)
     game, _ = game_submit(player=player, deal=deal, log=log)
     return game
 

@@ -34,7 +34,7 @@ from easyharp_site.errors import ServiceError
 from games import rules
 from games.models import DailyDeal
 from games.rules import REASONS, Deal, IllegalActionError
-from games.selectors import daily_deal_get, game_get
+from games.selectors import daily_deal_get, game_get, game_held_for
 
 T = TypeVar("T")
 
@@ -277,6 +277,7 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
     game = found(game_get, game_id=game_id)
     context = {
         "game": game,
+        "held": game_held_for(game=game, viewer=request.user),
         "config": page_config(
             request,
             game=game.pk,

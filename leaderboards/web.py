@@ -30,6 +30,7 @@ from games.selectors import (
     daily_deal_neighbours,
     daily_deals_served,
     game_get,
+    game_held_for,
     player_games,
     player_get,
 )
@@ -237,13 +238,16 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
     """A player's record, daily results and recent games."""
     user = found(player_get, username=username)
     stats = player_stats(player=user)
+    games = player_games(player=user, limit=50)
     context = {
         "player": user,
         "stats": stats,
         "win_percent": round(100 * stats["win_rate"]) if stats["win_rate"] is not None else None,
         "bars": moves_over_par_bars(stats["moves_vs_par"]),
-        "days": player_board_results(player=user, limit=30),
-        "games": player_games(player=user, limit=50),
+        "days": player_board_results(player=user, limit=30, held=request.user.pk == user.pk),
+        "games": games,
+        # Only the player sees which of their games wait for review.
+        "held": {game.pk for game in games if game_held_for(game=game, viewer=request.user)},
         "config": page_config(request),
         "og": _og(
             request,

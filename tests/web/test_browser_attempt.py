@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from games.models import Attempt, Game
 from leaderboards.models import BoardEntry
@@ -189,6 +190,14 @@ def test_a_hint_in_the_ranked_attempt_is_confirmed_first_and_takes_the_game_off_
     game = Game.objects.get()
     assert (game.ranked, game.assisted) == (True, True)
     assert not BoardEntry.objects.exists()
+    # The after-game panel says why it has no rank and why the streak stops.
+    page.wait_for_selector("#aftergame-assisted:not([hidden])")
+    expect(page.locator("#aftergame-streak")).not_to_have_text("–")
+    assert "does not count for your streak" in page.inner_text("#aftergame-assisted")
+    assert page.inner_text("#aftergame-rank") == "–"
+    assert page.inner_text("#aftergame-streak") == "0"
+    assert page.locator("#aftergame-held").is_hidden()
+    assert page.locator('#aftergame [data-slot="rank_note"]').is_hidden()
 
     # After the attempt, hints are practice: no confirmation.
     play_keys(page, WIN_LOG[1])

@@ -11,6 +11,7 @@ from django.test import Client
 
 from games.models import DailyDeal
 from leaderboards import closer, web
+from leaderboards.cards import card_png
 from leaderboards.models import DayResult
 from tests.fixtures import WIN_LOG, play_assisted, play_ranked
 
@@ -62,6 +63,13 @@ def test_an_assisted_games_card_says_so_and_shows_no_rank(daily, alice, make_pla
         lines = drawn[-1]
         assert assisted in lines
         assert not any("rank" in line or "puesto" in line for line in lines), lines
+
+
+def test_accented_letters_are_drawn_without_their_accents():
+    # Pillow's own font has no "ó": it would draw an empty box.
+    assert card_png("Puntuación", ["Con ayuda: se usó una pista"]) == card_png(
+        "Puntuacion", ["Con ayuda: se uso una pista"]
+    )
 
 
 def test_drawing_is_limited_per_client_address(daily, alice, make_player, card_limit):

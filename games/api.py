@@ -230,9 +230,17 @@ class GameOutput(serializers.Serializer):
         help_text="Milliseconds the server measured from the attempt's start to the "
         "submission; null for practice.",
     )
+    held = serializers.SerializerMethodField(
+        help_text="Held for review, on no board until a moderator clears or voids it "
+        "(played faster than a person can). Only the game's own player is told: "
+        "false for everyone else."
+    )
 
     def get_url(self, game: Game) -> str:
         return game_url(self.context["request"], game)
+
+    def get_held(self, game: Game) -> bool:
+        return selectors.game_held_for(game=game, viewer=self.context["request"].user)
 
 
 @extend_schema_serializer(component_name="GameWithLog")

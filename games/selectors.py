@@ -17,7 +17,7 @@ from rest_framework import status
 from easyharp_site.dates import today
 from easyharp_site.errors import ServiceError
 from games import rules
-from games.models import Attempt, DailyDeal, Game
+from games.models import Attempt, DailyDeal, Game, ReviewState
 from games.parsing import deal_parse, illegal_action, log_tokens
 from games.solver import HINT, Hint, hint
 
@@ -191,6 +191,12 @@ def hint_lock(*, deal: str, viewer: User | AnonymousUser) -> ReplayLock | None:
         player=viewer, daily__date=lock.date, game__isnull=True
     ).exists()
     return None if attempt_open else lock
+
+
+def game_held_for(*, game: Game, viewer: Any) -> bool:
+    """Whether `viewer` (a user, maybe anonymous) is told that `game` is held for review:
+    only its own player is, while it waits off the boards for a moderator."""
+    return game.review_state == ReviewState.HELD and viewer.pk == game.player_id
 
 
 def game_replay(*, game: Game) -> dict[str, Any]:

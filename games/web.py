@@ -34,7 +34,7 @@ from easyharp_site.errors import ServiceError
 from games import rules
 from games.models import DailyDeal
 from games.rules import REASONS, Deal, IllegalActionError
-from games.selectors import daily_deal_get, game_get, game_lock
+from games.selectors import daily_deal_get, game_get, game_held_for, game_lock
 
 T = TypeVar("T")
 
@@ -299,6 +299,7 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
         return render(request, "games/replay_locked.html", locked, status=403)
     context = {
         "game": game,
+        "held": game_held_for(game=game, viewer=request.user),
         "config": page_config(
             request,
             game=game.pk,

@@ -215,6 +215,13 @@ class PlayerDaySerializer(serializers.Serializer):
     deal = serializers.CharField(allow_null=True)
     score = EntrySerializer(allow_null=True)
     moves = EntrySerializer(allow_null=True)
+    assisted = serializers.BooleanField(
+        help_text="A hint was used during the day's ranked game: shown, on no board."
+    )
+    held = serializers.BooleanField(
+        help_text="The day's ranked game is held for review, on no board until a moderator "
+        "has looked at it. Only the player is told: false for everyone else."
+    )
 
 
 def username_parameter() -> OpenApiParameter:
@@ -231,7 +238,11 @@ NO_SUCH_PLAYER = {404: "`not_found`: there is no such player."}
 
 
 class PlayerApi(APIView):
-    """A player's daily results (last 30 days) and recent games (last 20)."""
+    """A player's daily results (last 30 days) and recent games (last 20).
+
+    A day whose ranked game is assisted is listed without entries. The player
+    alone is told which of their games are held for review (`held`).
+    """
 
     @extend_schema(
         parameters=[username_parameter()],
@@ -255,7 +266,9 @@ class PlayerApi(APIView):
             {
                 "username": player.get_username(),
                 "joined": serializers.DateTimeField().to_representation(player.date_joined),
-                "daily": player_board_results(player=player, limit=30),
+                "daily": player_board_results(
+                    player=player, limit=30, held=request.user.pk == player.pk
+                ),
                 "games": GameOutput(games, many=True, context={"request": request}).data,
             }
         )
@@ -410,7 +423,8 @@ class GameShareApi(APIView):
 
     The date (or the deal, for practice), whether it was won, its moves against
     the par, its score, its rank of N on the day's score board and the
-    player's streak (for their ranked game), in the reader's language.
+    player's streak (for their ranked game), in the reader's language. A ranked
+    game played with a hint says "Assisted: a hint was used" and has no rank.
     """
 
     @extend_schema_serializer(component_name="ShareCard")

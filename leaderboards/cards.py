@@ -1,14 +1,16 @@
 """Share cards: the words of a shared result, and the picture a shared link unfurls with.
 
 Both are spoiler-free by construction: they are made from a game's facts
-(`selectors.game_share`: date, won, score, moves, par, rank, streak) and
+(`selectors.game_share`: date, won, score, moves, par, assisted, rank, streak) and
 never see its log. Pictures are drawn with Pillow's own font, so no font file
-has to be installed.
+has to be installed; that font has no accented letters, so they are drawn
+without their accents.
 """
 
 from __future__ import annotations
 
 import io
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,7 +21,7 @@ from PIL import Image, ImageDraw, ImageFont
 # Open Graph's recommended size; Twitter's large summary card takes it too.
 CARD_SIZE = (1200, 630)
 # Bumped whenever the drawing changes, so cached pictures are drawn again.
-CARD_VERSION = 1
+CARD_VERSION = 2
 _BACKGROUND = (18, 82, 52)
 _INK = (250, 248, 240)
 _ACCENT = (242, 201, 76)
@@ -33,7 +35,8 @@ def share_title(facts: dict[str, Any]) -> str:
 
 
 def share_lines(facts: dict[str, Any]) -> list[str]:
-    """The lines after the title: the result against par, the score and rank, the streak."""
+    """The lines after the title: the result against par, the score and rank, whether
+    it was assisted (then it has no rank), the streak."""
     moves, par = facts["moves"], facts["par"]
     if facts["won"] and par is not None:
         result = _("Won in %(moves)s moves (par %(par)s, %(diff)s)") % {
@@ -52,6 +55,8 @@ def share_lines(facts: dict[str, Any]) -> list[str]:
             "total": facts["total"],
         }
     lines = [result, score]
+    if facts["assisted"]:
+        lines.append(_("Assisted: a hint was used"))
     if facts["streak"]:
         lines.append(
             ngettext("Streak: %(days)s day", "Streak: %(days)s days", facts["streak"])
@@ -65,8 +70,18 @@ def share_text(facts: dict[str, Any], url: str) -> str:
     return "\n".join([share_title(facts), *share_lines(facts), url])
 
 
+def _drawable(text: str) -> str:
+    """`text` with the accents of its letters dropped ("Puntuación" → "Puntuacion"), which
+    Pillow's own font would draw as empty boxes."""
+    return "".join(
+        char for char in unicodedata.normalize("NFKD", text) if not unicodedata.combining(char)
+    )
+
+
 def card_png(title: str, lines: Sequence[str], footer: str = "") -> bytes:
     """A 1200×630 PNG: a title, a few lines of text and a footer."""
+    title, footer = _drawable(title), _drawable(footer)
+    lines = [_drawable(line) for line in lines]
     image = Image.new("RGB", CARD_SIZE, _BACKGROUND)
     draw = ImageDraw.Draw(image)
     big = ImageFont.load_default(size=64)

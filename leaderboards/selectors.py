@@ -24,9 +24,10 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import connection
+from django.db.models import Q
 
 from easyharp_site.dates import today, utc_aware
-from games.models import DailyDeal, Game
+from games.models import DailyDeal, Game, ReviewState
 from games.rules import Deal
 from leaderboards import mirror
 from leaderboards.audiences import AudienceSql, EntriesSql
@@ -579,26 +580,51 @@ def leaderboard_around(
     }
 
 
-def player_board_results(*, player: User, limit: int = 30) -> list[dict[str, Any]]:
-    """The player's results of their last `limit` days: per day, their entry on each board,
-    with its final rank once the day has closed."""
+def player_board_results(
+    *, player: User, limit: int = 30, held: bool = False
+) -> list[dict[str, Any]]:
+    """The player's results of their last `limit` days, newest first: per day, their entry
+    on each board, with its final rank once the day has closed, and whether their ranked
+    game of the day was `assisted` (shown, on no board). With `held` (for the player's own
+    eyes only), a ranked game held for review is listed too, marked `held`."""
     rows = _rows(
         f"SELECT e.date, e.board, f.rank, {_COLUMNS} {_from()} {_FINAL} "
         "WHERE e.player_id = %s ORDER BY e.date DESC LIMIT %s",
         [player.pk, limit * 2],
     )
     days: dict[datetime.date, dict[str, Any]] = {}
+
+    def day_of(date: datetime.date, number: int | None) -> dict[str, Any]:
+        return days.setdefault(
+            date,
+            {
+                "date": date.isoformat(),
+                "deal": _deal_code(number),
+                "score": None,
+                "moves": None,
+                "assisted": False,
+                "held": False,
+            },
+        )
+
     for date, board, final_rank, *row in rows:
         # A closed day's rank is the one stored when it closed; a running day's moves.
         rank, _, number = _rank(date, board, tuple(row))
         if final_rank is not None:
             rank = final_rank
-        day = days.setdefault(
-            date,
-            {"date": date.isoformat(), "deal": _deal_code(number), "score": None, "moves": None},
-        )
-        day[board] = _entry_dict(tuple(row), rank)
-    return list(days.values())[:limit]
+        day_of(_as_date(date), number)[board] = _entry_dict(tuple(row), rank)
+    # Ranked games the boards leave out are the player's results of their days all the same.
+    off_board = (Q(assisted=True) | Q(review_state=ReviewState.HELD)) if held else Q(assisted=True)
+    games = (
+        Game.objects.filter(off_board, player=player, ranked=True, voided_at__isnull=True)
+        .order_by("-daily__date")
+        .values_list("daily__date", "deal_number", "assisted", "review_state")[:limit]
+    )
+    for date, number, assisted, state in games:
+        day = day_of(date, number)
+        day["assisted"] = assisted
+        day["held"] = held and state == ReviewState.HELD
+    return [days[date] for date in sorted(days, reverse=True)[:limit]]
 
 
 # --- A player's record -------------------------------------------------------------------
@@ -822,8 +848,9 @@ def days_between(
 
 def game_share(*, game: Game) -> dict[str, Any]:
     """What a share card of a game says, without any card or action of its log:
-    `{date, deal, won, score, moves, par, rank, total, streak}` (rank, total and
-    streak are None when the game is not on the day's board)."""
+    `{date, deal, won, score, moves, par, assisted, rank, total, streak}` (rank, total
+    and streak are None when the game is not on the day's board: practice, assisted,
+    voided or held for review)."""
     daily = game.daily
     facts: dict[str, Any] = {
         "date": daily.date if daily is not None else None,
@@ -832,11 +859,13 @@ def game_share(*, game: Game) -> dict[str, Any]:
         "score": game.score,
         "moves": game.moves,
         "par": daily.par if daily is not None else None,
+        "assisted": game.ranked and game.assisted,
         "rank": None,
         "total": None,
         "streak": None,
     }
-    if daily is None or not game.ranked or game.is_voided:
+    off_board = game.assisted or game.is_voided or game.review_state == ReviewState.HELD
+    if daily is None or not game.ranked or off_board:
         return facts
     rows = _rows(
         f"SELECT f.rank, {_COLUMNS} {_from()} {_FINAL} "

@@ -31,6 +31,7 @@ from games.selectors import (
     daily_deals_served,
     day_lock,
     game_get,
+    game_held_for,
     game_lock,
     player_games,
     player_get,
@@ -266,9 +267,11 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
         "stats": stats,
         "win_percent": round(100 * stats["win_rate"]) if stats["win_rate"] is not None else None,
         "bars": moves_over_par_bars(stats["moves_vs_par"]),
-        "days": player_board_results(player=user, limit=30),
+        "days": player_board_results(player=user, limit=30, held=request.user.pk == user.pk),
         "games": games,
         "locked_games": locked,
+        # Only the player sees which of their games wait for review.
+        "held": {game.pk for game in games if game_held_for(game=game, viewer=request.user)},
         "config": page_config(request),
         "og": _og(
             request,

@@ -25,7 +25,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from games.models import Attempt, DailyDeal, Game
-from games.services import attempt_start, game_submit
+from games.services import attempt_assist, attempt_start, game_submit
 from games.signals import game_stored
 from leaderboards.services import board_entries_offer
 from tests.paths import GAME_VECTORS
@@ -158,6 +158,15 @@ def close_day(daily: DailyDeal) -> None:
     first = DailyDeal.objects.order_by("date").values_list("date", flat=True)[0]
     DailyDeal.objects.filter(pk=daily.pk).update(date=first - datetime.timedelta(days=1))
     daily.refresh_from_db()
+
+
+def play_assisted(player: AbstractBaseUser, log: str | list[str], deal: str = DEAL) -> Game:
+    """`play_ranked` with a hint asked during the attempt: the ranked game is assisted."""
+    attempt, _ = attempt_start(player=player, date=timezone.now().date())
+    at_human_pace(attempt.pk, log)
+    assert attempt_assist(player=player, deal=deal)
+    game, _ = game_submit(player=player, deal=deal, log=log)
+    return game
 
 
 def stored_game(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fixtures import DEAL, WIN, WIN_LOG, client_for, rewind, start, submit
+from tests.fixtures import DEAL, WIN, WIN_LOG, client_for, play_assisted, rewind, start, submit
 
 pytestmark = pytest.mark.django_db
 
@@ -41,8 +41,33 @@ def test_it_lists_the_players_games_and_daily_results(anon, alice, bob, daily):
         "submitted_at": won["created_at"],
     }
     assert body["daily"] == [
-        {"date": daily.date.isoformat(), "deal": DEAL, "score": entry, "moves": entry}
+        {
+            "date": daily.date.isoformat(),
+            "deal": DEAL,
+            "score": entry,
+            "moves": entry,
+            "assisted": False,
+            "held": False,
+        }
     ]
+
+
+def test_a_day_of_an_assisted_game_is_listed_assisted_without_entries(anon, alice, daily):
+    game = play_assisted(alice, WIN_LOG)
+
+    body = anon.get("/api/players/alice/").json()
+
+    assert body["daily"] == [
+        {
+            "date": daily.date.isoformat(),
+            "deal": DEAL,
+            "score": None,
+            "moves": None,
+            "assisted": True,
+            "held": False,
+        }
+    ]
+    assert [(g["id"], g["ranked"], g["assisted"]) for g in body["games"]] == [(game.pk, True, True)]
 
 
 def test_a_player_without_games_has_empty_lists(anon, alice):

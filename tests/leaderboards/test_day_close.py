@@ -15,7 +15,7 @@ from games.services import game_void
 from leaderboards.models import BoardEntry, DayResult
 from leaderboards.selectors import day_results, leaderboard_page, player_board_results
 from leaderboards.services import day_close, days_to_close
-from tests.fixtures import WIN_LOG, client_for, play_ranked, stored_game
+from tests.fixtures import WIN_LOG, client_for, play_assisted, play_ranked, stored_game
 
 pytestmark = pytest.mark.django_db
 
@@ -192,6 +192,26 @@ def test_the_share_text_speaks_the_readers_language(daily, alice, anon):
     game = play_ranked(alice, "S")
     text = anon.get(f"/api/games/{game.pk}/share/", HTTP_ACCEPT_LANGUAGE="es").json()["text"]
     assert "Puntuación" in text or "puesto" in text
+
+
+@pytest.mark.parametrize(
+    ("language", "assisted"),
+    [("en", "Assisted: a hint was used"), ("es", "Con ayuda"), ("nl", "Met hulp")],
+)
+def test_an_assisted_game_says_so_in_its_share_text_and_has_no_rank(
+    daily, alice, bob, anon, language, assisted
+):
+    bobs = play_ranked(bob, "S")
+    game = play_assisted(alice, WIN_LOG)
+
+    text = anon.get(f"/api/games/{game.pk}/share/", HTTP_ACCEPT_LANGUAGE=language).json()["text"]
+
+    assert assisted in text
+    for rank in ("rank", "puesto", "plaats"):
+        assert rank not in text.lower()
+    # Bob's game is alone on the board: the assisted one takes no place there.
+    ranked = anon.get(f"/api/games/{bobs.pk}/share/").json()["text"]
+    assert "rank 1 of 1" in ranked and "Assisted" not in ranked
 
 
 def test_a_missing_game_has_no_share_card(db, anon):

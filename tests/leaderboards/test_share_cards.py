@@ -10,9 +10,10 @@ from django.core.cache import cache
 from django.test import Client
 
 from games.models import DailyDeal
-from leaderboards import closer
+from leaderboards import closer, web
+from leaderboards.cards import card_png
 from leaderboards.models import DayResult
-from tests.fixtures import WIN_LOG, play_ranked
+from tests.fixtures import WIN_LOG, play_assisted, play_ranked
 
 pytestmark = pytest.mark.django_db
 
@@ -40,6 +41,35 @@ def test_a_card_is_a_png_drawn_once_then_served_from_the_cache(daily, alice, car
     for _ in range(5):  # cached: the limit counts drawings only
         again = client.get(f"/cards/games/{game.pk}.png")
         assert again.status_code == 200 and again.content == first.content
+
+
+def test_an_assisted_games_card_says_so_and_shows_no_rank(daily, alice, make_player, monkeypatch):
+    play_ranked(make_player("bob"), "S")
+    game = play_assisted(alice, WIN_LOG)
+    drawn: list[list[str]] = []
+    draw = web.card_png
+
+    def card_png(title: str, lines: list[str], footer: str = "") -> bytes:
+        drawn.append(list(lines))
+        return draw(title, lines, footer)
+
+    monkeypatch.setattr(web, "card_png", card_png)
+    for language, assisted in (
+        ("en", "Assisted: a hint was used"),
+        ("es", "Con ayuda: se usó una pista"),
+    ):
+        answer = Client().get(f"/cards/games/{game.pk}.png", HTTP_ACCEPT_LANGUAGE=language)
+        assert answer.status_code == 200 and answer.content.startswith(b"\x89PNG")
+        lines = drawn[-1]
+        assert assisted in lines
+        assert not any("rank" in line or "puesto" in line for line in lines), lines
+
+
+def test_accented_letters_are_drawn_without_their_accents():
+    # Pillow's own font has no "ó": it would draw an empty box.
+    assert card_png("Puntuación", ["Con ayuda: se usó una pista"]) == card_png(
+        "Puntuacion", ["Con ayuda: se uso una pista"]
+    )
 
 
 def test_drawing_is_limited_per_client_address(daily, alice, make_player, card_limit):

@@ -191,12 +191,54 @@ def test_a_hint_in_the_ranked_attempt_is_confirmed_first_and_takes_the_game_off_
     game = Game.objects.get()
     assert (game.ranked, game.assisted) == (True, True)
     assert not BoardEntry.objects.exists()
+    # The after-game panel says why it has no rank and why the streak stops.
+    page.wait_for_selector("#aftergame-assisted:not([hidden])")
+    expect(page.locator("#aftergame-streak")).not_to_have_text("–")
+    assert "does not count for your streak" in page.inner_text("#aftergame-assisted")
+    assert page.inner_text("#aftergame-rank") == "–"
+    assert page.inner_text("#aftergame-streak") == "0"
+    assert page.locator("#aftergame-held").is_hidden()
+    assert page.locator('#aftergame [data-slot="rank_note"]').is_hidden()
 
     # After the attempt, hints are practice: no confirmation.
     play_keys(page, WIN_LOG[1])
     page.click("#hint")
     eventually(page, lambda: len(hints) == 3, "a practice hint without confirmation")
     assert not page.locator("#confirm-dialog").evaluate("d => d.open")
+    assert page.errors == []
+
+
+def test_the_after_game_panel_says_a_held_game_waits_for_review(
+    site: Any, make_player: Any
+) -> None:
+    make_player("alice")
+    page = signed_in_play_page(site, "alice")
+    wait_for_mode(page, "none")
+
+    # The server's answer says what it says to a game's own player once it is held.
+    def held(route: Any) -> None:
+        answer = route.fetch()
+        route.fulfill(response=answer, json={**answer.json(), "held": True})
+
+    page.route("**/api/games/", held)
+    boards = requests_to(page, "/leaderboard/")
+    play_keys(page, " ".join(WIN_LOG[:PLAYED]))
+    wait_for_mode(page, "open")
+    page.click("#submit-game")
+    page.click("#confirm-ok")
+    page.wait_for_selector("#aftergame-held:not([hidden])")
+    assert "once a moderator has looked at it" in page.inner_text("#aftergame-held")
+    assert page.locator("#aftergame-assisted").is_hidden()
+    expect(page.locator("#aftergame-streak")).not_to_have_text("–")
+    # The game is on the board in the database: only the answer's `held` keeps the
+    # page from asking the board for its rank. A request sent after the panel is
+    # filled is noted after any the panel sent.
+    later = requests_to(page, "/healthz")
+    page.evaluate("fetch('/healthz/')")
+    eventually(page, lambda: len(later) == 1, "the request sent after the panel")
+    assert boards == []
+    assert page.inner_text("#aftergame-rank") == "–"
+    assert page.locator("#my-rank").count() == 0
     assert page.errors == []
 
 

@@ -18,9 +18,9 @@ from django.utils.translation import gettext
 from playwright.sync_api import expect
 
 from games.models import DailyDeal
-from games.services import attempt_start
+from games.services import attempt_assist, attempt_start
 from leaderboards.services import day_close
-from tests.fixtures import WIN, stored_game
+from tests.fixtures import WIN, WIN_LOG, stored_game
 from tests.paths import ROOT
 from tests.web.conftest import ARTIFACTS, shot
 from tests.web.test_browser import log_in, play_keys
@@ -175,6 +175,53 @@ def test_the_after_game_panel_shows_the_result_against_par_rank_streak_and_share
     assert f"Won in {WIN['moves']} moves" in shared and "rank 1 of 2" in shared
     assert WIN["log"] not in shared
     shot_for_readme(page, "aftergame", element="#aftergame")
+
+
+@pytest.mark.parametrize("language", ["en", "es", "nl"])
+def test_the_after_game_panel_says_why_an_assisted_game_has_no_rank_and_stops_the_streak(
+    site, past_days, today, language
+) -> None:
+    alice = past_days[0]
+    attempt_start(player=alice, date=today)
+    attempt_assist(player=alice, deal=DailyDeal.objects.get(date=today).deal_code)
+    page = site("/play/", language=language)
+    log_in(page, "alice")
+    page.wait_for_url(re.compile(r"/play/"))
+    page.wait_for_selector('#attempt[data-assisted="true"]', state="attached")
+    # A few actions, then the game is given up: assisted whether won or not.
+    play_keys(page, " ".join(WIN_LOG[:20]))
+    page.click("#submit-game")
+    page.click("#confirm-ok")
+    note = page.locator("#aftergame-assisted")
+    expect(note).to_be_visible()
+    # The streak is read with the day's par: once it is in, the rank has had its turn.
+    expect(page.locator("#aftergame-streak")).not_to_have_text("–")
+    with translation.override(language):
+        why = gettext(
+            "A hint was used: this game is on no board, so it has no rank, and it does "
+            "not count for your streak."
+        )
+    assert note.inner_text() == why
+    assert page.inner_text("#aftergame-rank") == "–"
+    # Three days won before today; the assisted game does not make it four.
+    assert page.inner_text("#aftergame-streak") == "3"
+    assert page.locator("#aftergame-held").is_hidden()
+    page.locator("#aftergame").screenshot(
+        path=str(ARTIFACTS / f"aftergame-assisted-{language}.png")
+    )
+    # On a 320 px phone nothing of the panel sticks out.
+    page.set_viewport_size(PHONE)
+    fits(page, PHONE["width"])
+    assert (
+        page.evaluate(
+            """() => [...document.querySelectorAll('#aftergame *')]
+            .filter(n => n.getBoundingClientRect().right > innerWidth + 0.5).length"""
+        )
+        == 0
+    )
+    page.locator("#aftergame").screenshot(
+        path=str(ARTIFACTS / f"aftergame-assisted-{language}-phone.png")
+    )
 
 
 @pytest.mark.parametrize("language", ["es", "nl"])

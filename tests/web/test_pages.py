@@ -15,7 +15,7 @@ from rest_framework.authtoken.models import Token
 
 from games.models import DailyDeal, Game
 from games.rules import REASONS
-from tests.fixtures import DEAL, WIN, WIN_LOG
+from tests.fixtures import DEAL, WIN, WIN_LOG, play_assisted
 
 from .conftest import PASSWORD
 
@@ -283,6 +283,26 @@ class TestReplay:
     def test_it_is_404_for_an_unknown_game(self, client: Client, db: None) -> None:
         assert client.get("/replays/999999/").status_code == 404
 
+    @pytest.mark.parametrize(
+        ("language", "note"),
+        [
+            ("en", "Assisted: a hint was used, so this game is on no board."),
+            ("es", "Con ayuda: se usó una pista"),
+            ("nl", "Met hulp: er is een tip gebruikt"),
+        ],
+    )
+    def test_it_says_a_game_was_assisted(
+        self, client: Client, daily: DailyDeal, make_player, submit, language: str, note: str
+    ) -> None:
+        game = play_assisted(make_player("alice"), WIN_LOG)
+        body = client.get(f"/replays/{game.pk}/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+        assert 'id="assisted-mark"' in body
+        (said,) = re.findall(r'<p id="assisted-note">(.*?)</p>', body)
+        assert note in html.unescape(said)
+        unassisted = submit(make_player("bob"), WIN_LOG)
+        body = client.get(f"/replays/{unassisted.pk}/").content.decode()
+        assert 'id="assisted-mark"' not in body and 'id="assisted-note"' not in body
+
     def test_it_escapes_player_names(self, client: Client, daily, hostile_player, submit) -> None:
         game = submit(hostile_player, WIN_LOG)
         assert_escaped(client.get(f"/replays/{game.pk}/"))
@@ -313,6 +333,23 @@ class TestPlayer:
         games = [row for row in rows if "/replays/" in row]
         assert "practice" in games[0] and "ranked" not in games[0]
         assert "ranked" in games[1] and "4:07" in games[1]
+
+    def test_it_lists_an_assisted_day_without_rank_and_marks_its_game(
+        self, client: Client, daily: DailyDeal, make_player, submit
+    ) -> None:
+        submit(make_player("bob"), WIN_LOG)
+        play_assisted(make_player("alice"), WIN_LOG)
+        body = client.get("/players/alice/").content.decode()
+        results = body.split('id="daily-results"')[1].split("</table>")[0]
+        (day,) = re.findall(r"<tr>.*?</tr>", results.split("<tbody>")[1], flags=re.S)
+        assert daily.date.isoformat() in day and DEAL in day
+        assert "assisted: on no board" in day
+        # No rank and no score on a board: the number cells are empty.
+        assert re.findall(r'<td class="num"[^>]*>(.*?)</td>', day) == [""] * 4
+        games = body.split('id="player-games"')[1]
+        assert "ranked, assisted" in games
+        spanish = client.get("/players/alice/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+        assert "con ayuda: en ninguna clasificación" in spanish
 
     def test_it_is_404_for_an_unknown_player(self, client: Client, db: None) -> None:
         assert client.get("/players/nobody/").status_code == 404

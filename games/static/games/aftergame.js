@@ -2,7 +2,8 @@
  * The after-game panel of the play page: once a ranked game of the day is
  * stored, its score, moves and time against par, its rank and percentile
  * (refreshed while the day runs), the player's streak and histogram, the
- * countdown to the next deal and a share button.
+ * countdown to the next deal and a share button. A game on no board (assisted,
+ * or held for review) has no rank, and the panel says why.
  *
  * Its words are in the page (`<template id="aftergame-template">`, from
  * `games/_aftergame.html`); it reads the public API by URL.
@@ -66,8 +67,13 @@ function drawBars(table, bars) {
   table.replaceChildren(body);
 }
 
+/** Whether the game is on the day's boards (so it has a rank). */
+function onBoard(game) {
+  return !game.assisted && !game.held;
+}
+
 async function showRank(panel, game, text) {
-  if (game.assisted) return false;
+  if (!onBoard(game)) return false;
   const url = `/api/daily/${game.daily}/leaderboard/?order=score&around=me&limit=1`;
   const board = await getJSON(url);
   if (!board.me) return false;
@@ -117,6 +123,9 @@ export async function showAfterGame(game) {
   fill(panel, "score", String(game.score));
   fill(panel, "moves", String(game.moves));
   fill(panel, "time", clock(game.duration_ms) || "–");
+  panel.querySelector('[data-slot="assisted_note"]').hidden = !game.assisted;
+  panel.querySelector('[data-slot="held_note"]').hidden = !game.held;
+  panel.querySelector('[data-slot="rank_note"]').hidden = !onBoard(game);
   panel.querySelector('[data-slot="share"]').addEventListener("click", () => {
     share(panel, game, text);
   });

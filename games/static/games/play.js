@@ -907,8 +907,8 @@ async function showSubmitted(game) {
   replay.id = "replay-link";
   showResult([...parts, replay]);
   showAfterGame(game);
-  // Only a ranked game without hints is on the board.
-  if (!game.ranked || game.assisted) return;
+  // Only a ranked game without hints, and not held for review, is on the board.
+  if (!game.ranked || game.assisted || game.held) return;
   try {
     const response = await fetch(`${config.leaderboard_url}?order=score&around=me&limit=1`, {
       credentials: "same-origin",

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from games.models import Game, ReviewState
-from tests.fixtures import WIN_LOG, client_for, submit_ranked
+from tests.fixtures import WIN_LOG, client_for, close_day, submit_ranked
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +31,9 @@ def page_for(player) -> Client:
 
 def test_the_game_api_says_held_to_its_player_only(held, alice, bob, anon):
     assert client_for(alice).get(f"/api/games/{held.pk}/").json()["held"] is True
+    submit_ranked(client_for(bob), WIN_LOG[:10])  # bob has played: the day's games open to him
     assert client_for(bob).get(f"/api/games/{held.pk}/").json()["held"] is False
+    close_day(held.daily)  # and to everyone once the day has closed
     assert anon.get(f"/api/games/{held.pk}/").json()["held"] is False
 
 

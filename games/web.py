@@ -135,6 +135,7 @@ def client_strings() -> dict[str, Any]:
         "offline": _("reconnecting…"),
         "no_entries": _("Nobody has played this day yet."),
         "replay": _("replay"),
+        "locked": _("locked"),
         "hint_locked": _(
             "Hints on today's deal are given only during your ranked attempt (sign in to "
             "play it) or after it, and to everyone from 00:00 UTC."

@@ -142,7 +142,7 @@ def test_the_board_shows_ranks_and_results_but_locks_the_replays(anon, bob, lead
     assert [(entry["rank"], entry["player"]) for entry in locked["entries"]] == [(1, "alice")]
     assert LOCK_TEXT in page
     assert f"/replays/{leader}/" not in page
-    assert "🔒" in page
+    assert '>locked<span class="visually-hidden">' in page
 
     submit_ranked(client_for(bob), WIN_LOG[:30])
     assert client_for(bob).get(url).json()["replays_locked"] is False

@@ -76,9 +76,12 @@ function replayLink(entry) {
   }
   const span = document.createElement("span");
   span.className = "locked";
-  span.textContent = "🔒";
+  span.textContent = t("locked");
   span.title = t("replays_locked");
-  span.setAttribute("aria-label", t("replays_locked"));
+  const why = document.createElement("span");
+  why.className = "visually-hidden";
+  why.textContent = `: ${t("replays_locked")}`;
+  span.append(why);
   return span;
 }
 

@@ -16,12 +16,9 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
-COPY pyproject.toml README.md manage.py ./
-COPY easyharp_site ./easyharp_site
-COPY games ./games
-COPY leaderboards ./leaderboards
-COPY locale ./locale
-COPY deploy ./deploy
+# The whole tree, less what .dockerignore leaves out, so that no app can be
+# forgotten (tests/easyharp_site/test_artifact_layout.py checks both lists).
+COPY . .
 RUN pip install .
 
 # Built into the image, so every replica serves the same files without a

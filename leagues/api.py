@@ -396,16 +396,14 @@ class StandingOutput(serializers.Serializer):
     best = serializers.IntegerField(help_text="The player's best day's points.")
 
 
-class _Given:
+class _Given(serializers.Field):
     """A query parameter given empty (`?period=`) is refused, not read as absent (DRF's
     form semantics would give the default)."""
-
-    field_name: str
 
     def get_value(self, dictionary: Any) -> Any:
         if dictionary.get(self.field_name) == "":
             return ""
-        return super().get_value(dictionary)  # type: ignore[misc]
+        return super().get_value(dictionary)
 
 
 class _ChoiceParameter(_Given, serializers.ChoiceField):
@@ -429,7 +427,7 @@ class _StandingsQuery(serializers.Serializer):
         return at
 
 
-_STANDINGS_FIELDS = {
+_STANDINGS_FIELDS: dict[str, serializers.Field] = {
     "period": serializers.CharField(),
     "start": serializers.DateField(),
     "end": serializers.DateField(),

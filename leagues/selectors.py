@@ -11,7 +11,7 @@ import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import connection
 from django.db.models import QuerySet
 
@@ -135,7 +135,7 @@ def standings_page(
     at: datetime.date,
     limit: int = STANDINGS_LIMIT_MAX,
     offset: int = 0,
-    viewer: User | None = None,
+    viewer: User | AnonymousUser | None = None,
 ) -> dict[str, Any]:
     """One page of the global standings of the week or month holding `at` (an index
     range on (period, start, rank)), and the viewer's own place in `me`."""

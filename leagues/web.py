@@ -54,7 +54,7 @@ def _league_or_404(slug: str, viewer: Any) -> League:
 
 def _signed_in(request: HttpRequest) -> User:
     assert request.user.is_authenticated  # login_required
-    return request.user  # type: ignore[return-value]
+    return request.user
 
 
 # --- Leagues -----------------------------------------------------------------------

@@ -7,10 +7,12 @@ one narrowed to a league (`leagues.consumers`).
 
 Protocol (server to client, JSON text frames):
 
-- `{"type": "snapshot", "date", "deal", "order", "version", "total", "entries", "me"?}`
-  once, on connect: the top 50 entries shaped as in the REST leaderboard, the
-  number of players, and for a signed-in player `me`, their own entry with its
-  rank (null when they have none).
+- `{"type": "snapshot", "date", "deal", "order", "version", "total", "entries",
+  "replays_locked", "me"?}` once, on connect: the top 50 entries shaped as in
+  the REST leaderboard, the number of players, whether the entries' games still
+  refuse their replays to this viewer (the day runs and they have not played
+  it; their own `me` entry means they have), and for a signed-in player `me`,
+  their own entry with its rank (null when they have none).
 - `{"type": "update", "date", "order", "version", "total", "entries"?, "me"?}`
   whenever a committed change moved what the socket shows. A field that is
   present replaces the client's copy; a field that is absent is unchanged.
@@ -44,11 +46,12 @@ from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 
 from easyharp_site.dates import day_from_text
 from easyharp_site.errors import ServiceError
 from easyharp_site.sockets import FRAME_WRITER, FrameWriter, text_frame
-from games.selectors import daily_deal_get
+from games.selectors import daily_deal_get, day_lock
 from leaderboards import live
 from leaderboards.audiences import audience_known
 from leaderboards.models import Board
@@ -74,6 +77,11 @@ def _board_open(date: datetime.date) -> str | None:
     return None
 
 
+def _replays_locked(date: datetime.date, user: Any) -> bool:
+    """Whether the day's replays are still closed to this socket's viewer (no spoilers)."""
+    return day_lock(date=date, viewer=user if user is not None else AnonymousUser()) is not None
+
+
 class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
     """One socket watching one board; `live.BoardHub` calls `board_update` directly.
 
@@ -89,6 +97,8 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
     total: int = -1
     entries_json: str = ""
     me_json: str = ""
+    # The viewer has not played the day yet: its games' replays refuse them.
+    replays_locked: bool = False
     # False until the snapshot is sent: updates before it wait in `pending`.
     ready: bool = False
     # The newest update not sent yet (newest wins) and the task sending it.
@@ -195,6 +205,7 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
             self.player_id = user.pk
+        self.replays_locked = await database_sync_to_async(_replays_locked)(date, user)
         board = await self.board_key(date, order, query)
         if board is None:
             return
@@ -251,6 +262,7 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
             "version": view.version,
             "total": view.total,
             "entries": view.entries,
+            "replays_locked": self.replays_locked,
         }
         self.version, self.total, self.entries_json = view.version, view.total, view.entries_json
         if self.player_id is not None:

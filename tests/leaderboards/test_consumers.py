@@ -1041,3 +1041,22 @@ async def test_a_socket_opened_while_the_channel_layer_is_down_gets_updates_once
     finally:
         await communicator.disconnect()
         channel_layers.backends.clear()
+
+
+async def test_the_snapshot_says_whether_the_days_replays_are_locked_for_the_viewer(
+    flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
+) -> None:
+    alice = await database_sync_to_async(make_player)("alice")
+    bob = await database_sync_to_async(make_player)("bob")
+    await database_sync_to_async(submit)(alice, WIN_LOG)
+
+    anonymous, seen_by_anyone = await connect(daily.date)
+    waiting, seen_by_bob = await connect(daily.date, player=bob)
+    await database_sync_to_async(submit)(bob, WIN_LOG[:10])
+    played, seen_after_playing = await connect(daily.date, player=bob)
+    owner, seen_by_alice = await connect(daily.date, player=alice)
+    for communicator in (anonymous, waiting, played, owner):
+        await communicator.disconnect()
+
+    assert seen_by_anyone["replays_locked"] is seen_by_bob["replays_locked"] is True
+    assert seen_after_playing["replays_locked"] is seen_by_alice["replays_locked"] is False

@@ -190,6 +190,10 @@ function connect() {
     } catch {
       return;
     }
+    // Whether this viewer may open the day's replays yet (it changes once they have played).
+    if (message.type === "snapshot" && typeof message.replays_locked === "boolean") {
+      config.replays_locked = message.replays_locked;
+    }
     if (applyMessage(board, message)) {
       setState("live");
       render();

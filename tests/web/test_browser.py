@@ -272,7 +272,8 @@ def test_a_signed_out_player_signs_in_to_submit_without_losing_the_game(site, ma
 
 def test_a_replay_steps_through_the_game(site, make_player, submit) -> None:
     game = submit(make_player("carol"), WIN_LOG)
-    page = site(f"/replays/{game.pk}/")
+    # Her own replay: the day still runs, so it is locked for anyone who has not played.
+    page = site(f"/replays/{game.pk}/", player=game.player)
     page.wait_for_function("() => document.getElementById('table').dataset.step === '0'")
     # What the page must show: the engine's tables (the page rebuilds them
     # from the replay's compact steps).
@@ -343,7 +344,8 @@ def test_the_play_page_fits_a_phone(site) -> None:
 
 
 def test_every_page_fits_a_phone(site, make_player, submit) -> None:
-    game = submit(make_player("a-rather-long-player-name"), WIN_LOG)
+    player = make_player("a-rather-long-player-name")
+    game = submit(player, WIN_LOG)
     for path in [
         "/",
         "/leaderboard/",
@@ -354,7 +356,8 @@ def test_every_page_fits_a_phone(site, make_player, submit) -> None:
         "/accounts/login/",
         "/accounts/signup/",
     ]:
-        page = site(path, width=390, height=844)
+        # The replay as its player sees it (a visitor finds it locked while the day runs).
+        page = site(path, width=390, height=844, player=player if "/replays/" in path else None)
         page.wait_for_load_state("networkidle")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
         assert page.errors == [], path

@@ -106,6 +106,7 @@ def pages_of_the_site(make_player: Any, submit: Any) -> list[tuple[str, Any]]:
         "/leaderboard/",
         "/leaderboard/?order=moves",
         f"/leaderboard/{yesterday.isoformat()}/",
+        # A visitor finds the running day's replay locked: a page of its own.
         f"/replays/{game.pk}/",
         "/players/a-rather-long-player-name/",
         "/archive/",
@@ -120,6 +121,7 @@ def pages_of_the_site(make_player: Any, submit: Any) -> list[tuple[str, Any]]:
         "/no-such-page/",
     ]
     signed_in = [
+        f"/replays/{game.pk}/",  # the player's own replay, table and all
         "/play/",
         "/accounts/",
         "/leagues/",

@@ -271,6 +271,7 @@ class TestReplay:
         self, client: Client, daily: DailyDeal, make_player, submit
     ) -> None:
         game = submit(make_player("alice"), WIN_LOG)
+        client.force_login(game.player)  # her own replay: the day still runs
         response = client.get(f"/replays/{game.pk}/")
         assert response.status_code == 200
         assert page_config(response)["replay_url"] == f"/api/games/{game.pk}/replay/"
@@ -295,11 +296,13 @@ class TestReplay:
         self, client: Client, daily: DailyDeal, make_player, submit, language: str, note: str
     ) -> None:
         game = play_assisted(make_player("alice"), WIN_LOG)
+        bob = make_player("bob")
+        unassisted = submit(bob, WIN_LOG)
+        client.force_login(bob)  # bob has played the day: its replays are open to him
         body = client.get(f"/replays/{game.pk}/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
         assert 'id="assisted-mark"' in body
         (said,) = re.findall(r'<p id="assisted-note">(.*?)</p>', body)
         assert note in html.unescape(said)
-        unassisted = submit(make_player("bob"), WIN_LOG)
         body = client.get(f"/replays/{unassisted.pk}/").content.decode()
         assert 'id="assisted-mark"' not in body and 'id="assisted-note"' not in body
 
@@ -314,6 +317,7 @@ class TestPlayer:
     ) -> None:
         alice = make_player("alice")
         game = submit(alice, WIN_LOG)
+        client.force_login(alice)  # her own page: the running day's replays are hers to see
         response = client.get("/players/alice/")
         assert response.status_code == 200
         body = response.content.decode()
@@ -328,6 +332,7 @@ class TestPlayer:
         ranked = submit(alice, WIN_LOG)
         Game.objects.filter(pk=ranked.pk).update(duration_ms=(4 * 60 + 7) * 1000)
         submit(alice, WIN_LOG[:10])  # the attempt is closed: practice
+        client.force_login(alice)
         body = client.get("/players/alice/").content.decode()
         rows = re.findall(r"<tr>.*?</tr>", body, flags=re.S)
         games = [row for row in rows if "/replays/" in row]

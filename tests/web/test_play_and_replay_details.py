@@ -121,7 +121,7 @@ def test_a_replay_marks_and_writes_out_each_action_and_plays_at_the_players_pace
     site, make_player, submit
 ) -> None:
     game = submit(make_player("carol"), WIN_LOG)
-    page = site(f"/replays/{game.pk}/")
+    page = site(f"/replays/{game.pk}/", player=game.player)  # her own: the day still runs
     page.wait_for_function("() => document.getElementById('table').dataset.step === '0'")
     assert page.locator("#speed option[value=real]").is_hidden()
     page.click("#forward")

@@ -237,8 +237,10 @@ def test_the_table_fits_320_px_with_the_reminder_and_a_long_game_on_it(site) -> 
 
 
 def test_boards_are_lists_on_a_phone_and_tables_on_a_desktop(site, make_player, submit) -> None:
-    submit(make_player("alice"), WIN_LOG)
-    phone = site("/leaderboard/", width=320, height=700)
+    alice = make_player("alice")
+    submit(alice, WIN_LOG)
+    # Alice has played the day: its replays are open to her.
+    phone = site("/leaderboard/", width=320, height=700, player=alice)
     settle(phone)
     row = phone.locator("table.board tbody tr").first
     assert phone.locator("table.board thead").evaluate("n => n.getBoundingClientRect().width") <= 1
@@ -246,7 +248,7 @@ def test_boards_are_lists_on_a_phone_and_tables_on_a_desktop(site, make_player, 
     labels = row.locator("td[data-label]").evaluate_all("ns => ns.map(n => n.dataset.label)")
     assert labels == ["Rank", "Score", "Moves", "Time", "Won"]
     assert row.locator("a", has_text="replay").is_visible()
-    player = site("/players/alice/", width=320, height=700)
+    player = site("/players/alice/", width=320, height=700, player=alice)
     settle(player)
     games = player.locator("#player-games tbody tr").first
     assert games.evaluate("n => getComputedStyle(n).display") == "flex"

@@ -75,3 +75,18 @@ def test_a_visitor_on_a_desktop_sees_the_lock_on_the_home_page_s_board(
     expect(home.locator("[data-board] tbody tr[data-player=alice] .locked")).to_be_visible()
     expect(home.locator(f'a[href="/replays/{leader.pk}/"]')).to_have_count(0)
     shot(home, "home-replays-locked-desktop")
+
+
+def test_a_visitor_asking_a_hint_on_the_day_s_deal_is_told_why_there_is_none(site) -> None:
+    page = site("/play/", width=320)
+    hint_locked = (
+        "Hints on today's deal are given only during your ranked attempt (sign in to "
+        "play it) or after it, and to everyone from 00:00 UTC."
+    )
+
+    with page.expect_response("**/api/hint/") as answer:
+        page.click("#hint")
+
+    assert answer.value.status == 403
+    expect(page.locator("#hint-text")).to_have_text(hint_locked)
+    shot(page, "play-hint-locked-320")

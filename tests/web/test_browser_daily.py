@@ -2,12 +2,13 @@
 record and the archive calendar, on a desktop and a 320-pixel phone.
 
 The same uvicorn and Chromium as `test_browser.py`. Screenshots go to
-tests/artifacts/ and, for the README, to docs/img/.
+tests/artifacts/ and, for the README with README_SHOTS=1, to docs/img/.
 """
 
 from __future__ import annotations
 
 import datetime
+import os
 import re
 import shutil
 from typing import Any
@@ -33,13 +34,16 @@ PHONE = {"width": 320, "height": 640}
 
 
 def shot_for_readme(page: Any, name: str, element: str | None = None) -> None:
-    """A screenshot in tests/artifacts/, copied to docs/img/ for the README (of one
-    `element` only, when given)."""
+    """A screenshot in tests/artifacts/ (of one `element` only, when given); copied to
+    docs/img/ for the README only when README_SHOTS=1 asks for it, so that a test
+    run never rewrites a tracked file (the pictures change with the date)."""
     shot(page, name)
+    target = DOCS_IMG if os.environ.get("README_SHOTS") == "1" else ARTIFACTS
     if element is None:
-        shutil.copyfile(ARTIFACTS / f"{name}.png", DOCS_IMG / f"{name}.png")
+        if target != ARTIFACTS:
+            shutil.copyfile(ARTIFACTS / f"{name}.png", target / f"{name}.png")
     else:
-        page.locator(element).screenshot(path=str(DOCS_IMG / f"{name}.png"))
+        page.locator(element).screenshot(path=str(target / f"{name}.png"))
 
 
 def fits(page: Any, width: int) -> None:

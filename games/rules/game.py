@@ -10,6 +10,7 @@ anything changes; only then does the slow, readable `Game._check` work out why.
 
 from __future__ import annotations
 
+import hashlib
 from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any, Final, NamedTuple
@@ -40,7 +41,7 @@ from .cards import CARD_COUNT, KING, SUIT_NAMES, SUITS, card_text, is_red, rank_
 from .deal import Deal
 from .errors import IllegalActionError, InvalidActionError
 
-__all__ = ["Game", "Position", "replay", "UNDO_LIMIT", "FOUNDATION_SUITS"]
+__all__ = ["Game", "Position", "replay", "table_hashes", "UNDO_LIMIT", "FOUNDATION_SUITS"]
 
 #: The history keeps the undo records of the 100 most recent actions not yet
 #: taken back (older ones fall off); each undo uses one up.
@@ -62,6 +63,8 @@ _COL_FND: Final = [[f"{a + 1}F{k + 1}" for k in range(8)] for a in range(9)]
 _FND_COL: Final = [[f"F{k + 1}{b + 1}" for b in range(9)] for k in range(8)]
 _WASTE_COL: Final = [f"W{b + 1}" for b in range(9)]
 _WASTE_FND: Final = [f"WF{k + 1}" for k in range(8)]
+# Card id to value (0..51) as a bytes.translate table; other bytes map to themselves.
+_VALUE_BYTES: Final = bytes(c % 52 if c < CARD_COUNT else c for c in range(256))
 
 
 class Position(NamedTuple):
@@ -187,6 +190,46 @@ class Game:
             scored=bytes(self._scored),
             score=self._score,
         )
+
+    def table_hash(self) -> int:
+        """A 64-bit hash (signed, as databases store it) of what the table shows.
+
+        Tables a player could not tell apart in play hash alike: cards by value
+        (not which deck they came from), the columns as a set (a king may go to
+        any empty one), each suit's twin foundations as a pair of heights, and
+        the stock and waste as the cards left in them (taps bring any of them
+        up; how far the stock is turned is no choice of play). Score, moves and
+        the undo history are not part of it. Stable across processes and
+        versions of Python (BLAKE2b, not `hash`), so it can be stored.
+
+        >>> game = Game(Deal(1))
+        >>> start = game.table_hash()
+        >>> game.play("S"); game.table_hash() == start
+        True
+        >>> game.play("W9"); game.table_hash() == start
+        False
+        """
+        value = _VALUE_BYTES
+        # One byte string per column: its face-down count, then its face-up values.
+        columns = sorted(
+            [
+                bytes((len(down),)) + bytes(up).translate(value)
+                for down, up in zip(self._down, self._up, strict=True)
+            ]
+        )
+        heights = [len(pile) for pile in self._foundations]
+        foundations = bytes(
+            [
+                *sorted(heights[0:2]),
+                *sorted(heights[2:4]),
+                *sorted(heights[4:6]),
+                *sorted(heights[6:8]),
+            ]
+        )
+        pool = bytes(sorted((bytes(self._stock) + bytes(self._waste)).translate(value)))
+        text = b"\xff".join([*columns, foundations, pool])
+        digest = hashlib.blake2b(text, digest_size=8).digest()
+        return int.from_bytes(digest, "big", signed=True)
 
     def table(self) -> dict[str, Any]:
         """The position as a plain JSON-ready dict (face-down cards only counted)."""
@@ -608,3 +651,29 @@ def replay(deal: Deal | str | int, log: str | Iterable[str]) -> Game:
     game = Game(deal)
     game.play_log(log)
     return game
+
+
+def table_hashes(deal: Deal | str | int, log: str | Iterable[str]) -> list[int]:
+    """The `Game.table_hash` of a game's start, then of its table after each action
+    but stock taps and undos, in order.
+
+    So every table the game passes through is in it, faster than hashing after
+    each `play`: a stock tap never changes the hash and an undo goes back to a
+    table passed before. A refused log raises as `replay` does.
+
+    >>> hashes = table_hashes("EH1-N-AAAAAAB", "S W9 U S S")
+    >>> len(hashes), hashes[0] == hashes[1]
+    (2, False)
+    """
+    game = Game(deal)
+    hashes = [game.table_hash()]
+    if not isinstance(log, str):
+        log = list(log)
+    for index, action in enumerate(compile_log(log)):
+        if action is None:
+            raise InvalidActionError(written_token(log, index), index + 1)
+        if not game._run([action]):
+            raise game._refusal(action, written_token(log, index), index + 1)
+        if action[0] != STOCK and action[0] != UNDO:
+            hashes.append(game.table_hash())
+    return hashes

@@ -1,0 +1,71 @@
+"""The table's hash: what the copy check compares, so what must and must not change it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from games.rules import Game, IllegalActionError, InvalidActionError, replay, table_hashes
+from tests.paths import GAME_VECTORS
+
+WON = next(
+    vector for vector in map(json.loads, GAME_VECTORS.read_text().splitlines()) if vector.get("won")
+)
+
+
+def test_the_hash_is_a_stable_signed_64_bit_number() -> None:
+    # Stored in the database: a change of encoding would orphan every fingerprint.
+    assert Game(1).table_hash() == -666283456140274223
+    assert -(2**63) <= replay(1, "S W9").table_hash() < 2**63
+
+
+def test_score_moves_taps_and_the_undo_history_are_not_part_of_it() -> None:
+    game = replay(1, "S W9")
+    moved = replay(1, "S W9 U W9 S S S")
+
+    assert moved.table_hash() == game.table_hash()
+    assert (moved.moves, moved.undo_left) != (game.moves, game.undo_left)
+    assert replay(1, "S").table_hash() == Game(1).table_hash()
+
+
+def test_a_move_changes_it() -> None:
+    assert replay(1, "S W9").table_hash() != Game(1).table_hash()
+
+
+def test_the_order_of_independent_moves_does_not_change_it() -> None:
+    log = WON["log"].split()
+    # The waste's 7 of diamonds to its foundation, and a card from column 3 to 1.
+    at = 216
+    first, second = log[at : at + 2]
+    assert (first, second) == ("WF7", "31")
+    swapped = [*log[:at], second, first, *log[at + 2 :]]
+
+    assert (
+        replay(WON["deal"], swapped[: at + 2]).table_hash()
+        == replay(WON["deal"], log[: at + 2]).table_hash()
+    )
+
+
+def test_table_hashes_holds_every_table_a_game_passes_through_in_order() -> None:
+    log = WON["log"].split()
+    game = Game(WON["deal"])
+    each = [game.table_hash()]
+    for token in log:
+        game.play(token)
+        each.append(game.table_hash())
+
+    hashes = table_hashes(WON["deal"], log)
+
+    assert set(hashes) == set(each)
+    assert hashes[0] == each[0] and hashes[-1] == each[-1]
+    assert len(hashes) == 1 + sum(token not in ("S", "U") for token in log)
+
+
+def test_table_hashes_refuses_a_log_as_replay_does() -> None:
+    with pytest.raises(IllegalActionError) as refused:
+        table_hashes(1, "S W9 W9")
+    assert refused.value.index == 3
+    with pytest.raises(InvalidActionError) as unreadable:
+        table_hashes(1, "S ZZ")
+    assert unreadable.value.index == 2

@@ -210,25 +210,22 @@ class Game:
         False
         """
         value = _VALUE_BYTES
-        # One byte string per column: its face-down count, then its face-up values.
+        # One byte string per column: its face-down count (below 52, so the
+        # translation keeps it), then its face-up cards' values.
         columns = sorted(
             [
-                bytes((len(down),)) + bytes(up).translate(value)
+                bytes([len(down), *up]).translate(value)
                 for down, up in zip(self._down, self._up, strict=True)
             ]
         )
-        heights = [len(pile) for pile in self._foundations]
+        a, b, c, d, e, f, g, h = (len(pile) for pile in self._foundations)
         foundations = bytes(
-            [
-                *sorted(heights[0:2]),
-                *sorted(heights[2:4]),
-                *sorted(heights[4:6]),
-                *sorted(heights[6:8]),
-            ]
+            (min(a, b), max(a, b), min(c, d), max(c, d), min(e, f), max(e, f), min(g, h), max(g, h))
         )
-        pool = bytes(sorted((bytes(self._stock) + bytes(self._waste)).translate(value)))
-        text = b"\xff".join([*columns, foundations, pool])
-        digest = hashlib.blake2b(text, digest_size=8).digest()
+        pool = bytes(sorted(bytes(self._stock + self._waste).translate(value)))
+        digest = hashlib.blake2b(
+            b"\xff".join([*columns, foundations, pool]), digest_size=8
+        ).digest()
         return int.from_bytes(digest, "big", signed=True)
 
     def table(self) -> dict[str, Any]:

@@ -41,7 +41,7 @@ def independent_pairs(log: list[str]) -> list[int]:
                 swapped.play(first)
                 straight = game.copy()
                 straight.play_log([first, second])
-                if swapped.table_hash() == straight.table_hash() and index > found[-1] + 1:
+                if swapped.position() == straight.position() and index > found[-1] + 1:
                     found.append(index)
         game.play(first)
     return found[1:]
@@ -77,7 +77,7 @@ def _detour(log: list[str]) -> list[str]:
             away.play(token)
             if away.is_legal(token[::-1]):
                 away.play(token[::-1])
-                if away.table_hash() == game.table_hash():
+                if away.position() == game.position():
                     return [token, token[::-1]]
     return []
 

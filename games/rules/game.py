@@ -91,6 +91,17 @@ def _as_deal(deal: Deal | str | int) -> Deal:
     return Deal(deal)
 
 
+def _column_key(down: list[int], up: list[int]) -> bytes:
+    """A column as `Game.table_hash` reads it: its face-down count (below 52, so
+    the translation keeps it), then its face-up cards' values."""
+    return bytes([len(down), *up]).translate(_VALUE_BYTES)
+
+
+def _pool_key(stock: list[int], waste: list[int]) -> bytes:
+    """The stock and waste as `Game.table_hash` reads them: the values left, sorted."""
+    return bytes(sorted(bytes(stock + waste).translate(_VALUE_BYTES)))
+
+
 class Game:
     """A game of one deal: play actions, undo them, read the table.
 
@@ -209,24 +220,17 @@ class Game:
         >>> game.play("W9"); game.table_hash() == start
         False
         """
-        value = _VALUE_BYTES
-        # One byte string per column: its face-down count (below 52, so the
-        # translation keeps it), then its face-up cards' values.
-        columns = sorted(
-            [
-                bytes([len(down), *up]).translate(value)
-                for down, up in zip(self._down, self._up, strict=True)
-            ]
-        )
+        columns = [_column_key(down, up) for down, up in zip(self._down, self._up, strict=True)]
+        return self._table_hash(columns, _pool_key(self._stock, self._waste))
+
+    def _table_hash(self, columns: list[bytes], pool: bytes) -> int:
+        """`table_hash` from each column's `_column_key` and the `_pool_key`."""
         a, b, c, d, e, f, g, h = (len(pile) for pile in self._foundations)
         foundations = bytes(
             (min(a, b), max(a, b), min(c, d), max(c, d), min(e, f), max(e, f), min(g, h), max(g, h))
         )
-        pool = bytes(sorted(bytes(self._stock + self._waste).translate(value)))
-        digest = hashlib.blake2b(
-            b"\xff".join([*columns, foundations, pool]), digest_size=8
-        ).digest()
-        return int.from_bytes(digest, "big", signed=True)
+        text = b"\xff".join([*sorted(columns), foundations, pool])
+        return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big", signed=True)
 
     def table(self) -> dict[str, Any]:
         """The position as a plain JSON-ready dict (face-down cards only counted)."""
@@ -656,14 +660,19 @@ def table_hashes(deal: Deal | str | int, log: str | Iterable[str]) -> list[int]:
 
     So every table the game passes through is in it, faster than hashing after
     each `play`: a stock tap never changes the hash and an undo goes back to a
-    table passed before. A refused log raises as `replay` does.
+    table passed before; and only the columns an action touched are read
+    again. A refused log raises as `replay` does.
 
     >>> hashes = table_hashes("EH1-N-AAAAAAB", "S W9 U S S")
     >>> len(hashes), hashes[0] == hashes[1]
     (2, False)
     """
     game = Game(deal)
-    hashes = [game.table_hash()]
+    down, up = game._down, game._up
+    columns = [_column_key(down[i], up[i]) for i in range(len(up))]
+    pool = _pool_key(game._stock, game._waste)
+    hashes = [game._table_hash(columns, pool)]
+    stale = False
     if not isinstance(log, str):
         log = list(log)
     for index, action in enumerate(compile_log(log)):
@@ -671,6 +680,27 @@ def table_hashes(deal: Deal | str | int, log: str | Iterable[str]) -> list[int]:
             raise InvalidActionError(written_token(log, index), index + 1)
         if not game._run([action]):
             raise game._refusal(action, written_token(log, index), index + 1)
-        if action[0] != STOCK and action[0] != UNDO:
-            hashes.append(game.table_hash())
+        kind, a, b = action[0], action[1], action[2]
+        if kind == STOCK:
+            continue
+        if kind == UNDO:
+            # It may change any column or the pool: read them all at the next hash.
+            stale = True
+            continue
+        if stale:
+            columns = [_column_key(down[i], up[i]) for i in range(len(up))]
+            pool = _pool_key(game._stock, game._waste)
+            stale = False
+        elif kind == COL_COL:
+            columns[a] = _column_key(down[a], up[a])
+            columns[b] = _column_key(down[b], up[b])
+        elif kind == COL_FND:
+            columns[a] = _column_key(down[a], up[a])
+        elif kind == WASTE_FND:
+            pool = _pool_key(game._stock, game._waste)
+        else:  # WASTE_COL, FND_COL: the card lands on column b
+            columns[b] = _column_key(down[b], up[b])
+            if kind == WASTE_COL:
+                pool = _pool_key(game._stock, game._waste)
+        hashes.append(game._table_hash(columns, pool))
     return hashes

@@ -8,6 +8,7 @@ import functools
 
 import pytest
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from games import copies
@@ -245,3 +246,16 @@ def _nodes(plan: dict, key: str, value: str):
         yield plan
     for child in plan.get("Plans", []):
         yield from _nodes(child, key, value)
+
+
+def test_the_review_queue_shows_the_game_copied_and_the_similarity(alice, bob, daily, admin_user):
+    original = play_ranked(bob, WIN_LOG)
+    copy = play_ranked(alice, swap(WIN_LOG, independent_pairs(WIN_LOG)[0]))
+    client = Client()
+    client.force_login(admin_user)
+
+    html = client.get("/admin/games/flaggedgame/?flag=copied").content.decode()
+
+    assert f">{copy.pk}<" in html
+    assert f"plays the tables of game {original.pk}: 99% of the shorter game" in html
+    assert str(original) in html and f"{copy.copy_similarity:.3f}"[:4] in html

@@ -140,7 +140,8 @@ def copy_review(
     )
     best = max(
         _earlier_matches(deal_number=deal_number, player_id=player_id, tables=tables),
-        key=lambda found: (found.similarity, found.common),
+        # Of equal matches, the earliest game: the original rather than a copy of it.
+        key=lambda found: (found.similarity, found.common, -(found.game or 0)),
         default=None,
     )
     flags = []
@@ -177,10 +178,14 @@ def _earlier_matches(*, deal_number: int, player_id: int, tables: frozenset[int]
     if not candidates:
         return []
     games = Game.objects.filter(pk__in=candidates).values_list("pk", "log", "won")
-    return [
-        match(tables, game_tables(deal_number=deal_number, log=log, won=won), game=game)
-        for game, log, won in games
-    ]
+    # Copies of one game often share its sketch too: each log is replayed once.
+    measured: dict[str, frozenset[int]] = {}
+    matches = []
+    for game, log, won in games:
+        if log not in measured:
+            measured[log] = game_tables(deal_number=deal_number, log=log, won=won)
+        matches.append(match(tables, measured[log], game=game))
+    return matches
 
 
 # Each hash of the sketch reads at most PER_HASH_LIMIT rows of the index on

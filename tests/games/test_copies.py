@@ -259,3 +259,12 @@ def test_the_review_queue_shows_the_game_copied_and_the_similarity(alice, bob, d
     assert f">{copy.pk}<" in html
     assert f"plays the tables of game {original.pk}: 99% of the shorter game" in html
     assert str(original) in html and f"{copy.copy_similarity:.3f}"[:4] in html
+
+
+def test_of_several_copies_the_earliest_game_is_named(alice, bob, make_player, daily):
+    original = play_ranked(bob, WIN_LOG)
+    play_ranked(make_player("carol"), WIN_LOG)
+
+    copy = play_ranked(alice, swap(WIN_LOG, independent_pairs(WIN_LOG)[0]))
+
+    assert copy.copy_of == original

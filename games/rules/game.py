@@ -225,7 +225,7 @@ class Game:
 
     def _table_hash(self, columns: list[bytes], pool: bytes) -> int:
         """`table_hash` from each column's `_column_key` and the `_pool_key`."""
-        a, b, c, d, e, f, g, h = (len(pile) for pile in self._foundations)
+        a, b, c, d, e, f, g, h = [len(pile) for pile in self._foundations]
         foundations = bytes(
             (min(a, b), max(a, b), min(c, d), max(c, d), min(e, f), max(e, f), min(g, h), max(g, h))
         )
@@ -661,7 +661,8 @@ def table_hashes(deal: Deal | str | int, log: str | Iterable[str]) -> list[int]:
     So every table the game passes through is in it, faster than hashing after
     each `play`: a stock tap never changes the hash and an undo goes back to a
     table passed before; and only the columns an action touched are read
-    again. A refused log raises as `replay` does.
+    again (for an undo, those of the action it takes back). A refused log
+    raises as `replay` does.
 
     >>> hashes = table_hashes("EH1-N-AAAAAAB", "S W9 U S S")
     >>> len(hashes), hashes[0] == hashes[1]
@@ -672,35 +673,61 @@ def table_hashes(deal: Deal | str | int, log: str | Iterable[str]) -> list[int]:
     columns = [_column_key(down[i], up[i]) for i in range(len(up))]
     pool = _pool_key(game._stock, game._waste)
     hashes = [game._table_hash(columns, pool)]
-    stale = False
     if not isinstance(log, str):
         log = list(log)
-    for index, action in enumerate(compile_log(log)):
+    # What changed since the last hash: columns, and whether the stock and waste did.
+    changed: set[int] = set()
+    pool_changed = False
+    taps: list[Compiled] = []  # stock taps not played yet: played with the next action
+
+    def play(batch: list[Compiled], last: int) -> None:
+        # One call of the hot path per batch; `last` is the index of its last action.
+        done = game._run(batch)
+        if done < len(batch):
+            at = last - len(batch) + 1 + done
+            raise game._refusal(batch[done], written_token(log, at), at + 1)
+
+    actions = compile_log(log)
+    for index, action in enumerate(actions):
         if action is None:
+            play(taps, index - 1)
             raise InvalidActionError(written_token(log, index), index + 1)
-        if not game._run([action]):
-            raise game._refusal(action, written_token(log, index), index + 1)
-        kind, a, b = action[0], action[1], action[2]
+        kind = action[0]
         if kind == STOCK:
+            taps.append(action)
             continue
+        if kind == UNDO and taps:
+            # It takes back the last tap, whose record must be on top first.
+            play(taps, index - 1)
+            taps = []
+        # An undo changes what the action it takes back changed.
+        undone = game._history[-1] if kind == UNDO and game._history else None
+        taps.append(action)
+        play(taps, index)
+        taps = []
+        touched, a, b = (
+            (undone[0], undone[1], undone[2]) if undone else (kind, action[1], action[2])
+        )
+        if touched in (COL_COL, KING_RUN):
+            changed.update((a, b))
+        elif touched == COL_FND:
+            changed.add(a)
+        elif touched == WASTE_FND:
+            pool_changed = True
+        elif touched == WASTE_COL:
+            changed.add(b)
+            pool_changed = True
+        elif touched == FND_COL:
+            changed.add(b)
         if kind == UNDO:
-            # It may change any column or the pool: read them all at the next hash.
-            stale = True
+            # It goes back to a table hashed already.
             continue
-        if stale:
-            columns = [_column_key(down[i], up[i]) for i in range(len(up))]
+        for i in changed:
+            columns[i] = _column_key(down[i], up[i])
+        changed.clear()
+        if pool_changed:
             pool = _pool_key(game._stock, game._waste)
-            stale = False
-        elif kind == COL_COL:
-            columns[a] = _column_key(down[a], up[a])
-            columns[b] = _column_key(down[b], up[b])
-        elif kind == COL_FND:
-            columns[a] = _column_key(down[a], up[a])
-        elif kind == WASTE_FND:
-            pool = _pool_key(game._stock, game._waste)
-        else:  # WASTE_COL, FND_COL: the card lands on column b
-            columns[b] = _column_key(down[b], up[b])
-            if kind == WASTE_COL:
-                pool = _pool_key(game._stock, game._waste)
+            pool_changed = False
         hashes.append(game._table_hash(columns, pool))
+    play(taps, len(actions) - 1)
     return hashes

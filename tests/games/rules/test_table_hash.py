@@ -83,3 +83,14 @@ def test_table_hashes_refuses_a_log_as_replay_does() -> None:
     with pytest.raises(InvalidActionError) as unreadable:
         table_hashes(1, "S ZZ")
     assert unreadable.value.index == 2
+
+
+@pytest.mark.parametrize("log", ["S W9 W9", "S S S W9 S S ZZ", "S S W9 U U U", "S S S 12 S"])
+def test_table_hashes_finds_the_refused_action_among_stock_taps(log: str) -> None:
+    with pytest.raises(ValueError) as by_replay:
+        replay(1, log)
+    with pytest.raises(ValueError) as by_hashes:
+        table_hashes(1, log)
+
+    assert type(by_hashes.value) is type(by_replay.value)
+    assert by_hashes.value.index == by_replay.value.index  # type: ignore[attr-defined]

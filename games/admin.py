@@ -160,10 +160,12 @@ class ReviewQueueAdmin(NoAddNoDelete):
         "duration_ms",
         "review_state",
         "reasons",
+        "copy_of",
+        "copy_similarity",
         "created_at",
     ]
     list_filter = [FlagFilter, "review_state", "won", "daily__date"]
-    list_select_related = ["player", "daily"]
+    list_select_related = ["player", "daily", "copy_of"]
     search_fields = ["player__username", "=id"]
     readonly_fields = [field.name for field in Game._meta.fields]
     actions = ["void_flagged", "clear_flagged"]

@@ -120,6 +120,21 @@ class Game(models.Model):
     review_state = models.CharField(
         max_length=8, choices=ReviewState.choices, default=ReviewState.NONE, blank=True
     )
+    copy_of = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The earlier game of another player whose play this ranked game copies "
+        "most (see games.copies); empty for none, or for the solver's line.",
+    )
+    copy_similarity = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="The share of this game's tables that are those of the game it copies "
+        "(or of the solver's line), when it was flagged as a copy.",
+    )
     attempt = models.OneToOneField(
         "Attempt",
         null=True,
@@ -179,6 +194,36 @@ class Game(models.Model):
     def flags(self) -> list[str]:
         """The reason codes the game was flagged for (empty when it was not)."""
         return self.review_flags.split()
+
+
+class GameFingerprint(models.Model):
+    """One hash of a daily game's bottom-k sketch (`games.copies`): the tables it passed.
+
+    Derived from the game's log, kept so that a later game of the same deal
+    finds the games it may copy through an index, without reading the day's
+    games. The player is kept here too, so that a player's own games are left
+    out inside the index lookup.
+    """
+
+    deal_number = models.PositiveIntegerField()
+    hash = models.BigIntegerField()
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+
+    class Meta:
+        indexes = [
+            # Covering on PostgreSQL: the lookup reads the index alone.
+            models.Index(
+                fields=["deal_number", "hash"],
+                include=["game", "player"],
+                name="fingerprint_deal_hash",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"table {self.hash} of game {self.game_id}"
 
 
 class FlaggedGame(Game):

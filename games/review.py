@@ -1,10 +1,11 @@
 """Plausibility signals of a ranked game, computed once at submission for the moderators.
 
 Pure functions of what the server saw: its own clock (the attempt's start,
-each save, the submission), the per-action times the client sent, and the
-solver's line for the day. Nothing here runs the solver or changes a board: a
-flag only puts the game in the review queue. How each threshold was set is
-written up in docs/FAIR_PLAY.md.
+each save, the submission) and the per-action times the client sent. Whether
+the play copies another game or the solver's line is measured by
+`games.copies`; its flags are worded here with the others. Nothing here runs
+the solver or changes a board: a flag only puts the game in the review queue.
+How each threshold was set is written up in docs/FAIR_PLAY.md.
 """
 
 from __future__ import annotations
@@ -31,8 +32,6 @@ BURST_MIN_ACTIONS = 50
 # REGULAR_MIN_INTERVALS gaps. People pause to think; a paced script does not.
 REGULAR_MAX_VARIATION = 0.2
 REGULAR_MIN_INTERVALS = 30
-# The solver's line: the log is the solver's, or starts with nine tenths of it.
-SOLVER_LINE_SHARE = 0.9
 
 
 @dataclass(frozen=True)
@@ -50,14 +49,12 @@ def review_game(
     duration_ms: int,
     saves: Sequence[Sequence[int]],
     times: Sequence[int] | None,
-    solver_line: Sequence[str],
     min_ms_per_action: int = MIN_MS_PER_ACTION,
 ) -> Review:
     """The signals of a ranked game and what they flag.
 
     `saves` are the attempt's saves as `[ms since the start, actions]`, in
-    order; the submission itself counts as the last one. `solver_line` is the
-    day's par log (empty when the solver did not run). `min_ms_per_action` is
+    order; the submission itself counts as the last one. `min_ms_per_action` is
     the floor under which a game is `too_fast` (setting REVIEW_MIN_MS_PER_ACTION).
     """
     actions = len(log)
@@ -83,12 +80,6 @@ def review_game(
     ):
         flags.append("regular_times")
 
-    common = _common_prefix(log, solver_line) if solver_line else None
-    if common is not None and (
-        list(log) == list(solver_line) or common >= SOLVER_LINE_SHARE * len(solver_line)
-    ):
-        flags.append("solver_line")
-
     signals = {
         "actions": actions,
         "duration_ms": duration_ms,
@@ -100,8 +91,6 @@ def review_game(
         "silence_before_largest_step_ms": step_silence,
         "times_sent": times is not None,
         "time_variation": round(variation, 3) if variation is not None else None,
-        "solver_line_common_actions": common,
-        "solver_line_actions": len(solver_line) or None,
     }
     return Review(signals, flags)
 
@@ -131,16 +120,6 @@ def _variation(times: Sequence[int]) -> float | None:
     return math.sqrt(math.fsum((gap - mean) ** 2 for gap in gaps) / len(gaps)) / mean
 
 
-def _common_prefix(log: Sequence[str], line: Sequence[str]) -> int:
-    """How many leading actions the log shares with the solver's line."""
-    common = 0
-    for mine, its in zip(log, line, strict=False):
-        if mine != its:
-            break
-        common += 1
-    return common
-
-
 # Each flag: a short name (the review queue's filter) and its reason in words,
 # filled from the game's signals and the thresholds above.
 FLAGS: dict[str, tuple[str, str]] = {
@@ -159,10 +138,15 @@ FLAGS: dict[str, tuple[str, str]] = {
         "per-action times as even as a script's: variation {time_variation} "
         "(below {regular_max_variation})",
     ),
+    "copied": (
+        "copy of a game",
+        "plays the tables of game {closest_game}: {closest_game_similarity:.0%} of the "
+        "shorter game's ({closest_game_common_tables} tables in common)",
+    ),
     "solver_line": (
         "solver's line",
-        "the log follows the solver's line: {solver_line_common_actions} of its "
-        "{solver_line_actions} actions",
+        "plays the tables of the solver's line: {solver_line_similarity:.0%} of the "
+        "shorter one's ({solver_line_common_tables} tables in common)",
     ),
 }
 

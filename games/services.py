@@ -28,7 +28,7 @@ from rest_framework import status
 
 from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
-from games import rules, signals, solver
+from games import copies, rules, signals, solver
 from games.models import Attempt, DailyDeal, Game, ModerationAction, ReviewState
 from games.parsing import deal_parse, log_replay, log_tokens, times_check
 from games.review import review_game
@@ -439,27 +439,43 @@ def game_submit(
         idempotency_key=idempotency_key,
         request_digest=digest,
     )
+    # Every daily game leaves its fingerprint; a ranked one is compared first.
+    tables = (
+        copies.game_tables(deal_number=parsed_deal.number, log=canonical, won=played.is_won)
+        if daily is not None
+        else None
+    )
     if attempt is not None:
-        assert daily is not None and duration_ms is not None
+        assert daily is not None and duration_ms is not None and tables is not None
         review = review_game(
             log=canonical,
             won=played.is_won,
             duration_ms=duration_ms,
             saves=attempt.saves,
             times=checked_times,
-            solver_line=daily.par_log.split(),
             min_ms_per_action=settings.REVIEW_MIN_MS_PER_ACTION,
         )
+        copied = copies.copy_review(
+            deal_number=parsed_deal.number,
+            player_id=player.pk,
+            tables=tables,
+            solver_line=daily.par_log,
+        )
+        flags = [*review.flags, *copied.flags]
         # Pointing at the attempt is what closes it (one game per attempt).
         game.attempt = attempt
         game.ranked = True
         game.assisted = attempt.assisted
         game.duration_ms = duration_ms
         game.times = checked_times
-        game.review = review.signals
-        game.review_flags = " ".join(review.flags)
-        game.review_state = review_state(review.flags)
+        game.review = {**review.signals, **copied.signals}
+        game.review_flags = " ".join(flags)
+        game.review_state = review_state(flags)
+        game.copy_of_id = copied.copy_of
+        game.copy_similarity = copied.similarity
     game.save()
+    if tables is not None:
+        copies.fingerprint_store(game=game, tables=tables)
     signals.game_stored.send(sender=Game, game=game)
     return game, True
 

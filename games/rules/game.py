@@ -10,6 +10,7 @@ anything changes; only then does the slow, readable `Game._check` work out why.
 
 from __future__ import annotations
 
+import hashlib
 from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any, Final, NamedTuple
@@ -40,7 +41,7 @@ from .cards import CARD_COUNT, KING, SUIT_NAMES, SUITS, card_text, is_red, rank_
 from .deal import Deal
 from .errors import IllegalActionError, InvalidActionError
 
-__all__ = ["Game", "Position", "replay", "UNDO_LIMIT", "FOUNDATION_SUITS"]
+__all__ = ["Game", "Position", "replay", "table_hashes", "UNDO_LIMIT", "FOUNDATION_SUITS"]
 
 #: The history keeps the undo records of the 100 most recent actions not yet
 #: taken back (older ones fall off); each undo uses one up.
@@ -62,6 +63,8 @@ _COL_FND: Final = [[f"{a + 1}F{k + 1}" for k in range(8)] for a in range(9)]
 _FND_COL: Final = [[f"F{k + 1}{b + 1}" for b in range(9)] for k in range(8)]
 _WASTE_COL: Final = [f"W{b + 1}" for b in range(9)]
 _WASTE_FND: Final = [f"WF{k + 1}" for k in range(8)]
+# Card id to value (0..51) as a bytes.translate table; other bytes map to themselves.
+_VALUE_BYTES: Final = bytes(c % 52 if c < CARD_COUNT else c for c in range(256))
 
 
 class Position(NamedTuple):
@@ -86,6 +89,17 @@ def _as_deal(deal: Deal | str | int) -> Deal:
     if isinstance(deal, str):
         return Deal.from_code(deal)
     return Deal(deal)
+
+
+def _column_key(down: list[int], up: list[int]) -> bytes:
+    """A column as `Game.table_hash` reads it: its face-down count (below 52, so
+    the translation keeps it), then its face-up cards' values."""
+    return bytes([len(down), *up]).translate(_VALUE_BYTES)
+
+
+def _pool_key(stock: list[int], waste: list[int]) -> bytes:
+    """The stock and waste as `Game.table_hash` reads them: the values left, sorted."""
+    return bytes(sorted(bytes(stock + waste).translate(_VALUE_BYTES)))
 
 
 class Game:
@@ -187,6 +201,36 @@ class Game:
             scored=bytes(self._scored),
             score=self._score,
         )
+
+    def table_hash(self) -> int:
+        """A 64-bit hash (signed, as databases store it) of what the table shows.
+
+        Tables a player could not tell apart in play hash alike: cards by value
+        (not which deck they came from), the columns as a set (a king may go to
+        any empty one), each suit's twin foundations as a pair of heights, and
+        the stock and waste as the cards left in them (taps bring any of them
+        up; how far the stock is turned is no choice of play). Score, moves and
+        the undo history are not part of it. Stable across processes and
+        versions of Python (BLAKE2b, not `hash`), so it can be stored.
+
+        >>> game = Game(Deal(1))
+        >>> start = game.table_hash()
+        >>> game.play("S"); game.table_hash() == start
+        True
+        >>> game.play("W9"); game.table_hash() == start
+        False
+        """
+        columns = [_column_key(down, up) for down, up in zip(self._down, self._up, strict=True)]
+        return self._table_hash(columns, _pool_key(self._stock, self._waste))
+
+    def _table_hash(self, columns: list[bytes], pool: bytes) -> int:
+        """`table_hash` from each column's `_column_key` and the `_pool_key`."""
+        a, b, c, d, e, f, g, h = [len(pile) for pile in self._foundations]
+        foundations = bytes(
+            (min(a, b), max(a, b), min(c, d), max(c, d), min(e, f), max(e, f), min(g, h), max(g, h))
+        )
+        text = b"\xff".join([*sorted(columns), foundations, pool])
+        return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big", signed=True)
 
     def table(self) -> dict[str, Any]:
         """The position as a plain JSON-ready dict (face-down cards only counted)."""
@@ -608,3 +652,82 @@ def replay(deal: Deal | str | int, log: str | Iterable[str]) -> Game:
     game = Game(deal)
     game.play_log(log)
     return game
+
+
+def table_hashes(deal: Deal | str | int, log: str | Iterable[str]) -> list[int]:
+    """The `Game.table_hash` of a game's start, then of its table after each action
+    but stock taps and undos, in order.
+
+    So every table the game passes through is in it, faster than hashing after
+    each `play`: a stock tap never changes the hash and an undo goes back to a
+    table passed before; and only the columns an action touched are read
+    again (for an undo, those of the action it takes back). A refused log
+    raises as `replay` does.
+
+    >>> hashes = table_hashes("EH1-N-AAAAAAB", "S W9 U S S")
+    >>> len(hashes), hashes[0] == hashes[1]
+    (2, False)
+    """
+    game = Game(deal)
+    down, up = game._down, game._up
+    columns = [_column_key(down[i], up[i]) for i in range(len(up))]
+    pool = _pool_key(game._stock, game._waste)
+    hashes = [game._table_hash(columns, pool)]
+    if not isinstance(log, str):
+        log = list(log)
+    # What changed since the last hash: columns, and whether the stock and waste did.
+    changed: set[int] = set()
+    pool_changed = False
+    taps: list[Compiled] = []  # stock taps not played yet: played with the next action
+
+    def play(batch: list[Compiled], last: int) -> None:
+        # One call of the hot path per batch; `last` is the index of its last action.
+        done = game._run(batch)
+        if done < len(batch):
+            at = last - len(batch) + 1 + done
+            raise game._refusal(batch[done], written_token(log, at), at + 1)
+
+    actions = compile_log(log)
+    for index, action in enumerate(actions):
+        if action is None:
+            play(taps, index - 1)
+            raise InvalidActionError(written_token(log, index), index + 1)
+        kind = action[0]
+        if kind == STOCK:
+            taps.append(action)
+            continue
+        if kind == UNDO and taps:
+            # It takes back the last tap, whose record must be on top first.
+            play(taps, index - 1)
+            taps = []
+        # An undo changes what the action it takes back changed.
+        undone = game._history[-1] if kind == UNDO and game._history else None
+        taps.append(action)
+        play(taps, index)
+        taps = []
+        touched, a, b = (
+            (undone[0], undone[1], undone[2]) if undone else (kind, action[1], action[2])
+        )
+        if touched in (COL_COL, KING_RUN):
+            changed.update((a, b))
+        elif touched == COL_FND:
+            changed.add(a)
+        elif touched == WASTE_FND:
+            pool_changed = True
+        elif touched == WASTE_COL:
+            changed.add(b)
+            pool_changed = True
+        elif touched == FND_COL:
+            changed.add(b)
+        if kind == UNDO:
+            # It goes back to a table hashed already.
+            continue
+        for i in changed:
+            columns[i] = _column_key(down[i], up[i])
+        changed.clear()
+        if pool_changed:
+            pool = _pool_key(game._stock, game._waste)
+            pool_changed = False
+        hashes.append(game._table_hash(columns, pool))
+    play(taps, len(actions) - 1)
+    return hashes

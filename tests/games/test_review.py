@@ -31,7 +31,6 @@ def signals_of(**overrides):
         "duration_ms": 200 * 2_000,
         "saves": [[t * 20_000, t * 10] for t in range(1, 20)],
         "times": None,
-        "solver_line": [],
     }
     arguments.update(overrides)
     return review_game(**arguments)
@@ -101,19 +100,6 @@ def test_too_few_times_say_nothing_about_regularity():
     assert found.signals["times_sent"] is True
 
 
-def test_the_solver_line_itself_or_most_of_it_is_flagged():
-    line = [f"A{i}" for i in range(100)]
-
-    same = signals_of(log=line, solver_line=line, saves=[[i * 5_000, i] for i in range(1, 100)])
-    mostly = signals_of(log=[*line[:95], "S"], solver_line=line)
-    own = signals_of(log=[*line[:40], *["S"] * 60], solver_line=line)
-
-    assert "solver_line" in same.flags and "solver_line" in mostly.flags
-    assert "solver_line" not in own.flags
-    assert own.signals["solver_line_common_actions"] == 40
-    assert own.signals["solver_line_actions"] == 100
-
-
 def test_flags_read_as_words_with_their_numbers():
     found = signals_of(duration_ms=100 * len(LOG), saves=[])
 
@@ -139,7 +125,8 @@ def test_a_ranked_submission_stores_its_signals_and_flags_without_running_the_so
     assert set(game.flags) == {"burst", "solver_line"}
     assert game.review_state == "flagged"
     assert game.review["actions"] == len(WIN_LOG)
-    assert game.review["solver_line_common_actions"] == len(WIN_LOG)
+    assert game.review["solver_line_similarity"] == 1.0
+    assert game.copy_similarity == 1.0 and game.copy_of is None
     # Flags alone change no board.
     assert [e["game"] for e in leaderboard_page(date=daily.date, order="moves")["entries"]] == [
         game.pk

@@ -1,0 +1,270 @@
+"""Copies recognised: a ranked game that plays another player's game of the deal (or the
+solver's line) is flagged `copied`, however its moves were swapped or padded; honest
+games and the player's own games are not; the lookup reads a bounded number of rows."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from games import copies
+from games.models import Game, GameFingerprint
+from games.rules import Game as Table
+from games.rules import replay
+from games.services import game_submit
+from games.solver import FIRST_WIN, solve
+from tests.fixtures import DEAL, DEAL_NUMBER, WIN_LOG, play_ranked
+
+pytestmark = pytest.mark.django_db
+
+
+def swap(log: list[str], *at: int) -> list[str]:
+    """The log with the actions at each index and the next one swapped."""
+    log = list(log)
+    for index in at:
+        log[index], log[index + 1] = log[index + 1], log[index]
+    return log
+
+
+def independent_pairs(log: list[str]) -> list[int]:
+    """Indexes of adjacent moves that may be played in either order to the same table
+    (no two overlapping)."""
+    game, found = Table(DEAL), [-2]
+    for index, (first, second) in enumerate(zip(log, log[1:], strict=False)):
+        if first != second and not {first, second} & {"S", "U"} and game.is_legal(second):
+            swapped = game.copy()
+            swapped.play(second)
+            if swapped.is_legal(first):
+                swapped.play(first)
+                straight = game.copy()
+                straight.play_log([first, second])
+                if swapped.position() == straight.position() and index > found[-1] + 1:
+                    found.append(index)
+        game.play(first)
+    return found[1:]
+
+
+@functools.cache
+def solver_win() -> list[str]:
+    return list(solve(DEAL_NUMBER, work=FIRST_WIN).log)
+
+
+def padded(log: list[str]) -> list[str]:
+    """The log with moves inserted: a move taken back, a whole stock cycle, and a card
+    moved to a column and back."""
+    table = replay(DEAL, log[:100]).table()
+    cycle = ["S"] * (table["stock"] + table["waste"] + 1)
+    detour_at = next(i for i in range(150, len(log)) if _detour(log[:i]))
+    return [
+        log[0],
+        "U",
+        *log[:100],
+        *cycle,
+        *log[100:detour_at],
+        *_detour(log[:detour_at]),
+        *log[detour_at:],
+    ]
+
+
+def _detour(log: list[str]) -> list[str]:
+    game = replay(DEAL, log)
+    for token in game.legal_actions():
+        if len(token) == 2 and token.isdigit():
+            away = game.copy()
+            away.play(token)
+            if away.is_legal(token[::-1]):
+                away.play(token[::-1])
+                if away.position() == game.position():
+                    return [token, token[::-1]]
+    return []
+
+
+def test_a_copy_with_two_independent_moves_swapped_is_flagged_with_its_original(alice, bob, daily):
+    original = play_ranked(bob, WIN_LOG)
+    copy_log = swap(WIN_LOG, *independent_pairs(WIN_LOG)[:2])
+    assert copy_log != WIN_LOG and replay(DEAL, copy_log).is_won
+
+    copy = play_ranked(alice, copy_log)
+
+    assert "copied" in copy.flags and copy.review_state == "flagged"
+    assert copy.copy_of == original
+    assert copy.copy_similarity == pytest.approx(1.0, abs=0.02)
+    assert copy.review["closest_game"] == original.pk
+    assert "copied" not in original.flags and original.copy_of is None
+
+
+def test_a_copy_with_moves_swapped_and_inserted_is_flagged(alice, bob, daily):
+    original = play_ranked(bob, WIN_LOG)
+    copy_log = padded(swap(WIN_LOG, *independent_pairs(WIN_LOG)[:2]))
+    assert len(copy_log) > len(WIN_LOG) + 40 and replay(DEAL, copy_log).is_won
+
+    copy = play_ranked(alice, copy_log)
+
+    assert "copied" in copy.flags
+    assert copy.copy_of == original
+    assert copy.copy_similarity > 0.95
+
+
+def test_a_copy_of_a_practice_game_of_the_day_is_flagged_too(alice, bob, daily):
+    practice, _ = game_submit(player=bob, deal=DEAL, log=WIN_LOG, practice=True)
+
+    copy = play_ranked(alice, swap(WIN_LOG, independent_pairs(WIN_LOG)[0]))
+
+    assert not practice.ranked and copy.copy_of == practice and "copied" in copy.flags
+
+
+def test_the_first_80_percent_of_a_game_finished_otherwise_is_a_copy(alice, bob, daily):
+    original = play_ranked(bob, WIN_LOG)
+    # 80 % of its play: of the actions that change the table (not taps, not undos).
+    moves = [i for i, token in enumerate(WIN_LOG) if token not in ("S", "U")]
+    prefix = WIN_LOG[: moves[int(len(moves) * 0.8)]]
+    finish = solve(DEAL_NUMBER, prefix, work=FIRST_WIN).log
+    assert finish
+
+    copy = play_ranked(alice, [*prefix, *finish])
+
+    assert copy.copy_of == original and copy.copy_similarity > 0.7
+
+
+def test_the_solver_line_with_two_moves_swapped_is_flagged(alice, daily):
+    line = solver_win()
+    daily.par_log = " ".join(line)
+    daily.save()
+    swapped = swap(line, *independent_pairs(line)[:2])
+    # The common prefix the old check compared stops at the first swap.
+    assert swapped[: independent_pairs(line)[0]] == line[: independent_pairs(line)[0]]
+
+    game = play_ranked(alice, swapped)
+
+    assert "solver_line" in game.flags and "copied" not in game.flags
+    assert game.copy_of is None and game.copy_similarity == pytest.approx(1.0, abs=0.02)
+    assert game.review["solver_line_similarity"] == pytest.approx(1.0, abs=0.02)
+
+
+def test_the_players_own_earlier_practice_game_is_not_a_copy(alice, daily):
+    game_submit(player=alice, deal=DEAL, log=WIN_LOG, practice=True)
+
+    ranked = play_ranked(alice, swap(WIN_LOG, independent_pairs(WIN_LOG)[0]))
+
+    assert "copied" not in ranked.flags and ranked.copy_of is None
+    assert ranked.review["closest_game"] is None
+
+
+def test_honest_independent_wins_of_the_deal_are_not_flagged(alice, bob, daily):
+    play_ranked(bob, WIN_LOG)
+
+    honest = play_ranked(alice, solver_win())
+
+    assert "copied" not in honest.flags
+    assert honest.copy_of is None and honest.copy_similarity is None
+    similarity = honest.review["closest_game_similarity"]
+    assert similarity is None or similarity < copies.COPY_SIMILARITY / 2
+
+
+def test_every_daily_game_leaves_its_sketch_and_other_deals_none(alice, bob, daily):
+    ranked = play_ranked(bob, WIN_LOG)
+    practice, _ = game_submit(player=alice, deal=DEAL, log=WIN_LOG[:300], practice=True)
+    other, _ = game_submit(player=alice, deal="EH1-N-AAAAAAB", log="S W9")
+
+    sketch = copies.sketch(copies.game_tables(deal_number=DEAL_NUMBER, log=WIN_LOG, won=True))
+    stored = GameFingerprint.objects.filter(game=ranked).values_list("hash", flat=True)
+    assert sorted(stored) == sorted(sketch) and len(sketch) == copies.SKETCH_SIZE
+    assert GameFingerprint.objects.filter(game=practice).count() == copies.SKETCH_SIZE
+    assert not GameFingerprint.objects.filter(game=other).exists()
+
+
+def crowd_the_sketch(*, player, daily, games: int) -> list[int]:
+    """`games` stored games of other players that share every hash of WIN_LOG's sketch."""
+    sketch = copies.sketch(copies.game_tables(deal_number=DEAL_NUMBER, log=WIN_LOG, won=True))
+    crowd = Game.objects.bulk_create(
+        Game(
+            player=player,
+            deal_number=DEAL_NUMBER,
+            log="S",
+            score=0,
+            moves=1,
+            won=False,
+            actions=1,
+            rules_version="EH1",
+            daily=daily,
+            created_at=daily.closes_at,
+        )
+        for _ in range(games)
+    )
+    GameFingerprint.objects.bulk_create(
+        GameFingerprint(deal_number=DEAL_NUMBER, hash=table, game=game, player=player)
+        for game in crowd
+        for table in sketch
+    )
+    return sketch
+
+
+def test_the_lookup_reads_a_bounded_number_of_rows_however_many_games_share_a_table(
+    alice, bob, daily
+):
+    crowd_the_sketch(player=bob, daily=daily, games=copies.PER_HASH_LIMIT * 3)
+    tables = copies.game_tables(deal_number=DEAL_NUMBER, log=WIN_LOG, won=True)
+
+    with CaptureQueriesContext(connection) as queries:
+        found = copies.copy_review(
+            deal_number=DEAL_NUMBER, player_id=alice.pk, tables=tables, solver_line=""
+        )
+
+    # One lookup of the sketch, one read of the few candidates' logs.
+    assert len(queries) == 2
+    assert f"LIMIT {copies.PER_HASH_LIMIT}" in queries[0]["sql"]
+    assert queries[1]["sql"].count("%s") == 0 and "IN (" in queries[1]["sql"]
+    assert len(queries[1]["sql"].split("IN (")[1].split(")")[0].split(",")) <= copies.CANDIDATES
+    # The crowd's games are "S" logs: nothing in common, so no flag.
+    assert found.flags == []
+
+
+@pytest.mark.postgres
+def test_on_postgresql_the_lookup_reads_at_most_the_limit_per_hash(alice, bob, daily):
+    sketch = crowd_the_sketch(player=bob, daily=daily, games=copies.PER_HASH_LIMIT * 3)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE games_gamefingerprint")
+        cursor.execute(
+            "EXPLAIN (ANALYZE, FORMAT JSON) " + copies._CANDIDATES_POSTGRES,
+            [sketch, DEAL_NUMBER, alice.pk, copies.PER_HASH_LIMIT, copies.CANDIDATES],
+        )
+        plan = cursor.fetchone()[0][0]["Plan"]
+
+    scans = list(_nodes(plan, "Relation Name", "games_gamefingerprint"))
+    assert scans
+    read = sum(node["Actual Rows"] * node["Actual Loops"] for node in scans)
+    assert read <= copies.SKETCH_SIZE * copies.PER_HASH_LIMIT
+    assert GameFingerprint.objects.count() == copies.SKETCH_SIZE * copies.PER_HASH_LIMIT * 3
+
+
+def _nodes(plan: dict, key: str, value: str):
+    if plan.get(key) == value:
+        yield plan
+    for child in plan.get("Plans", []):
+        yield from _nodes(child, key, value)
+
+
+def test_the_review_queue_shows_the_game_copied_and_the_similarity(alice, bob, daily, admin_user):
+    original = play_ranked(bob, WIN_LOG)
+    copy = play_ranked(alice, swap(WIN_LOG, independent_pairs(WIN_LOG)[0]))
+    client = Client()
+    client.force_login(admin_user)
+
+    html = client.get("/admin/games/flaggedgame/?flag=copied").content.decode()
+
+    assert f">{copy.pk}<" in html
+    assert f"plays the tables of game {original.pk}: 99% of the shorter game" in html
+    assert str(original) in html and f"{copy.copy_similarity:.3f}"[:4] in html
+
+
+def test_of_several_copies_the_earliest_game_is_named(alice, bob, make_player, daily):
+    original = play_ranked(bob, WIN_LOG)
+    play_ranked(make_player("carol"), WIN_LOG)
+
+    copy = play_ranked(alice, swap(WIN_LOG, independent_pairs(WIN_LOG)[0]))
+
+    assert copy.copy_of == original

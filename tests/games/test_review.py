@@ -296,7 +296,6 @@ def test_a_few_quick_actions_are_not_too_fast_but_a_sustained_pace_is():
         duration_ms=1,
         saves=[],
         times=None,
-        solver_line=[],
     )
     many = review_game(
         log=LOG[: review.PACE_MIN_ACTIONS],
@@ -304,7 +303,6 @@ def test_a_few_quick_actions_are_not_too_fast_but_a_sustained_pace_is():
         duration_ms=1,
         saves=[],
         times=None,
-        solver_line=[],
     )
 
     assert "too_fast" not in few.flags

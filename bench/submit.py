@@ -168,14 +168,12 @@ async def phase(
     base: str,
     path: str,
     players: Iterator[str],
-    bodies: list[dict[str, Any]],
+    bodies: Iterator[dict[str, Any]],
     seconds: float,
     concurrency: int,
-    seed: int,
 ) -> tuple[int, int, list[float], float]:
-    """Send submissions for `seconds`, each from the next of `players`;
-    returns (accepted, refused, latencies ms, elapsed s)."""
-    rng = random.Random(seed)
+    """Send submissions for `seconds`, each from the next of `players` with the next of
+    `bodies`; returns (accepted, refused, latencies ms, elapsed s)."""
     accepted = refused = 0
     latencies: list[float] = []
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
@@ -186,7 +184,7 @@ async def phase(
             nonlocal accepted, refused
             while time.perf_counter() < stop:
                 headers = {"Authorization": f"Token {next(players)}"}
-                body = rng.choice(bodies)
+                body = next(bodies)
                 t = time.perf_counter()
                 response = await client.post(path, json=body, headers=headers)
                 latencies.append((time.perf_counter() - t) * 1000)
@@ -211,7 +209,9 @@ def main() -> None:
     parser.add_argument(
         "--players", type=int, default=8_000, help="players, each with an open attempt"
     )
-    parser.add_argument("--logs", type=int, default=300)
+    parser.add_argument(
+        "--logs", type=int, default=1_000, help="distinct logs: more than the ranked games sent"
+    )
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
 
@@ -228,6 +228,10 @@ def main() -> None:
     unplayed = itertools.cycle(tokens)
     rng = random.Random(args.seed)
     anyone = iter(lambda: rng.choice(tokens), None)
+    # Each ranked game plays its own log, as independent players do (a log sent twice
+    # is rightly flagged a copy, and pays for the comparison); bare phases at random.
+    fresh_logs = itertools.cycle(bodies)
+    any_log = iter(lambda: rng.choice(bodies), None)
 
     port = free_port()
     server = start_server(port)
@@ -252,10 +256,9 @@ def main() -> None:
                         base,
                         path,
                         unplayed if name == "validated" else anyone,
-                        bodies,
+                        fresh_logs if name == "validated" else any_log,
                         args.seconds,
                         args.concurrency,
-                        args.seed + round_number,
                     )
                 )
                 cpu[name] += process_cpu_seconds(server.pid) - cpu_before
@@ -305,12 +308,14 @@ def report_stored() -> None:
         ranked_games=Count("id", filter=Q(ranked=True)),
         practice_games=Count("id", filter=Q(daily__isnull=False, ranked=False)),
         flagged_games=Count("id", filter=Q(review_state="flagged")),
+        copied_games=Count("id", filter=Q(review_flags__contains="copied")),
         bare_rows=Count("id", filter=Q(daily__isnull=True)),
     )
     totals = dict(BoardTotal.objects.values_list("board", "players"))
     print(
         f"Stored: {counts['ranked_games']} ranked games (results, duration and review computed "
-        f"by the server; {counts['flagged_games']} flagged), {counts['practice_games']} "
+        f"by the server; {counts['flagged_games']} flagged, {counts['copied_games']} of them as "
+        f"copies), {counts['practice_games']} "
         f"practice games, {counts['bare_rows']} bare rows; players on today's boards: {totals}"
     )
 

@@ -27,8 +27,8 @@ Close codes (after the handshake, so that browsers see them):
 - 4400: the `order` query parameter is neither `score` nor `moves`, or `scope`
   is neither `all` nor `friends`.
 - 4401: `scope=friends` without a signed-in player; or the session the socket
-  signed in with has ended while it was open (signed out everywhere, a new
-  password elsewhere, a ban, a deletion: `easyharp_site.accounts.live`). A
+  signed in with has ended while it was open (signed out, here or everywhere,
+  a new password elsewhere, a ban, a deletion: `easyharp_site.accounts.live`). A
   socket whose session has already ended when it connects is anonymous.
 - 4404: the date has no board: not a date, a future day, a day the service
   does not serve, or a day not prepared yet; or, on a narrowed board, the

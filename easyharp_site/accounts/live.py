@@ -1,7 +1,7 @@
 """Sockets of signed-in players end with their sessions.
 
 A socket signs in once, by its session cookie, when it connects; a session can
-end while it is open (sign out everywhere, a new password, a ban, a
+end while it is open (a sign-out, here or everywhere, a new password, a ban, a
 deletion). So:
 
 - `session_player_id` checks a session as Django checks a request's: the
@@ -9,8 +9,9 @@ deletion). So:
   player is active, and it was signed in under the player's current session
   generation (`sessions`). A socket checks its session with it on connect,
   after it registered for the announcements below, so that none falls between.
-- The writes that end sessions call `player_sessions_ended` after commit: one
-  message to the player's group on the default channel layer.
+- The writes that end sessions, and every sign-out (`receivers`), call
+  `player_sessions_ended` after commit: one message to the player's group on
+  the default channel layer.
 - In each server process, `PlayerSockets` (one per event loop) is the only
   member of the group of each player with a socket open there, and hands each
   announcement to that player's sockets, which check their sessions again and

@@ -4,8 +4,9 @@ and its cookie opens no signed-in socket afterwards.
 Through the whole ASGI stack, on the in-memory channel layer and on Redis.
 The player watches a private league's board, the day's board (with their own
 entry) and their friends board; then their sessions end by each door:
-signing out everywhere, a new password, a ban, a deletion. A new API token
-ends no session: sockets sign in by session cookie only, so they stay.
+signing out everywhere, a new password, a ban, a deletion. Signing out of
+one browser closes that browser's sockets only. A new API token ends no
+session: sockets sign in by session cookie only, so they stay.
 """
 
 from __future__ import annotations
@@ -167,3 +168,32 @@ async def test_a_new_api_token_leaves_the_sessions_and_their_sockets(daily: Dail
     assert (await tokened.connect(timeout=5))[0]
     assert "me" not in await tokened.receive_json_from(timeout=5)
     await tokened.disconnect()
+
+
+async def test_signing_out_closes_that_browsers_sockets_and_no_other(daily: DailyDeal) -> None:
+    player, cookie, slug = await signed_in_player()
+    other = await database_sync_to_async(session_of)(player)
+    path = paths(daily, slug)["league"]
+    leaving, _ = await opened(path, cookie)
+    staying, _ = await opened(path, other)
+    try:
+        browser = Client(HTTP_COOKIE=cookie.decode())
+        response = await database_sync_to_async(browser.post)(
+            "/api/auth/logout/", "{}", content_type="application/json"
+        )
+        assert response.status_code == 204
+
+        error = await leaving.receive_json_from(timeout=WITHIN)
+        assert error["error"]["code"] == "session_ended"
+        assert (await leaving.receive_output(timeout=WITHIN))["code"] == CLOSE_NOT_SIGNED_IN
+        assert await staying.receive_nothing(timeout=WITHIN)
+    finally:
+        await leaving.disconnect()
+        await staying.disconnect()
+    assert await refusal(path, cookie) == CLOSE_NO_BOARD
+
+
+def session_of(player: AbstractBaseUser) -> bytes:
+    browser = Client()
+    browser.force_login(player)
+    return f"sessionid={browser.cookies['sessionid'].value}".encode()

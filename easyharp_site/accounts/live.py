@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
 from importlib import import_module
 from typing import Any, Protocol
 
@@ -35,12 +34,10 @@ from django.contrib.sessions.backends.base import SessionBase
 from django.utils.crypto import constant_time_compare
 
 from easyharp_site.accounts.selectors import SESSION_GENERATION_KEY, sessions_generation
+from easyharp_site.layer import LayerMember
 
 logger = logging.getLogger(__name__)
 
-# Pause after a failed subscription before retrying, doubling up to the cap.
-RETRY_FIRST_SECONDS = 0.1
-RETRY_MAX_SECONDS = 5.0
 MESSAGE_TYPE = "sessions.ended"
 
 
@@ -122,37 +119,22 @@ class SessionSocket(Protocol):
         """Check the socket's session again; close the socket if it has ended."""
 
 
-class PlayerSockets:
+class PlayerSockets(LayerMember):
     """This process's subscriber to the end of sessions of the players with a socket here.
 
     One per event loop (`PlayerSockets.current()`). A signed-in socket calls
     `watch` on connect and `unwatch` when it ends, however it ends.
     """
 
-    _instances: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, PlayerSockets] = (
-        weakref.WeakKeyDictionary()
-    )
+    logger = logger
+    log_name = "Sessions"
 
     def __init__(self) -> None:
+        super().__init__()
         self._sockets: dict[int, set[SessionSocket]] = {}
-        self._channel: str | None = None
         self._receiver: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._lock = asyncio.Lock()
-
-    @classmethod
-    def current(cls) -> PlayerSockets:
-        """The registry of the running event loop, created on first use."""
-        loop = asyncio.get_running_loop()
-        registry = cls._instances.get(loop)
-        if registry is None:
-            registry = cls._instances[loop] = cls()
-        return registry
-
-    @property
-    def _layer(self) -> BaseChannelLayer:
-        # Looked up each time so that a settings change (tests) takes effect.
-        return get_channel_layer()
 
     async def watch(self, player_id: int, socket: SessionSocket) -> None:
         """Hand `socket` every announcement of the player's sessions ending, from now on."""
@@ -168,7 +150,7 @@ class PlayerSockets:
                 # session, once the layer is back.
                 logger.warning("Could not join the sessions group of player %s", player_id)
             if self._receiver is None or self._receiver.done():
-                self._receiver = asyncio.create_task(self._receive())
+                self._receiver = asyncio.create_task(self._receive_forever())
 
     def unwatch(self, player_id: int, socket: SessionSocket) -> None:
         """Forget `socket`; leave the player's group when it was their last one here.
@@ -204,31 +186,14 @@ class PlayerSockets:
             for socket in list(self._sockets.get(player_id, ())):
                 self._spawn(socket.session_ended())
 
-    async def _receive(self) -> None:
-        """Receive announcements for ever, riding out channel layer outages."""
-        delay = RETRY_FIRST_SECONDS
-        lost = False
-        while True:
-            try:
-                if self._channel is None:
-                    self._channel = await self._layer.new_channel()
-                    lost = True
-                if lost:
-                    for player_id in list(self._sockets):
-                        await self._layer.group_add(player_group(player_id), self._channel)
-                    logger.info("Sessions: channel layer back, checking every socket's session")
-                    self._tell(list(self._sockets))
-                    lost = False
-                message = await self._layer.receive(self._channel)
-                delay = RETRY_FIRST_SECONDS
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                if not lost:
-                    logger.warning("Sessions: lost the channel layer; retrying", exc_info=True)
-                lost = True
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, RETRY_MAX_SECONDS)
-                continue
-            if message.get("type") == MESSAGE_TYPE and isinstance(message.get("player"), int):
-                self._tell([message["player"]])
+    async def _layer_back(self) -> None:
+        assert self._channel is not None
+        for player_id in list(self._sockets):
+            await self._layer.group_add(player_group(player_id), self._channel)
+        logger.info("Sessions: channel layer back, checking every socket's session")
+        self._tell(list(self._sockets))
+
+    def _handle(self, message: dict[str, Any]) -> None:
+        """A `sessions.ended` message: the player's sockets here check their sessions."""
+        if message.get("type") == MESSAGE_TYPE and isinstance(message.get("player"), int):
+            self._tell([message["player"]])

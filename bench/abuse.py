@@ -16,7 +16,12 @@ limits) on a free loopback port, then:
    for a traceback;
 8. TRACE, the Content-Security-Policy, and the browsable API asked for by a browser;
 9. a websocket from the right host at another port;
-3. a read of a past day nobody prepared: a fast 404, no solver run.
+3. a read of a past day nobody prepared: a fast 404, no solver run;
+26.2 (issue 26, item 2) look-alikes of a taken name, one of each class
+   (a modifier letter, a hyphen, a Latin letter with a mark, a small capital,
+   a Cyrillic letter, another script's digit);
+26.4 (issue 26, item 4) the share cards and og tags asked for under Host
+   variants (`127.0.0.1:1`, `:99999`, `127.0.0.1.`): one picture, one link.
 
     .venv/bin/python bench/abuse.py
     .venv/bin/python bench/abuse.py --redis-url redis://127.0.0.1:6379/5 --servers 2
@@ -349,6 +354,65 @@ def unprepared_day(bench: Bench) -> None:
             )
 
 
+# --- Issue 26: look-alike names, Host variants ------------------------------------------
+
+LOOKALIKES = [
+    "honest\u02cdhannah",  # MODIFIER LETTER LOW MACRON for _
+    "honest\u2010hannah",  # HYPHEN for _
+    "hone\u1e63t_hannah",  # s with a dot below
+    "\u029conest_hannah",  # LATIN LETTER SMALL CAPITAL H
+    "h\u043enest_hannah",  # Cyrillic o
+    "honest_hannah\u0661",  # ARABIC-INDIC DIGIT ONE
+]
+HOST_VARIANTS = ["127.0.0.1:1", "127.0.0.1:35", "127.0.0.1:99999", "127.0.0.1."]
+
+
+def lookalike_names(bench: Bench) -> None:
+    item = bench.item("26.2", "look-alikes of a taken name are refused, by class")
+    with client("127.0.0.202") as http:
+        taken = sign_up(http, bench.base, "honest_hannah")
+        item.check(taken.status_code == 201, f"honest_hannah: {taken.status_code}")
+        for name in LOOKALIKES:
+            response = sign_up(http, bench.base, name)
+            item.check(
+                response.status_code in (400, 409),
+                f"{name.encode('ascii', 'backslashreplace').decode()}: "
+                f"{response.status_code} {_code(response)}",
+            )
+
+
+def host_variants(bench: Bench, redis_url: str | None) -> None:
+    item = bench.item("26.4", "one share card and one link whatever the Host")
+    card, page = f"/cards/days/{bench.day}.png", f"/leaderboard/{bench.day}/"
+    stored = _card_keys(redis_url)
+    pictures, links = set(), set()
+    with client("127.0.0.203") as http:
+        for host in HOST_VARIANTS:
+            with timed() as took:
+                response = http.get(f"{bench.base}{card}", headers={"Host": host})
+            pictures.add(response.content)
+            item.check(
+                response.status_code == 200,
+                f"{card} as {host}: {response.status_code} in {took() * 1000:.0f} ms",
+            )
+            head = http.get(f"{bench.base}{page}", headers={"Host": host}).text.split("<body")[0]
+            links.add(head.split('property="og:image" content="', 1)[-1].split('"', 1)[0])
+    item.check(len(pictures) == 1, f"different pictures: {len(pictures)}")
+    item.check(len(links) == 1, f"different og:image links: {len(links)} {sorted(links)}")
+    if redis_url:
+        added = _card_keys(redis_url) - stored
+        item.check(added <= 1, f"cards stored in Redis: {added}")
+
+
+def _card_keys(redis_url: str | None) -> int:
+    if not redis_url:
+        return 0
+    import redis
+
+    # The cards' cache keys under Django's prefix (version 1); the limit's counters differ.
+    return sum(1 for _ in redis.Redis.from_url(redis_url).scan_iter(":1:card:*"))
+
+
 # --- Running ----------------------------------------------------------------------------
 
 
@@ -383,6 +447,8 @@ def run(args: argparse.Namespace) -> int:
                 lambda: sockets(bench),
                 lambda: headers_and_methods(bench),
                 lambda: unprepared_day(bench),
+                lambda: lookalike_names(bench),
+                lambda: host_variants(bench, args.redis_url),
             ]
             for step in steps:
                 if time.monotonic() - started > args.deadline:

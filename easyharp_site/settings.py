@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from csp.constants import NONE, SELF
@@ -87,6 +88,27 @@ def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
 
 
+def env_site_url(name: str, default: str) -> str:
+    """An origin, `http(s)://host[:port]` and nothing more; a typo stops the start-up."""
+    value = (os.environ.get(name) or default).removesuffix("/")
+    parts = urlsplit(value)
+    try:
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:
+        port_ok = False
+    if (
+        parts.scheme not in {"http", "https"}
+        or not parts.hostname
+        or not port_ok
+        or parts.username is not None
+        or f"{parts.scheme}://{parts.netloc}" != value
+    ):
+        raise ImproperlyConfigured(
+            f"{name} must be an origin such as https://example.com (no path), not {value!r}"
+        )
+    return value
+
+
 DEBUG = env_bool("DEBUG", True)
 SECRET_KEY = env_str("SECRET_KEY", "")
 if not SECRET_KEY:
@@ -96,6 +118,10 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+# The site's public address: every absolute link (share cards, og tags, mails,
+# API links) is built from it, never from a request's Host header, which any
+# client may vary (easyharp_site/site.py). The default serves `make run`.
+SITE_URL = env_site_url("SITE_URL", "http://127.0.0.1:8000")
 
 # Transport and cookie security, on by default whenever DEBUG is off
 # (`manage.py check --deploy` is clean with production settings). Behind a

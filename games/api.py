@@ -33,6 +33,7 @@ from rest_framework.views import APIView
 from easyharp_site.dates import ISO_DAY_PATTERN, parse_day, today
 from easyharp_site.errors import BODY_REFUSALS, ServiceError, error_responses
 from easyharp_site.fields import StrictBooleanField
+from easyharp_site.site import site_url
 from games import selectors, services
 from games.models import Attempt, Game
 
@@ -54,13 +55,13 @@ DEAL_CODE_SCHEMA = {
 HINT_RESULTS = ["move", "lost", "unknown", "won"]
 
 
-def game_url(request: Request, game: Game) -> str:
+def game_url(game: Game) -> str:
     """The public link of a game: its replay page, or its API resource without pages."""
     try:
         path = reverse("replay", args=[game.pk])
     except NoReverseMatch:
         path = reverse("api-game-detail", args=[game.pk])
-    return request.build_absolute_uri(path)
+    return site_url(path)
 
 
 # The 404s of a day's URL (`parse_day`, `selectors.daily_deal_get`).
@@ -237,7 +238,7 @@ class GameOutput(serializers.Serializer):
     )
 
     def get_url(self, game: Game) -> str:
-        return game_url(self.context["request"], game)
+        return game_url(game)
 
     def get_held(self, game: Game) -> bool:
         return selectors.game_held_for(game=game, viewer=self.context["request"].user)
@@ -737,7 +738,7 @@ class ExportApi(APIView):
         assert request.user.is_authenticated  # permission_classes: IsAuthenticated
         games = selectors.player_games_export(player=request.user)
         for game in games:
-            game["replay"] = game_url(request, Game(pk=game["id"]))
+            game["replay"] = game_url(Game(pk=game["id"]))
         now = timezone.now()
         body = {"player": request.user.get_username(), "exported_at": now, "games": games}
         filename = f"easyharp-{request.user.pk}-{now:%Y-%m-%d}.json"

@@ -18,6 +18,7 @@ import json
 import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from functools import partial
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -26,6 +27,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from rest_framework import status
 
+from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
 from games import copies, rules, signals, solver
@@ -579,6 +581,9 @@ def _player_set_active(*, player: User, active: bool, moderator: User | None, re
         return False
     get_user_model().objects.filter(pk=player.pk).update(is_active=active)
     player.is_active = active
+    if not active:
+        # Django refuses an inactive player's session: their open sockets close.
+        transaction.on_commit(partial(player_sessions_ended, player_id=player.pk))
     _moderation_log(
         kind=ModerationAction.Kind.UNBAN if active else ModerationAction.Kind.BAN,
         moderator=moderator,

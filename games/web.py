@@ -31,6 +31,7 @@ from django.utils.translation import gettext as _
 from easyharp_site.accounts.selectors import account_settings
 from easyharp_site.dates import today
 from easyharp_site.errors import ServiceError
+from easyharp_site.site import site_url
 from games import rules
 from games.models import DailyDeal
 from games.rules import REASONS, Deal, IllegalActionError
@@ -291,8 +292,8 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
         "title": _("Game by %(player)s") % {"player": game.player.get_username()},
         "description": _("Score %(score)s, %(moves)s moves.")
         % {"score": game.score, "moves": game.moves},
-        "image": request.build_absolute_uri(f"/cards/games/{game.pk}.png"),
-        "url": request.build_absolute_uri(request.path),
+        "image": site_url(f"/cards/games/{game.pk}.png"),
+        "url": site_url(request.path),
     }
     lock = game_lock(game=game, viewer=request.user)
     if lock is not None:

@@ -24,6 +24,7 @@ from rest_framework.views import APIView
 from easyharp_site.accounts.api import username_schema
 from easyharp_site.dates import parse_day, today
 from easyharp_site.errors import ServiceError, error_responses
+from easyharp_site.site import site_url
 from games import selectors as games_selectors
 from games.api import (
     DAY_NOT_FOUND,
@@ -445,5 +446,5 @@ class GameShareApi(APIView):
             path = reverse("leaderboard-day", args=[facts["date"].isoformat()])
         else:
             path = reverse("replay", args=[game.pk])
-        url = request.build_absolute_uri(path)
+        url = site_url(path)
         return Response({"text": share_text(facts, url), "url": url})

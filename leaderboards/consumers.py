@@ -26,7 +26,10 @@ Close codes (after the handshake, so that browsers see them):
 
 - 4400: the `order` query parameter is neither `score` nor `moves`, or `scope`
   is neither `all` nor `friends`.
-- 4401: `scope=friends` without a signed-in player.
+- 4401: `scope=friends` without a signed-in player; or the session the socket
+  signed in with has ended while it was open (signed out, here or everywhere,
+  a new password elsewhere, a ban, a deletion: `easyharp_site.accounts.live`). A
+  socket whose session has already ended when it connects is anonymous.
 - 4404: the date has no board: not a date, a future day, a day the service
   does not serve, or a day not prepared yet; or, on a narrowed board, the
   player is not (or no longer) one of its audience.
@@ -48,6 +51,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
+from easyharp_site.accounts.live import PlayerSockets, session_player_id
 from easyharp_site.dates import day_from_text
 from easyharp_site.errors import ServiceError
 from easyharp_site.sockets import FRAME_WRITER, FrameWriter, text_frame
@@ -92,6 +96,10 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
     board: live.BoardKey | None = None
     hub: live.BoardHub | None = None
     player_id: int | None = None
+    # Where a signed-in socket hears that its player's sessions ended, and
+    # whether its own has (then it closes as soon as its snapshot is out).
+    sessions: PlayerSockets | None = None
+    session_over: bool = False
     # What the socket shows now, to send only what changed.
     version: int = 0
     total: int = -1
@@ -204,18 +212,66 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
 
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
-            self.player_id = user.pk
-        self.replays_locked = await database_sync_to_async(_replays_locked)(date, user)
+            await self._sign_in(user.pk)
+        self.replays_locked = await database_sync_to_async(_replays_locked)(
+            date, self.scope.get("user")
+        )
         board = await self.board_key(date, order, query)
         if board is None:
+            return
+        if self.session_over:
+            await self._session_refuse()
             return
         # Watch before reading, so that no change falls between the snapshot and
         # the first update; updates that come meanwhile wait in `pending`.
         self.board, self.hub = board, live.BoardHub.current()
         await self.hub.watch(self.board, self)
         await self._send_snapshot()
+        if self.session_over:
+            await self._session_refuse()
+            return
         self.ready = True
         self._start_sender()
+
+    async def _sign_in(self, player_id: int) -> None:
+        """Sign the socket in as the player if its session still holds, else leave it anonymous.
+
+        Channels' own check misses a session ended by "sign out everywhere".
+        The socket listens for its sessions' end before it checks, so that an
+        end that commits meanwhile is heard.
+        """
+        self.sessions = PlayerSockets.current()
+        await self.sessions.watch(player_id, self)
+        if await database_sync_to_async(session_player_id)(session_key=self._session_key()) == (
+            player_id
+        ):
+            self.player_id = player_id
+            return
+        self.sessions.unwatch(player_id, self)
+        self.sessions = None
+        self.scope["user"] = AnonymousUser()
+
+    def _session_key(self) -> str | None:
+        session = self.scope.get("session")
+        return None if session is None else session.session_key
+
+    async def session_ended(self) -> None:
+        """Sessions of this socket's player ended: close it (4401) if its own did."""
+        if self.player_id is None or self.session_over:
+            return
+        key = self._session_key()
+        if await database_sync_to_async(session_player_id)(session_key=key) == self.player_id:
+            return
+        self.session_over = True
+        # While connecting, `connect` closes it once its snapshot is out.
+        if self.ready:
+            await self._session_refuse()
+
+    async def _session_refuse(self) -> None:
+        self._leave_board()
+        await self._refuse(
+            CLOSE_NOT_SIGNED_IN, "session_ended", "This session has ended: sign in again."
+        )
 
     async def board_key(
         self, date: datetime.date, order: str, query: dict[str, list[str]]
@@ -243,6 +299,9 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
 
     def _leave_board(self) -> None:
         """Stop watching, at once (no await: this runs in `finally` of a cancelled task too)."""
+        sessions, self.sessions = self.sessions, None
+        if sessions is not None and self.player_id is not None:
+            sessions.unwatch(self.player_id, self)
         board, self.board = self.board, None
         if board is None or self.hub is None:
             return

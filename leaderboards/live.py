@@ -40,7 +40,6 @@ import asyncio
 import datetime
 import json
 import logging
-import weakref
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
@@ -51,6 +50,7 @@ from channels.layers import BaseChannelLayer, get_channel_layer
 from django.conf import settings
 from rest_framework.utils.encoders import JSONEncoder
 
+from easyharp_site.layer import RETRY_FIRST_SECONDS, RETRY_MAX_SECONDS, LayerMember
 from easyharp_site.sockets import text_frame
 from leaderboards.audiences import audience_entries, audience_members, audience_sql
 from leaderboards.models import Board
@@ -60,9 +60,6 @@ logger = logging.getLogger(__name__)
 
 # How many entries the socket shows: the top of the board.
 WATCHED_ENTRIES = 50
-# Pause after a failed subscription or read before retrying, doubling up to the cap.
-RETRY_FIRST_SECONDS = 0.1
-RETRY_MAX_SECONDS = 5.0
 
 
 class BoardKey(NamedTuple):
@@ -256,7 +253,7 @@ class _BoardState:
     flusher: asyncio.Task[None] | None = field(default=None, repr=False)
 
 
-class BoardHub:
+class BoardHub(LayerMember):
     """This process's subscriber to board changes and coalescer of board updates.
 
     One per event loop (`BoardHub.current()`). Consumers call `watch` on connect
@@ -266,34 +263,19 @@ class BoardHub:
     `board_update`.
     """
 
-    _instances: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, BoardHub] = (
-        weakref.WeakKeyDictionary()
-    )
+    logger = logger
+    log_name = "Live boards"
 
     def __init__(self) -> None:
+        super().__init__()
         self._boards: dict[BoardKey, _BoardState] = {}
         # The watched boards of each group (a day's board and the boards narrowing it).
         self._groups: dict[str, set[BoardKey]] = {}
         self._subscribed: set[str] = set()
-        self._channel: str | None = None
         self._receiver: asyncio.Task[None] | None = None
         self._refresher: asyncio.Task[None] | None = None
         self._leaving: set[asyncio.Task[None]] = set()
         self._lock = asyncio.Lock()
-
-    @classmethod
-    def current(cls) -> BoardHub:
-        """The hub of the running event loop, created on first use."""
-        loop = asyncio.get_running_loop()
-        hub = cls._instances.get(loop)
-        if hub is None:
-            hub = cls._instances[loop] = cls()
-        return hub
-
-    @property
-    def _layer(self) -> BaseChannelLayer:
-        # Looked up each time so that a settings change (tests) takes effect.
-        return get_channel_layer()
 
     # Watching
 
@@ -324,7 +306,7 @@ class BoardHub:
                 # refresh) subscribes every watched board once the layer is back.
                 logger.warning("Could not join live board group %s", board.group, exc_info=True)
             if self._receiver is None or self._receiver.done():
-                self._receiver = asyncio.create_task(self._receive_changes())
+                self._receiver = asyncio.create_task(self._receive_forever())
                 self._refresher = asyncio.create_task(self._refresh_periodically())
 
     def unwatch(self, board: BoardKey, socket: BoardSocket) -> None:
@@ -391,38 +373,15 @@ class BoardHub:
         if group in self._groups:
             self._subscribed.add(group)
 
-    async def _receive_changes(self) -> None:
-        """Receive `board.changed` messages for ever, riding out channel layer outages."""
-        delay = RETRY_FIRST_SECONDS
-        lost = False
-        while True:
-            try:
-                if self._channel is None:
-                    # The layer was down when the first socket came.
-                    self._channel = await self._layer.new_channel()
-                    lost = True
-                if lost:
-                    # The layer may have lost our memberships (a Redis restart).
-                    for group in list(self._groups):
-                        await self._subscribe(group)
-                    logger.info("Live boards: channel layer back, refreshing every board")
-                    for state in list(self._boards.values()):
-                        self._poke(state)
-                    lost = False
-                message = await self._layer.receive(self._channel)
-                delay = RETRY_FIRST_SECONDS
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                if not lost:
-                    logger.warning("Live boards: lost the channel layer; retrying", exc_info=True)
-                lost = True
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, RETRY_MAX_SECONDS)
-                continue
-            self._handle_change(message)
+    async def _layer_back(self) -> None:
+        for group in list(self._groups):
+            await self._subscribe(group)
+        logger.info("Live boards: channel layer back, refreshing every board")
+        for state in list(self._boards.values()):
+            self._poke(state)
 
-    def _handle_change(self, message: dict[str, Any]) -> None:
+    def _handle(self, message: dict[str, Any]) -> None:
+        """A `board.changed` message: read again every watched board it moved."""
         if message.get("type") != "board.changed":
             return
         try:

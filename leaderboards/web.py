@@ -24,6 +24,7 @@ from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from easyharp_site.dates import day_from_text, today
+from easyharp_site.site import site_host, site_url
 from easyharp_site.throttling import limit_refusal
 from games.selectors import (
     daily_deal_first_date,
@@ -118,12 +119,12 @@ def moves_over_par_bars(buckets: Sequence[dict[str, Any]]) -> list[dict[str, Any
 
 
 def _og(request: HttpRequest, *, title: str, description: str, image: str) -> dict[str, str]:
-    """The Open Graph / Twitter card fields of a page (absolute URLs)."""
+    """The Open Graph / Twitter card fields of a page (absolute URLs on the site's address)."""
     return {
         "title": title,
         "description": description,
-        "image": request.build_absolute_uri(image),
-        "url": request.build_absolute_uri(request.path),
+        "image": site_url(image),
+        "url": site_url(request.path),
     }
 
 
@@ -351,8 +352,10 @@ def _card_response(
 
     The cache key holds every word the picture shows, so a cached picture is
     never stale; drawing is the only cost, and it is limited per client address.
+    The footer is the site's configured address, not the request's Host, so
+    that no variant of the Host draws and stores the picture again.
     """
-    footer = request.get_host()
+    footer = site_host()
     words = f"{CARD_VERSION}:{get_language()}:{key}:{title}:{lines}:{footer}"
     cache_key = f"card:{hashlib.sha256(words.encode()).hexdigest()}"
     png = cache.get(cache_key)

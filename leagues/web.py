@@ -23,6 +23,7 @@ from django.views.decorators.http import require_POST
 
 from easyharp_site.dates import day_from_text, today
 from easyharp_site.errors import ServiceError
+from easyharp_site.site import site_url
 from easyharp_site.throttling import rate_limited
 from games.selectors import daily_deal_get, day_lock
 from games.web import found, page_config
@@ -161,9 +162,7 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
         "standings": selectors.league_standings(
             league=current, period=period, at=day, viewer=player
         ),
-        "invite_url": request.build_absolute_uri(
-            reverse("league-invite", args=[current.invite_code])
-        ),
+        "invite_url": site_url(reverse("league-invite", args=[current.invite_code])),
         "replays_locked": replays_locked,
         "config": page_config(
             request,

@@ -4,7 +4,8 @@ Players are Django's own users with a DRF token each. The writes live in
 `services` (sign-up, credentials), `emails` (an address confirmed by a link),
 `passwords` (change, reset by e-mail), `sessions` (sign out everywhere, a new
 API token) and `deletion` (erase a player, reserve the name); `selectors`
-reads, `mail` sends from threads after commit. `api` and `web` are the JSON
+reads, `mail` sends from threads after commit, and `live` closes the open
+sockets of sessions that end. `api` and `web` are the JSON
 and HTML doors to them. Accounts sit below games and leaderboards and import
 neither: a deletion is announced with `signals.player_deleted`.
 """

@@ -4,7 +4,6 @@ passwords, signing out everywhere and deleting the account."""
 from __future__ import annotations
 
 import re
-from functools import partial
 from typing import Any
 
 from django.contrib.auth import SESSION_KEY, login, logout, update_session_auth_hash
@@ -109,7 +108,7 @@ class RegisterApi(APIView):
         if email:
             try:
                 pending = emails.email_change_request(
-                    player=player, email=email, link=partial(email_verify_link, request._request)
+                    player=player, email=email, link=email_verify_link
                 )
             except ServiceError:
                 # The mail queue is full: the player exists, without a pending
@@ -284,7 +283,7 @@ class EmailApi(APIView):
         emails.email_change_request(
             player=_signed_in(request),
             email=data.validated_data["email"],
-            link=partial(email_verify_link, request._request),
+            link=email_verify_link,
         )
         return Response(_account(_signed_in(request)), status=status.HTTP_202_ACCEPTED)
 
@@ -339,9 +338,7 @@ class PasswordResetApi(APIView):
     def post(self, request: Request) -> Response:
         data = EmailInput(data=request.data)
         data.is_valid(raise_exception=True)
-        passwords.password_reset_request(
-            email=data.validated_data["email"], link=partial(reset_link, request._request)
-        )
+        passwords.password_reset_request(email=data.validated_data["email"], link=reset_link)
         return Response({"detail": RESET_SENT}, status=status.HTTP_202_ACCEPTED)
 
 

@@ -5,7 +5,7 @@ counts must never lose a row silently), so the player's row stays, emptied:
 the username becomes an anonymous tombstone (`~deleted-` and 12 random hex
 digits; sign-up refuses `~`, so no one can take or imitate one), the e-mail
 addresses, names and password are cleared, the account is deactivated and
-marked deleted, and its API token and sessions end. Their games leave every
+marked deleted, and its API token, sessions and open sockets end. Their games leave every
 board (`leaderboards` hears `signals.player_deleted` and recomputes the
 player's entries of every day, in the same transaction); their replays stay
 public but name the tombstone.
@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import secrets
+from functools import partial
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -29,6 +30,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from easyharp_site.accounts import signals
+from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.accounts.models import Account, ReservedUsername
 from easyharp_site.errors import ServiceError
 
@@ -90,4 +92,5 @@ def player_erase(*, player: User) -> None:
     account.deleted_at = now
     account.save()
     Token.objects.filter(user=player).delete()
+    transaction.on_commit(partial(player_sessions_ended, player_id=player.pk))
     signals.player_deleted.send(sender=get_user_model(), player=player)

@@ -1,20 +1,22 @@
 """The absolute addresses of the pages that account mails link to.
 
-Built from the request that asked (its scheme and host, which
-`ALLOWED_HOSTS` vouches for), so a link opens the site the player used.
+Built from the site's configured address (`settings.SITE_URL`), never from the
+request that asked: its Host header is the client's to choose, and a link in a
+mail must open this site whatever the request said.
 """
 
 from __future__ import annotations
 
-from django.http import HttpRequest
 from django.urls import reverse
 
+from easyharp_site.site import site_url
 
-def email_verify_link(request: HttpRequest, token: str) -> str:
+
+def email_verify_link(token: str) -> str:
     """The page that confirms an e-mail address."""
-    return request.build_absolute_uri(reverse("email-verify", args=[token]))
+    return site_url(reverse("email-verify", args=[token]))
 
 
-def reset_link(request: HttpRequest, uid: str, token: str) -> str:
+def reset_link(uid: str, token: str) -> str:
     """The page that sets a new password (Django's reset confirmation)."""
-    return request.build_absolute_uri(reverse("password-reset-confirm", args=[uid, token]))
+    return site_url(reverse("password-reset-confirm", args=[uid, token]))

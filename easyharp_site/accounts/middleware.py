@@ -7,8 +7,7 @@ from collections.abc import Callable
 from django.contrib.auth import SESSION_KEY, logout
 from django.http import HttpRequest, HttpResponseBase
 
-from easyharp_site.accounts.selectors import sessions_generation
-from easyharp_site.accounts.sessions import SESSION_GENERATION_KEY
+from easyharp_site.accounts.selectors import SESSION_GENERATION_KEY, sessions_generation
 
 
 class SessionGenerationMiddleware:

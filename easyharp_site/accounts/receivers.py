@@ -1,17 +1,21 @@
-"""Receivers of accounts: sign-ins stamp their session's generation, and every save of a
-player keeps their look-alike name keys in step with their name."""
+"""Receivers of accounts: sign-ins stamp their session's generation, sign-outs close their
+session's sockets, and every save of a player keeps their look-alike name keys in step
+with their name."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.contrib.auth.signals import user_logged_in
+from django.contrib.auth.signals import user_logged_in, user_logged_out
+from django.db import transaction
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.http import HttpRequest
 
+from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.accounts.services import player_name_keys_store
 from easyharp_site.accounts.sessions import session_stamp
 
@@ -21,6 +25,20 @@ def session_signed_in(*, request: HttpRequest | None, user: User, **_: Any) -> N
     """Every sign-in, by any door (pages, API, admin, tests), stamps its session's generation."""
     if request is not None and hasattr(request, "session"):
         session_stamp(session=request.session, player=user)
+
+
+@receiver(user_logged_out, dispatch_uid="accounts.session_sockets_close")
+def session_signed_out(*, request: HttpRequest | None, user: User | None, **_: Any) -> None:
+    """Every sign-out closes the sockets of its session.
+
+    Django deletes the session only after this signal; it is deleted here
+    first (Django's own flush then finds nothing left), so that the sockets,
+    told at once, find it ended.
+    """
+    if user is None or request is None or not hasattr(request, "session"):
+        return
+    request.session.flush()
+    transaction.on_commit(partial(player_sessions_ended, player_id=user.pk))
 
 
 @receiver(post_save, sender=get_user_model(), dispatch_uid="accounts.player_name_keys")

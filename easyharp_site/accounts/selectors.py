@@ -9,6 +9,9 @@ from django.core.cache import cache
 
 from easyharp_site.accounts.models import Account
 
+# The session key that holds the generation a session was signed in under (`sessions`).
+SESSION_GENERATION_KEY = "_accounts_sessions_generation"
+
 
 def sessions_generation(*, player_id: int) -> int:
     """The player's current session generation (0 until they first sign out everywhere)."""

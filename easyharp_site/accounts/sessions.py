@@ -5,10 +5,12 @@ Django ends a player's other sessions by itself when their password changes
 new password, every session also carries the player's *session generation*,
 stamped at sign-in; "sign out everywhere" raises the generation, and
 `middleware.SessionGenerationMiddleware` signs out any session stamped with
-an older one on its next request.
+an older one on its next request, and `live` closes its open sockets.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 from django.contrib.auth.models import User
 from django.contrib.sessions.backends.base import SessionBase
@@ -16,11 +18,9 @@ from django.db import transaction
 from django.db.models import F
 from rest_framework.authtoken.models import Token
 
+from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.accounts.models import Account
-from easyharp_site.accounts.selectors import sessions_generation
-
-# The session key that holds the generation a session was signed in under.
-SESSION_GENERATION_KEY = "_accounts_sessions_generation"
+from easyharp_site.accounts.selectors import SESSION_GENERATION_KEY, sessions_generation
 
 
 def session_stamp(*, session: SessionBase, player: User) -> None:
@@ -33,11 +33,13 @@ def sessions_end_everywhere(*, player: User) -> None:
     """Sign the player out of every session and revoke their API token.
 
     Sessions end on their next request (the browser that asked is signed out
-    by the caller); a client with the old token must sign in again.
+    by the caller), their open sockets at once; a client with the old token
+    must sign in again.
     """
     Account.objects.get_or_create(player=player)
     Account.objects.filter(player=player).update(sessions_generation=F("sessions_generation") + 1)
     Token.objects.filter(user=player).delete()
+    transaction.on_commit(partial(player_sessions_ended, player_id=player.pk))
 
 
 @transaction.atomic

@@ -4,7 +4,6 @@ run the password change and reset, with this project's services doing the writes
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from django import forms
@@ -116,9 +115,7 @@ class DeleteForm(forms.Form):
 def _email_link_send(request: HttpRequest, player: User, email: str) -> str | None:
     """Mail a confirming link to `email` and say so on the next page; the error text if not."""
     try:
-        pending = emails.email_change_request(
-            player=player, email=email, link=partial(email_verify_link, request)
-        )
+        pending = emails.email_change_request(player=player, email=email, link=email_verify_link)
     except ServiceError as error:
         return error_text(error)
     if pending is not None:
@@ -241,9 +238,7 @@ class PasswordReset(auth_views.PasswordResetView):
 
     def form_valid(self, form: Any) -> HttpResponse:
         try:
-            passwords.password_reset_request(
-                email=form.cleaned_data["email"], link=partial(reset_link, self.request)
-            )
+            passwords.password_reset_request(email=form.cleaned_data["email"], link=reset_link)
         except ServiceError as error:
             form.add_error(None, error_text(error))
             return self.form_invalid(form)

@@ -4,11 +4,14 @@ the drawing limited per client address, the pages' tags naming them."""
 from __future__ import annotations
 
 import datetime
+import re
 
 import pytest
+from django.conf import settings
 from django.core.cache import cache
 from django.test import Client
 
+from easyharp_site.site import site_host
 from games.models import DailyDeal
 from leaderboards import closer, web
 from leaderboards.cards import card_png
@@ -90,7 +93,7 @@ def test_the_pages_carry_open_graph_and_twitter_tags_with_their_picture(daily, a
         ("/players/alice/", "/cards/players/alice.png"),
     ]:
         page = client.get(path).content.decode()
-        assert f'<meta property="og:image" content="http://testserver{picture}">' in page
+        assert f'<meta property="og:image" content="{settings.SITE_URL}{picture}">' in page
         assert '<meta name="twitter:card" content="summary_large_image">' in page
         assert client.get(picture).status_code == 200
         # The replay's log is on its page, never in the tags that unfurl it.
@@ -114,3 +117,48 @@ def test_the_server_thread_closes_the_days_over(today):
     assert list(DayResult.objects.values_list("date", flat=True)) == [
         today - datetime.timedelta(days=1)
     ]
+
+
+# Hosts that ALLOWED_HOSTS lets through, each a different Host header.
+HOST_VARIANTS = ["127.0.0.1:1", "127.0.0.1:35", "127.0.0.1:99999", "localhost:00080", "127.0.0.1."]
+
+
+def test_every_host_variant_gets_the_one_card_of_a_game(daily, alice, monkeypatch):
+    game = play_ranked(alice, WIN_LOG)
+    drawn: list[str] = []
+    draw = web.card_png
+
+    def card_png(title: str, lines: list[str], footer: str = "") -> bytes:
+        drawn.append(footer)
+        return draw(title, lines, footer)
+
+    monkeypatch.setattr(web, "card_png", card_png)
+    pictures = {
+        Client(HTTP_HOST=host).get(f"/cards/games/{game.pk}.png").content for host in HOST_VARIANTS
+    }
+
+    assert len(pictures) == 1
+    # Drawn, and stored, once: with the site's own address in its footer.
+    assert drawn == [site_host()]
+
+
+def test_every_absolute_link_names_the_sites_address_whatever_the_host(daily, alice):
+    game = play_ranked(alice, WIN_LOG)
+    day = daily.date.isoformat()
+    seen: dict[str, set[str]] = {}
+    for host in HOST_VARIANTS:
+        client = Client(HTTP_HOST=host)
+        client.force_login(alice)  # the game's player sees it while its day runs
+        for path in (f"/replays/{game.pk}/", f"/leaderboard/{day}/", "/players/alice/"):
+            head = client.get(path).content.decode().split("<body")[0]
+            links = re.findall(r'<meta property="og:(?:image|url)" content="([^"]+)">', head)
+            seen.setdefault(path, set()).add(" ".join(links))
+        share = client.get(f"/api/games/{game.pk}/share/").json()
+        seen.setdefault("share", set()).add(share["url"])
+        detail = client.get(f"/api/games/{game.pk}/").json()
+        seen.setdefault("game", set()).add(detail["url"])
+
+    assert all(len(links) == 1 for links in seen.values()), seen
+    for links in seen.values():
+        for link in " ".join(links).split():
+            assert link.startswith(f"{settings.SITE_URL}/"), link

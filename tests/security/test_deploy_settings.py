@@ -137,6 +137,9 @@ def test_a_nonsense_boolean_is_refused(value: str) -> None:
         ("THROTTLE_HINT", "0/min"),
         ("THROTTLE_AUTH_USERNAME", "30 per min"),
         ("DAILY_DEAL_FIRST_DATE", "2026-13-01"),
+        ("SITE_URL", "example.com"),
+        ("SITE_URL", "https://example.com/play"),
+        ("SITE_URL", "http://127.0.0.1:99999"),
     ],
 )
 def test_a_bad_setting_stops_manage_py_check_with_its_name(name: str, value: str) -> None:

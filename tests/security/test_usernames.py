@@ -5,14 +5,18 @@ the HTML form alike."""
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from typing import Any
 
+import disarm
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.test import APIClient
 
 from easyharp_site.accounts.models import PlayerName
+from easyharp_site.accounts.names import name_keys, name_problem
 from tests.security.conftest import PASSWORD, assert_error_shape
 
 pytestmark = pytest.mark.django_db
@@ -150,3 +154,83 @@ def test_the_migration_gives_existing_players_their_keys_in_sign_up_order() -> N
     # after this one find every table and column.
     executor = MigrationExecutor(connection)
     executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+# --- Look-alikes, generated from Unicode's names --------------------------------------
+
+# Holds every Latin letter, every digit and each of `_`, `-` and `.`.
+TAKEN = "the_quick-brown.fox_jumps_over_the_lazy_dog_0123456789"
+# A Latin letter named after a base letter, however modified ("... TURNED A",
+# "... SMALL CAPITAL H", "... L WITH INVERTED LAZY S").
+LATIN_NAMED = re.compile(r"(?:LATIN|MODIFIER LETTER)[A-Z ]*? ([A-Z])(?: WITH .*)?")
+SIGN_NAMED = {
+    "_": ("LOW LINE", "MACRON"),
+    "-": ("HYPHEN", "DASH", "MINUS"),
+    ".": ("FULL STOP", "DOT"),
+}
+# Sharp s is a letter of its own, written "ss" when folded (Unicode's case folding).
+OWN_LETTERS = {"\u00df", "\u1e9e"}
+
+
+def imitated(char: str) -> str | None:
+    """The character of `TAKEN` that `char` is made to look like, by its NFKC form's name.
+
+    A character that NFKC writes as several (`⒈` is `1.`) makes a name of those,
+    and a combining mark joins the letter before it (a Latin letter's look-alike).
+    """
+    nfkc = unicodedata.normalize("NFKC", char)
+    if char.isascii() or len(nfkc) != 1 or char in OWN_LETTERS:
+        return None
+    if nfkc.isascii():
+        return nfkc.lower() if nfkc.isalnum() or nfkc in "_-." else None
+    name, category = unicodedata.name(nfkc, ""), unicodedata.category(nfkc)
+    if not name or category.startswith("M"):
+        return None
+    if unicodedata.digit(nfkc, None) is not None:
+        return str(unicodedata.digit(nfkc))
+    latin = LATIN_NAMED.fullmatch(name)
+    if category.startswith("L") and latin is not None:
+        return latin[1].lower()
+    if name.startswith(("GREEK", "CYRILLIC")):
+        skeleton = disarm.skeleton_key(nfkc, digit_policy="tr39").lower()
+        if len(skeleton) == 1 and skeleton in TAKEN:
+            return skeleton
+    if category.startswith("L") and category != "Lm":
+        return None
+    return next((sign for sign, words in SIGN_NAMED.items() if any(w in name for w in words)), None)
+
+
+LOOKALIKES = [
+    (char, target)
+    for char, target in ((chr(point), imitated(chr(point))) for point in range(0x30000))
+    if target is not None and not 0xD800 <= ord(char) < 0xE000
+]
+
+
+def test_the_generated_look_alikes_cover_every_class() -> None:
+    targets = {target for _char, target in LOOKALIKES}
+    assert targets >= set(TAKEN)
+    assert len(LOOKALIKES) > 2000
+    assert ("\u02cd", "_") in LOOKALIKES  # MODIFIER LETTER LOW MACRON
+
+
+def test_every_generated_look_alike_is_refused_or_folded_onto_the_taken_name() -> None:
+    taken = name_keys(TAKEN)
+    passed = []
+    for char, target in LOOKALIKES:
+        name = get_user_model().normalize_username(TAKEN.replace(target, char, 1))
+        if name_problem(name) is None and not name_keys(name) & taken:
+            passed.append(f"U+{ord(char):04X} {unicodedata.name(char)} for {target!r}")
+    assert not passed, f"{len(passed)} look-alikes pass: " + "; ".join(passed[:40])
+
+
+@pytest.mark.parametrize(
+    "lookalike",
+    ["honest\u02cdhannah", "honest\u2010hannah", "hone\u1e63t_hannah", "\u029conest_hannah"],
+)
+def test_a_look_alike_of_a_taken_name_does_not_sign_up(lookalike: str) -> None:
+    assert register("honest_hannah").status_code == 201
+    response = register(lookalike)
+    assert response.status_code in (400, 409), response.content
+    assert response.json()["error"]["code"] in ("invalid", "invalid_username", "username_taken")
+    assert get_user_model().objects.count() == 1

@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.test import APIClient
@@ -53,7 +54,7 @@ def test_an_address_given_at_sign_up_is_confirmed_by_the_mailed_link(
     assert "Confirm your e-mail address" in message["Subject"]
     assert "carol" in body_of(message)
     link = link_in(message)
-    assert link.startswith("http://testserver/accounts/email/verify/")
+    assert link.startswith(f"{settings.SITE_URL}/accounts/email/verify/")
 
     browser = Client()
     page = open_link(browser, link)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -51,7 +52,7 @@ def test_the_export_holds_every_game_of_the_player_and_only_theirs(
         "submitted_at": first["submitted_at"],
         "voided_at": None,
         "void_reason": "",
-        "replay": f"http://testserver/replays/{won}/",
+        "replay": f"{settings.SITE_URL}/replays/{won}/",
     }
     stored = Game.objects.get(pk=won).created_at
     assert first["submitted_at"].replace("Z", "+00:00") == stored.isoformat()

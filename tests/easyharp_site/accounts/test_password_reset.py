@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.tokens import PasswordResetTokenGenerator
 from django.test import Client
 from rest_framework.authtoken.models import Token
@@ -56,7 +57,7 @@ def test_the_mailed_link_opens_a_page_that_sets_a_new_password_and_signs_in(
     assert message["To"] == "carol@example.org"
     assert "carol" in body_of(message)
     link = link_in(message)
-    assert link.startswith("http://testserver/accounts/reset/")
+    assert link.startswith(f"{settings.SITE_URL}/accounts/reset/")
 
     browser = Client()
     opened = browser.get(urlsplit(link).path)

@@ -1,0 +1,199 @@
+"""Sockets of signed-in players end with their sessions.
+
+A socket signs in once, by its session cookie, when it connects; a session can
+end while it is open (a sign-out, here or everywhere, a new password, a ban, a
+deletion). So:
+
+- `session_player_id` checks a session as Django checks a request's: the
+  session still exists, its password digest is the player's current one, the
+  player is active, and it was signed in under the player's current session
+  generation (`sessions`). A socket checks its session with it on connect,
+  after it registered for the announcements below, so that none falls between.
+- The writes that end sessions, and every sign-out (`receivers`), call
+  `player_sessions_ended` after commit: one message to the player's group on
+  the default channel layer.
+- In each server process, `PlayerSockets` (one per event loop) is the only
+  member of the group of each player with a socket open there, and hands each
+  announcement to that player's sockets, which check their sessions again and
+  close when they ended. When the channel layer comes back after an outage,
+  every socket checks its session again (announcements may have been lost).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from importlib import import_module
+from typing import Any, Protocol
+
+from asgiref.sync import async_to_sync
+from channels.layers import BaseChannelLayer, get_channel_layer
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, load_backend
+from django.contrib.sessions.backends.base import SessionBase
+from django.utils.crypto import constant_time_compare
+
+from easyharp_site.accounts.selectors import SESSION_GENERATION_KEY, sessions_generation
+from easyharp_site.layer import LayerMember
+
+logger = logging.getLogger(__name__)
+
+MESSAGE_TYPE = "sessions.ended"
+
+
+def player_group(player_id: int) -> str:
+    """The channel layer group that hears of the end of the player's sessions."""
+    return f"accounts.sessions.{player_id}"
+
+
+# --- Checking a session -----------------------------------------------------------
+
+
+def session_player_id(*, session_key: str | None) -> int | None:
+    """The player the session still signs in, or None when it has ended.
+
+    Django's `auth.get_user` without its side effects: it flushes a session
+    whose digest is stale and renews one signed with a fallback secret, which
+    a socket cannot hand back to its browser.
+    """
+    if not session_key:
+        return None
+    session: SessionBase = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+    try:
+        player_pk = session[SESSION_KEY]
+        backend_path = session[BACKEND_SESSION_KEY]
+    except KeyError:
+        return None
+    if backend_path not in settings.AUTHENTICATION_BACKENDS:
+        return None
+    # The backend refuses an inactive player (banned, deleted).
+    player = load_backend(backend_path).get_user(player_pk)
+    if player is None:
+        return None
+    digest = session.get(HASH_SESSION_KEY) or ""
+    digests = [player.get_session_auth_hash(), *player.get_session_auth_fallback_hash()]
+    if not any(constant_time_compare(digest, known) for known in digests):
+        return None
+    stamped = session.get(SESSION_GENERATION_KEY, 0)
+    if stamped < sessions_generation(player_id=player.pk):
+        return None
+    return int(player.pk)
+
+
+# --- Announcing (service side) ------------------------------------------------------
+
+
+def player_sessions_ended(*, player_id: int) -> None:
+    """Tell every server process that sessions of the player ended: their sockets check again.
+
+    Called in `transaction.on_commit` by the writes that end sessions. Never
+    raises: with the channel layer down the failure is logged, and the sockets
+    check their sessions again when their process finds the layer back.
+    """
+    try:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        async_to_sync(_announce)(layer, player_id)
+    except Exception:
+        logger.warning(
+            "Sockets of player %s not told that sessions ended (channel layer unavailable)",
+            player_id,
+            exc_info=True,
+        )
+
+
+async def _announce(layer: BaseChannelLayer, player_id: int) -> None:
+    message = {"type": MESSAGE_TYPE, "player": player_id}
+    timeout: float = settings.LIVE_BOARD_SEND_TIMEOUT
+    await asyncio.wait_for(layer.group_send(player_group(player_id), message), timeout)
+
+
+# --- Hearing (socket side) ----------------------------------------------------------
+
+
+class SessionSocket(Protocol):
+    """A socket signed in as a player."""
+
+    async def session_ended(self) -> None:
+        """Check the socket's session again; close the socket if it has ended."""
+
+
+class PlayerSockets(LayerMember):
+    """This process's subscriber to the end of sessions of the players with a socket here.
+
+    One per event loop (`PlayerSockets.current()`). A signed-in socket calls
+    `watch` on connect and `unwatch` when it ends, however it ends.
+    """
+
+    logger = logger
+    log_name = "Sessions"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._sockets: dict[int, set[SessionSocket]] = {}
+        self._receiver: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._lock = asyncio.Lock()
+
+    async def watch(self, player_id: int, socket: SessionSocket) -> None:
+        """Hand `socket` every announcement of the player's sessions ending, from now on."""
+        sockets = self._sockets.setdefault(player_id, set())
+        sockets.add(socket)
+        async with self._lock:
+            try:
+                if self._channel is None:
+                    self._channel = await self._layer.new_channel()
+                await self._layer.group_add(player_group(player_id), self._channel)
+            except Exception:
+                # The receiver subscribes again, and every socket checks its
+                # session, once the layer is back.
+                logger.warning("Could not join the sessions group of player %s", player_id)
+            if self._receiver is None or self._receiver.done():
+                self._receiver = asyncio.create_task(self._receive_forever())
+
+    def unwatch(self, player_id: int, socket: SessionSocket) -> None:
+        """Forget `socket`; leave the player's group when it was their last one here.
+
+        Synchronous, so that it runs to its end in the `finally` of a cancelled task.
+        """
+        sockets = self._sockets.get(player_id)
+        if sockets is None or socket not in sockets:
+            return
+        sockets.discard(socket)
+        if not sockets:
+            del self._sockets[player_id]
+            self._spawn(self._leave(player_id))
+
+    async def _leave(self, player_id: int) -> None:
+        async with self._lock:
+            if self._channel is None or player_id in self._sockets:
+                return
+            try:
+                await self._layer.group_discard(player_group(player_id), self._channel)
+            except Exception:
+                # A stray announcement later costs one session read.
+                logger.warning("Could not leave the sessions group of player %s", player_id)
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        # The loop keeps only a weak reference to its tasks.
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _tell(self, player_ids: list[int]) -> None:
+        for player_id in player_ids:
+            for socket in list(self._sockets.get(player_id, ())):
+                self._spawn(socket.session_ended())
+
+    async def _layer_back(self) -> None:
+        assert self._channel is not None
+        for player_id in list(self._sockets):
+            await self._layer.group_add(player_group(player_id), self._channel)
+        logger.info("Sessions: channel layer back, checking every socket's session")
+        self._tell(list(self._sockets))
+
+    def _handle(self, message: dict[str, Any]) -> None:
+        """A `sessions.ended` message: the player's sockets here check their sessions."""
+        if message.get("type") == MESSAGE_TYPE and isinstance(message.get("player"), int):
+            self._tell([message["player"]])

@@ -1,0 +1,87 @@
+"""One member per server process on the default channel layer.
+
+The live boards (`leaderboards.live.BoardHub`) and the sockets of signed-in
+players (`accounts.live.PlayerSockets`) each keep one channel per event loop,
+the only member of the groups that the loop's sockets need, and hand each
+message to those sockets directly: a message costs one delivery per process,
+not one per socket. This is their common part: the instance of the running
+loop, and a receiving loop that rides out channel layer outages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from typing import Any, ClassVar, Self
+
+from channels.layers import BaseChannelLayer, get_channel_layer
+
+# Pause after a failed receive before retrying, doubling up to the cap.
+RETRY_FIRST_SECONDS = 0.1
+RETRY_MAX_SECONDS = 5.0
+
+
+class LayerMember:
+    """The process's member of some groups; a subclass says what a message does."""
+
+    _instances: ClassVar[
+        weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[type[LayerMember], Any]]
+    ] = weakref.WeakKeyDictionary()
+    # Where the subclass logs, and the words that name it there.
+    logger: ClassVar[logging.Logger]
+    log_name: ClassVar[str]
+
+    def __init__(self) -> None:
+        self._channel: str | None = None
+
+    @classmethod
+    def current(cls) -> Self:
+        """The instance of the running event loop, created on first use."""
+        members = LayerMember._instances.setdefault(asyncio.get_running_loop(), {})
+        member = members.get(cls)
+        if member is None:
+            member = members[cls] = cls()
+        return member
+
+    @property
+    def _layer(self) -> BaseChannelLayer:
+        # Looked up each time so that a settings change (tests) takes effect.
+        return get_channel_layer()
+
+    async def _receive_forever(self) -> None:
+        """Receive messages for ever; once the layer is back after an outage, `_layer_back`."""
+        delay = RETRY_FIRST_SECONDS
+        lost = False
+        while True:
+            try:
+                if self._channel is None:
+                    # The layer was down when the first socket came.
+                    self._channel = await self._layer.new_channel()
+                    lost = True
+                if lost:
+                    # The layer may have lost our memberships (a Redis restart).
+                    await self._layer_back()
+                    lost = False
+                message = await self._layer.receive(self._channel)
+                delay = RETRY_FIRST_SECONDS
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                if not lost:
+                    self.logger.warning(
+                        "%s: lost the channel layer; retrying", self.log_name, exc_info=True
+                    )
+                lost = True
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_SECONDS)
+                continue
+            self._handle(message)
+
+    async def _layer_back(self) -> None:
+        """Join the groups again and catch up on what may have been missed."""
+        raise NotImplementedError
+
+    def _handle(self, message: dict[str, Any]) -> None:
+        """Act on one message received."""
+        raise NotImplementedError

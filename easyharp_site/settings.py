@@ -389,8 +389,8 @@ REST_FRAMEWORK = {
         "easyharp_site.parsers.SafeJSONParser",
         "rest_framework.parsers.FormParser",
     ],
-    # Views opt in with `throttle_scope`; counters live in the shared cache
-    # and a cache outage lets requests through (easyharp_site/throttling.py).
+    # Views opt in with `throttle_scope`; counters live in the shared cache,
+    # and in each process's memory while it is away (easyharp_site/throttling.py).
     "DEFAULT_THROTTLE_CLASSES": ["easyharp_site.throttling.ScopedThrottle"],
     # Scoped limits, per client address (sign-up, log-in) or per player, and
     # per target username for log-in guesses; rates from the environment.

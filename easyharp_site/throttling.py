@@ -10,6 +10,7 @@ Each limit is a fixed-window counter in the default cache (Redis when
 per request on a key that names the window and expires with it. A parallel
 burst therefore lets exactly the limit through, where DRF's own throttles (read
 a list of timestamps, append, write it back) lost most of a burst's increments.
+While the shared cache is away, each process counts in its own memory instead.
 
 Who is counted depends on what the limit protects:
 
@@ -37,12 +38,15 @@ import hashlib
 import ipaddress
 import logging
 import math
+import threading
 import time
 import unicodedata
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from django.core.cache import cache
+from django.core.cache.backends.base import BaseCache
+from django.core.cache.backends.locmem import LocMemCache
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from redis.exceptions import RedisError
 from rest_framework.request import Request
@@ -121,7 +125,7 @@ def _counters(request: HttpRequest | Request, scope: str) -> Iterator[tuple[str,
             yield key, rate_from_text(rates[rate_name])
 
 
-def _count(key: str, rate: Rate, now: float) -> float | None:
+def _count(store: BaseCache, key: str, rate: Rate, now: float) -> float | None:
     """Count one request on `key`'s current window: None if within `rate`, else seconds to wait."""
     window = int(now // rate.seconds)
     left = (window + 1) * rate.seconds - now
@@ -129,12 +133,70 @@ def _count(key: str, rate: Rate, now: float) -> float | None:
     # `add` creates the window's counter (with its expiry) only if it is missing;
     # `incr` is atomic in Redis (INCR) and under the local cache's lock.
     for _ in range(2):
-        cache.add(cache_key, 0, timeout=math.ceil(left) + 1)
+        store.add(cache_key, 0, timeout=math.ceil(left) + 1)
         try:
-            hits = cache.incr(cache_key)
+            hits = store.incr(cache_key)
         except ValueError:  # expired or evicted between the two calls: start it again
             continue
         return None if hits <= rate.limit else max(left, 1.0)
+    return None
+
+
+# While the shared cache is away, each process keeps the limits with counters of
+# its own: with N server processes a client gets at most N times a limit, where
+# failing open would give it no limit at all. Room for far more counters than a
+# minute's traffic makes, so that a flood of addresses cannot cull the others.
+_local_counters = LocMemCache("easyharp-limits", {"OPTIONS": {"MAX_ENTRIES": 200_000}})
+_shared_state = {"away": False}
+_shared_state_lock = threading.Lock()
+
+
+def _shared_cache_away(exc: Exception) -> None:
+    """Log, once per outage, that the limits are counted in this process alone."""
+    with _shared_state_lock:
+        if _shared_state["away"]:
+            return
+        _shared_state["away"] = True
+    logger.error(
+        "rate limits counted per server process: the shared cache is unavailable (%s)", exc
+    )
+
+
+def _shared_cache_back() -> None:
+    if not _shared_state["away"]:
+        return
+    with _shared_state_lock:
+        if not _shared_state["away"]:
+            return
+        _shared_state["away"] = False
+    logger.warning("rate limits shared again: the shared cache answers")
+
+
+def local_counters_clear() -> None:
+    """Forget this process's own counters and any outage seen (for tests)."""
+    _local_counters.clear()
+    with _shared_state_lock:
+        _shared_state["away"] = False
+
+
+def _refusal(counters: list[tuple[str, Rate]]) -> float | None:
+    """Count the request on each counter, the shared cache's or, without it, this process's."""
+    now = time.time()
+    wait: float | None = None
+    try:
+        for key, rate in counters:
+            wait = _count(cache, key, rate, now)
+            if wait is not None:
+                break
+    except (RedisError, OSError) as exc:
+        _shared_cache_away(exc)
+    else:
+        _shared_cache_back()
+        return wait
+    for key, rate in counters:
+        wait = _count(_local_counters, key, rate, now)
+        if wait is not None:
+            return wait
     return None
 
 
@@ -142,37 +204,24 @@ def limit_refusal(request: HttpRequest | Request, scope: str) -> float | None:
     """Count this request against `scope`'s limits: None to let it through, else seconds to wait.
 
     Reads are not counted, except on `READ_SCOPES`. If the shared cache is
-    unreachable the request is let through and the failure logged: a cache
-    outage must not stop players, and the database still validates every game.
+    unreachable, each process counts on its own (and says so once in the log):
+    a cache outage neither stops players nor lifts the limits.
     """
     if request.method in _SAFE_METHODS and scope not in READ_SCOPES:
         return None
-    counters = list(_counters(request, scope))
-    now = time.time()
-    try:
-        for key, rate in counters:
-            wait = _count(key, rate, now)
-            if wait is not None:
-                return wait
-    except (RedisError, OSError) as exc:
-        logger.warning("rate limit skipped, cache unavailable: %s", exc)
-    return None
+    return _refusal(list(_counters(request, scope)))
 
 
 def identity_refusal(scope: str, identity: str) -> float | None:
     """Count one request of `scope` for `identity` rather than the client (for example an
     e-mail address asked for): None to let it through, else seconds to wait.
 
-    The same atomic window counter as every limit, failing open the same way.
+    The same atomic window counter as every limit, kept the same way through an outage.
     """
     rate = api_settings.DEFAULT_THROTTLE_RATES.get(scope)
     if not rate:
         return None
-    try:
-        return _count(f"{scope}:id:{identity}", rate_from_text(rate), time.time())
-    except (RedisError, OSError) as exc:
-        logger.warning("rate limit skipped, cache unavailable: %s", exc)
-        return None
+    return _refusal([(f"{scope}:id:{identity}", rate_from_text(rate))])
 
 
 class ScopedThrottle(BaseThrottle):

@@ -16,9 +16,12 @@ Who is counted depends on what the limit protects:
 
 - `signup` and `auth` protect accounts, so they count per client address
   whatever credentials the request carries (a token or session of the client's
-  own accounts would otherwise bring a fresh allowance per account), and
-  `auth` also counts per target username (`auth_username`), so that guesses at
-  one player's password from many addresses draw on one allowance.
+  own accounts would otherwise bring a fresh allowance per account). `auth`
+  also counts per target username and address (`auth_pair`), and per target
+  username from anywhere (`auth_username`) so that guesses at one player's
+  password from many addresses draw on one allowance; but a browser the player
+  signed in on before (a known device, easyharp_site/devices.py) is counted
+  per device (`auth_device`) instead, so that nobody can lock a player out.
 - `join` (joining a league with an invite code) counts both per client
   address and per signed-in player, so that neither many accounts behind one
   address nor one account from many addresses draws a fresh allowance.
@@ -34,13 +37,11 @@ usually given.
 from __future__ import annotations
 
 import functools
-import hashlib
 import ipaddress
 import logging
 import math
 import threading
 import time
-import unicodedata
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -53,6 +54,7 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
+from easyharp_site.devices import known_device, username_digest
 from easyharp_site.rates import Rate, rate_from_text
 
 if TYPE_CHECKING:  # rest_framework.views imports this module through its settings.
@@ -70,8 +72,11 @@ _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 READ_SCOPES = frozenset({"replay", "card"})
 # Limits that protect accounts: counted per address, never per account.
 ACCOUNT_SCOPES = frozenset({"signup", "auth"})
-# The second counter of `auth`: guesses at one username, from anywhere.
+# The other counters of `auth`: guesses at one username from one address; from
+# anywhere but the player's known devices; and from one known device.
+PAIR_SCOPE = "auth_pair"
 TARGET_SCOPE = "auth_username"
+DEVICE_SCOPE = "auth_device"
 # Limits counted per client address and, besides, per signed-in player.
 ADDRESS_AND_PLAYER_SCOPES = frozenset({"join"})
 
@@ -91,12 +96,36 @@ def client_address(request: HttpRequest | Request) -> str:
 
 
 def _target_username(request: HttpRequest | Request) -> str | None:
-    """The username a log-in attempt is for, folded as names are compared (NFKC, no case)."""
+    """The username a log-in attempt is for, as written (None without one)."""
     data = request.data if isinstance(request, Request) else request.POST
     username = data.get("username") if hasattr(data, "get") else None
     if not isinstance(username, str) or not username.strip():
         return None
-    return unicodedata.normalize("NFKC", username).casefold()
+    return username
+
+
+def _account_counters(request: HttpRequest | Request, scope: str) -> list[tuple[str, str]]:
+    """The (rate name, counter key) pairs of a sign-up or a log-in, the address's first.
+
+    A log-in names a username: it also counts per username and address, then
+    per device when the browser signed in as that player before (a known
+    device), else per username from anywhere. Nobody can use up a known
+    device's allowance from elsewhere, so guessing wrong on purpose never
+    locks a player out of the browsers they use.
+    """
+    address = client_address(request)
+    keys = [(scope, f"{scope}:addr:{address}")]
+    username = _target_username(request) if scope == "auth" else None
+    if username is None:
+        return keys
+    name = username_digest(username)
+    keys.append((PAIR_SCOPE, f"{PAIR_SCOPE}:{name}:{address}"))
+    device = known_device(request, username)
+    if device is None:
+        keys.append((TARGET_SCOPE, f"{TARGET_SCOPE}:{name}"))
+    else:
+        keys.append((DEVICE_SCOPE, f"{DEVICE_SCOPE}:{device}"))
+    return keys
 
 
 def _counters(request: HttpRequest | Request, scope: str) -> Iterator[tuple[str, Rate]]:
@@ -107,11 +136,7 @@ def _counters(request: HttpRequest | Request, scope: str) -> Iterator[tuple[str,
     """
     rates = api_settings.DEFAULT_THROTTLE_RATES
     if scope in ACCOUNT_SCOPES:
-        keys = [(scope, f"{scope}:addr:{client_address(request)}")]
-        username = _target_username(request) if scope == "auth" else None
-        if username is not None:
-            digest = hashlib.sha256(username.encode()).hexdigest()[:32]
-            keys.append((TARGET_SCOPE, f"{TARGET_SCOPE}:{digest}"))
+        keys = _account_counters(request, scope)
     else:
         user = getattr(request, "user", None)
         who = f"player:{user.pk}" if user is not None and user.is_authenticated else None

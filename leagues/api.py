@@ -419,8 +419,15 @@ class _StandingsQuery(serializers.Serializer):
     at = _DateParameter(
         required=False,
         input_formats=["%Y-%m-%d"],
-        help_text="A day of the week or month (YYYY-MM-DD); today by default.",
+        help_text="A day of the week or month (YYYY-MM-DD), today or before; today by default.",
     )
+
+    def validate_at(self, value: datetime.date) -> datetime.date:
+        # A day to come has no standings yet (and the week of 9999-12-31 ends
+        # past the last date Python can hold).
+        if value > today():
+            raise serializers.ValidationError("A day that has not come yet has no standings.")
+        return value
 
     def at_or_today(self) -> datetime.date:
         at: datetime.date = self.validated_data.get("at") or today()

@@ -78,7 +78,11 @@ ERROR_SCHEMA = inline_serializer(
                     "`illegal_action`: the 1-based action.",
                     allow_null=True,
                 ),
-                "token": _optional(serializers.CharField, "`illegal_action`: the action as sent."),
+                "token": _optional(
+                    serializers.CharField,
+                    "`illegal_action`: the action as sent (its first 40 characters and "
+                    "`…` when longer).",
+                ),
                 "reason": _optional(
                     serializers.CharField, "`illegal_action`: why the rules refuse it, in English."
                 ),

@@ -229,15 +229,15 @@ _DRF_CODES: list[tuple[type[exceptions.APIException], str]] = [
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's EXCEPTION_HANDLER: map every error to `{"error": {"code", "message", ...}}`."""
     if isinstance(exc, ServiceError):
-        response = Response(error_body(exc.code, exc.message, **exc.extra), status=exc.status_code)
+        refusal = Response(error_body(exc.code, exc.message, **exc.extra), status=exc.status_code)
         if exc.expected:
             # Logged here, at debug level, it is not logged again by Django.
             request = context["request"]
             log_response(
-                "%s (%s): %s", response.status_text, exc.code, request.path,
-                response=response, request=request._request, level="debug",
+                "%s (%s): %s", refusal.status_text, exc.code, request.path,
+                response=refusal, request=request._request, level="debug",
             )  # fmt: skip
-        return response
+        return refusal
     if isinstance(exc, RequestDataTooBig):
         return Response(
             error_body("request_too_large", "The request body is too large."),

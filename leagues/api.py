@@ -434,6 +434,8 @@ class _StandingsQuery(serializers.Serializer):
         return at
 
 
+STANDINGS_REFUSAL = "`invalid` (with `fields.at`): `at` is a day that has not come yet."
+
 _STANDINGS_FIELDS: dict[str, serializers.Field] = {
     "period": serializers.CharField(),
     "start": serializers.DateField(),
@@ -468,7 +470,7 @@ class StandingsApi(APIView):
                     "limit": serializers.IntegerField(),
                 },
             ),
-            **error_responses(),
+            **error_responses(codes={400: STANDINGS_REFUSAL}),
         },
     )
     def get(self, request: Request) -> Response:
@@ -495,7 +497,7 @@ class LeagueStandingsApi(APIView):
         parameters=[_slug_parameter(), _StandingsQuery],
         responses={
             200: inline_serializer("LeagueStandings", _STANDINGS_FIELDS),
-            **error_responses(404, codes={404: LEAGUE_NOT_FOUND}),
+            **error_responses(404, codes={400: STANDINGS_REFUSAL, 404: LEAGUE_NOT_FOUND}),
         },
     )
     def get(self, request: Request, slug: str) -> Response:

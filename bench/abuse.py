@@ -22,6 +22,13 @@ limits) on a free loopback port, then:
    a Cyrillic letter, another script's digit);
 26.4 (issue 26, item 4) the share cards and og tags asked for under Host
    variants (`127.0.0.1:1`, `:99999`, `127.0.0.1.`): one picture, one link.
+26.3. 45 wrong passwords at once for one player from one address, then 70
+   from 70 addresses, while the player signs in from a known browser;
+26.5. standings at 9999-12-31 and 9999-12-27 (a 400, not a 500), and with Redis
+   away (a third server process, its REDIS_URL at a closed port): share
+   pictures drawn and `/healthz/` degraded;
+26.6. on that server: 25 sign-ups and 45 wrong passwords still limited, and
+   the log says so once.
 
     .venv/bin/python bench/abuse.py
     .venv/bin/python bench/abuse.py --redis-url redis://127.0.0.1:6379/5 --servers 2
@@ -187,23 +194,80 @@ def accounts_and_guesses(bench: Bench) -> None:
             )  # fmt: skip
             statuses[response.status_code] += 1
     item.check(
-        statuses[401] == 30 and statuses[429] == 10,
+        statuses[401] == 20 and statuses[429] == 20,
         f"40 guesses at one player from one address over {len(tokens)} accounts' tokens: "
-        f"{statuses[401]} checked, {statuses[429]} refused (limit 30/min) in {took():.1f} s",
+        f"{statuses[401]} checked, {statuses[429]} refused (limit 20/hour per name and "
+        f"address) in {took():.1f} s",
     )
 
     statuses.clear()
     with timed() as took:
-        for i in range(40):
+        for i in range(70):
             with client(f"127.0.0.{10 + i}") as http:
                 response = post_json(http, f"{base}/api/auth/token/",
                                      {"username": "victim2", "password": f"guess{i}"})  # fmt: skip
                 statuses[response.status_code] += 1
     item.check(
-        statuses[401] == 30 and statuses[429] == 10,
-        f"40 guesses at one player from 40 addresses: {statuses[401]} checked, "
-        f"{statuses[429]} refused (limit 30/min per name) in {took():.1f} s",
+        statuses[401] == 60 and statuses[429] == 10,
+        f"70 guesses at one player from 70 addresses: {statuses[401]} checked, "
+        f"{statuses[429]} refused (limit 60/hour per name) in {took():.1f} s",
     )
+
+
+# --- 26.3. No lock-out ----------------------------------------------------------------
+
+
+async def _guesses_at_once(bases: list[str], username: str, count: int) -> Counter[int]:
+    transport = httpx.AsyncHTTPTransport(local_address="127.0.0.90")
+    async with httpx.AsyncClient(
+        timeout=TIMEOUT, transport=transport, limits=httpx.Limits(max_connections=count)
+    ) as http:
+        calls = [
+            http.post(f"{bases[i % len(bases)]}/api/auth/token/",
+                      json={"username": username, "password": f"guess{i}"})
+            for i in range(count)
+        ]  # fmt: skip
+        responses = await asyncio.gather(*calls, return_exceptions=True)
+    return Counter(r.status_code if isinstance(r, httpx.Response) else 0 for r in responses)
+
+
+def no_lockout(bench: Bench) -> None:
+    item = bench.item("26.3", "guessing wrong on purpose locks nobody out")
+    credentials = {"username": "owner", "password": PASSWORD}
+    with client("127.0.0.80") as owner, timed() as took:
+        assert sign_up(owner, bench.base, "owner").status_code == 201, "could not make the owner"
+        # Signing in once makes this client (it keeps cookies) a known device.
+        known = post_json(owner, f"{bench.base}/api/auth/token/", credentials).status_code
+        at_once = asyncio.run(_guesses_at_once(bench.bases, "owner", 45))
+        item.check(
+            at_once[401] <= 20 and at_once[401] + at_once[429] == 45,
+            f"45 wrong passwords at once from one address: {at_once[401]} checked, "
+            f"{at_once[429]} refused (limit 20/hour per name and address)",
+        )
+        spread: Counter[int] = Counter()
+        for i in range(70):
+            with client(f"127.0.1.{10 + i}") as http:
+                wrong = {"username": "owner", "password": f"spread{i}"}
+                url = f"{bench.bases[i % len(bench.bases)]}/api/auth/token/"
+                spread[post_json(http, url, wrong).status_code] += 1
+        checked = at_once[401] + spread[401]
+        item.check(
+            checked <= 60,
+            f"then 70 from 70 addresses: {spread[401]} checked, {spread[429]} refused; "
+            f"{checked} guesses checked in this hour in all (limit 60/hour per name)",
+        )
+        statuses = [known] + [
+            post_json(owner, f"{base}/api/auth/token/", credentials).status_code
+            for base in bench.bases
+        ]
+        item.check(
+            statuses == [200] * len(statuses),
+            f"the owner, from a browser it signed in on before, during the attack: {statuses} "
+            f"in {took():.1f} s",
+        )
+    with client("127.0.0.81") as new_browser:
+        status = post_json(new_browser, f"{bench.base}/api/auth/token/", credentials).status_code
+    item.lines.append(f"        (a browser the owner never used waits for the hour: {status})")
 
 
 # --- 2. A parallel burst --------------------------------------------------------------
@@ -413,6 +477,73 @@ def _card_keys(redis_url: str | None) -> int:
     return sum(1 for _ in redis.Redis.from_url(redis_url).scan_iter(":1:card:*"))
 
 
+# --- 26.5 and 26.6. Far dates, and Redis away ---------------------------------------------
+
+
+def far_dates(bench: Bench, token: str) -> None:
+    item = bench.item("26.5", "a day the API cannot serve is a 400, never a 500")
+    auth = {"Authorization": f"Token {token}"}
+    with client() as http:
+        league = post_json(http, f"{bench.base}/api/leagues/", {"name": "Far dates"}, **auth)
+        slug = league.json().get("slug", "none")
+        for path in ("/api/standings/", f"/api/leagues/{slug}/standings/"):
+            for at in ("9999-12-31", "9999-12-27"):
+                for period in ("week", "month"):
+                    response = http.get(f"{bench.base}{path}?at={at}&period={period}",
+                                        headers=auth)  # fmt: skip
+                    item.check(
+                        response.status_code == 400 and _code(response) == "invalid",
+                        f"GET {path}?at={at}&period={period}: {response.status_code} "
+                        f"{_code(response)}",
+                    )
+
+
+def redis_away(bench: Bench, env: dict[str, str], log: Path) -> None:
+    """A server of the same database whose Redis is a port nobody listens on."""
+    server = load.Server({**env, "REDIS_URL": "redis://127.0.0.1:1/0",
+                          "BENCH_SERVER_LOG": str(log)})  # fmt: skip
+    server.start()
+    try:
+        item = bench.item("26.5", "with Redis away, pictures are drawn and /healthz/ says so")
+        with client() as http:
+            health = http.get(f"{server.base}/healthz/")
+            item.check(
+                health.status_code == 200 and health.json().get("status") == "degraded",
+                f"/healthz/: {health.status_code} {health.json().get('status')}, "
+                f"redis {health.json().get('redis')}",
+            )
+            card = http.get(f"{server.base}/cards/days/{bench.day}.png")
+            item.check(
+                card.status_code == 200 and card.content.startswith(b"\x89PNG"),
+                f"/cards/days/{bench.day}.png: {card.status_code} "
+                f"{card.headers.get('content-type')}",
+            )
+        item = bench.item("26.6", "with Redis away, the limits hold in each process")
+        statuses: Counter[int] = Counter()
+        with client("127.0.0.100") as http:
+            for i in range(25):
+                statuses[sign_up(http, server.base, f"away{i}").status_code] += 1
+        item.check(
+            statuses == Counter({201: 20, 429: 5}),
+            f"25 sign-ups from one address: {statuses[201]} accepted, {statuses[429]} refused "
+            f"(limit 20/hour)",
+        )
+        statuses.clear()
+        with client("127.0.0.101") as http:
+            for i in range(45):
+                wrong = {"username": "away0", "password": f"guess{i}"}
+                statuses[post_json(http, f"{server.base}/api/auth/token/", wrong).status_code] += 1
+        item.check(
+            statuses[401] == 20 and statuses[429] == 25,
+            f"45 wrong passwords from one address: {statuses[401]} checked, "
+            f"{statuses[429]} refused (limit 20/hour per name and address)",
+        )
+        said = log.read_text(errors="replace").count("rate limits counted per server process")
+        item.check(said == 1, f"the log says the limits are per process: {said} time(s)")
+    finally:
+        server.stop()
+
+
 # --- Running ----------------------------------------------------------------------------
 
 
@@ -443,12 +574,15 @@ def run(args: argparse.Namespace) -> int:
             steps: list[Callable[[], None]] = [
                 lambda: accounts_and_guesses(bench),
                 lambda: parallel_burst(bench),
-                lambda: bodies(bench, _a_token(bench)),
+                lambda: bodies(bench, _a_token(bench, "uploader")),
                 lambda: sockets(bench),
                 lambda: headers_and_methods(bench),
                 lambda: unprepared_day(bench),
                 lambda: lookalike_names(bench),
                 lambda: host_variants(bench, args.redis_url),
+                lambda: no_lockout(bench),
+                lambda: far_dates(bench, _a_token(bench, "far-dates")),
+                lambda: redis_away(bench, env, Path(tmp) / "server-redis-away.log"),
             ]
             for step in steps:
                 if time.monotonic() - started > args.deadline:
@@ -461,9 +595,9 @@ def run(args: argparse.Namespace) -> int:
     return report(bench, time.monotonic() - started)
 
 
-def _a_token(bench: Bench) -> str:
+def _a_token(bench: Bench, name: str) -> str:
     with client("127.0.0.201") as http:
-        response = sign_up(http, bench.base, "uploader")
+        response = sign_up(http, bench.base, name)
     return str(response.json()["token"])
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils.log import log_response
 from django.views import defaults
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import exceptions, serializers, status
@@ -33,12 +34,16 @@ class ServiceError(Exception):
         message: str,
         *,
         status_code: int = status.HTTP_400_BAD_REQUEST,
+        expected: bool = False,
         **extra: Any,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status_code = status_code
+        # A normal answer a client asks for as a matter of course ("no attempt
+        # yet"): logged at debug level, where Django logs every 4xx as a warning.
+        self.expected = expected
         self.extra = extra
 
 
@@ -78,7 +83,11 @@ ERROR_SCHEMA = inline_serializer(
                     "`illegal_action`: the 1-based action.",
                     allow_null=True,
                 ),
-                "token": _optional(serializers.CharField, "`illegal_action`: the action as sent."),
+                "token": _optional(
+                    serializers.CharField,
+                    "`illegal_action`: the action as sent (its first 40 characters and "
+                    "`…` when longer).",
+                ),
                 "reason": _optional(
                     serializers.CharField, "`illegal_action`: why the rules refuse it, in English."
                 ),
@@ -220,7 +229,15 @@ _DRF_CODES: list[tuple[type[exceptions.APIException], str]] = [
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's EXCEPTION_HANDLER: map every error to `{"error": {"code", "message", ...}}`."""
     if isinstance(exc, ServiceError):
-        return Response(error_body(exc.code, exc.message, **exc.extra), status=exc.status_code)
+        refusal = Response(error_body(exc.code, exc.message, **exc.extra), status=exc.status_code)
+        if exc.expected:
+            # Logged here, at debug level, it is not logged again by Django.
+            request = context["request"]
+            log_response(
+                "%s (%s): %s", refusal.status_text, exc.code, request.path,
+                response=refusal, request=request._request, level="debug",
+            )  # fmt: skip
+        return refusal
     if isinstance(exc, RequestDataTooBig):
         return Response(
             error_body("request_too_large", "The request body is too large."),

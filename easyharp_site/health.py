@@ -2,19 +2,53 @@
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
+from redis.exceptions import RedisError
 
 from easyharp_site.errors import error_body
 
+# What the service still does, and what it does not, while Redis is away.
+WITHOUT_REDIS = {
+    "works": [
+        "pages, games, submissions and boards (from the database)",
+        "share pictures (drawn each time, not cached)",
+        "rate limits (counted per server process)",
+        "live boards (re-read every LIVE_BOARD_REFRESH_SECONDS, not at each change)",
+    ],
+    "degraded": [
+        "live updates across server processes",
+        "rate limits shared between server processes",
+        "the share-picture cache",
+    ],
+}
+
+
+def _redis_answers() -> bool:
+    try:
+        cache.get("healthz")
+    except (RedisError, OSError):
+        return False
+    return True
+
 
 def healthz(request: HttpRequest) -> JsonResponse:
-    """200 `{"status": "ok"}` when the database answers, else 503 in the error shape."""
+    """200 `{"status": "ok"}` when the database (and Redis, when configured) answers;
+    200 `degraded`, saying what still works, without Redis; else 503 in the error shape.
+
+    A missing Redis leaves the process able to serve, so a load balancer keeps it.
+    """
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
     except Exception:  # any database failure means "not healthy", whatever its class
         return JsonResponse(
             error_body("database_unavailable", "The database does not answer."), status=503
+        )
+    if settings.REDIS_URL and not _redis_answers():
+        return JsonResponse(
+            {"status": "degraded", "database": "ok", "redis": "unavailable", **WITHOUT_REDIS}
         )
     return JsonResponse({"status": "ok"})

@@ -232,6 +232,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # "Sign out everywhere" ends the other sessions of a player (accounts/sessions.py).
     "easyharp_site.accounts.middleware.SessionGenerationMiddleware",
+    # Remembers, in a signed cookie, the players who signed in on a browser.
+    "easyharp_site.devices.KnownDeviceMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -415,14 +417,20 @@ REST_FRAMEWORK = {
         "easyharp_site.parsers.SafeJSONParser",
         "rest_framework.parsers.FormParser",
     ],
-    # Views opt in with `throttle_scope`; counters live in the shared cache
-    # and a cache outage lets requests through (easyharp_site/throttling.py).
+    # Views opt in with `throttle_scope`; counters live in the shared cache,
+    # and in each process's memory while it is away (easyharp_site/throttling.py).
     "DEFAULT_THROTTLE_CLASSES": ["easyharp_site.throttling.ScopedThrottle"],
     # Scoped limits, per client address (sign-up, log-in) or per player, and
-    # per target username for log-in guesses; rates from the environment.
+    # for log-in guesses per target username; rates from the environment.
     "DEFAULT_THROTTLE_RATES": {
         "auth": env_rate("THROTTLE_AUTH", "30/min"),
-        "auth_username": env_rate("THROTTLE_AUTH_USERNAME", "30/min"),
+        # Guesses at one player's password from one address...
+        "auth_pair": env_rate("THROTTLE_AUTH_PAIR", "20/hour"),
+        # ...from all addresses but the player's known devices (a new browser
+        # of the player waits while a player is under attack)...
+        "auth_username": env_rate("THROTTLE_AUTH_USERNAME", "60/hour"),
+        # ...and from one browser the player signed in on before.
+        "auth_device": env_rate("THROTTLE_AUTH_DEVICE", "20/hour"),
         "submit": env_rate("THROTTLE_SUBMIT", "120/min"),
         "signup": env_rate("THROTTLE_SIGNUP", "20/hour"),
         # Replays of long games are the costliest public read (20,000 frames).

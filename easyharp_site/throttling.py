@@ -10,14 +10,18 @@ Each limit is a fixed-window counter in the default cache (Redis when
 per request on a key that names the window and expires with it. A parallel
 burst therefore lets exactly the limit through, where DRF's own throttles (read
 a list of timestamps, append, write it back) lost most of a burst's increments.
+While the shared cache is away, each process counts in its own memory instead.
 
 Who is counted depends on what the limit protects:
 
 - `signup` and `auth` protect accounts, so they count per client address
   whatever credentials the request carries (a token or session of the client's
-  own accounts would otherwise bring a fresh allowance per account), and
-  `auth` also counts per target username (`auth_username`), so that guesses at
-  one player's password from many addresses draw on one allowance.
+  own accounts would otherwise bring a fresh allowance per account). `auth`
+  also counts per target username and address (`auth_pair`), and per target
+  username from anywhere (`auth_username`) so that guesses at one player's
+  password from many addresses draw on one allowance; but a browser the player
+  signed in on before (a known device, easyharp_site/devices.py) is counted
+  per device (`auth_device`) instead, so that nobody can lock a player out.
 - `join` (joining a league with an invite code) counts both per client
   address and per signed-in player, so that neither many accounts behind one
   address nor one account from many addresses draws a fresh allowance.
@@ -33,22 +37,24 @@ usually given.
 from __future__ import annotations
 
 import functools
-import hashlib
 import ipaddress
 import logging
 import math
+import threading
 import time
-import unicodedata
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from django.core.cache import cache
+from django.core.cache.backends.base import BaseCache
+from django.core.cache.backends.locmem import LocMemCache
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from redis.exceptions import RedisError
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
+from easyharp_site.devices import known_device, username_digest
 from easyharp_site.rates import Rate, rate_from_text
 
 if TYPE_CHECKING:  # rest_framework.views imports this module through its settings.
@@ -66,8 +72,11 @@ _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 READ_SCOPES = frozenset({"replay", "card"})
 # Limits that protect accounts: counted per address, never per account.
 ACCOUNT_SCOPES = frozenset({"signup", "auth"})
-# The second counter of `auth`: guesses at one username, from anywhere.
+# The other counters of `auth`: guesses at one username from one address; from
+# anywhere but the player's known devices; and from one known device.
+PAIR_SCOPE = "auth_pair"
 TARGET_SCOPE = "auth_username"
+DEVICE_SCOPE = "auth_device"
 # Limits counted per client address and, besides, per signed-in player.
 ADDRESS_AND_PLAYER_SCOPES = frozenset({"join"})
 
@@ -87,12 +96,36 @@ def client_address(request: HttpRequest | Request) -> str:
 
 
 def _target_username(request: HttpRequest | Request) -> str | None:
-    """The username a log-in attempt is for, folded as names are compared (NFKC, no case)."""
+    """The username a log-in attempt is for, as written (None without one)."""
     data = request.data if isinstance(request, Request) else request.POST
     username = data.get("username") if hasattr(data, "get") else None
     if not isinstance(username, str) or not username.strip():
         return None
-    return unicodedata.normalize("NFKC", username).casefold()
+    return username
+
+
+def _account_counters(request: HttpRequest | Request, scope: str) -> list[tuple[str, str]]:
+    """The (rate name, counter key) pairs of a sign-up or a log-in, the address's first.
+
+    A log-in names a username: it also counts per username and address, then
+    per device when the browser signed in as that player before (a known
+    device), else per username from anywhere. Nobody can use up a known
+    device's allowance from elsewhere, so guessing wrong on purpose never
+    locks a player out of the browsers they use.
+    """
+    address = client_address(request)
+    keys = [(scope, f"{scope}:addr:{address}")]
+    username = _target_username(request) if scope == "auth" else None
+    if username is None:
+        return keys
+    name = username_digest(username)
+    keys.append((PAIR_SCOPE, f"{PAIR_SCOPE}:{name}:{address}"))
+    device = known_device(request, username)
+    if device is None:
+        keys.append((TARGET_SCOPE, f"{TARGET_SCOPE}:{name}"))
+    else:
+        keys.append((DEVICE_SCOPE, f"{DEVICE_SCOPE}:{device}"))
+    return keys
 
 
 def _counters(request: HttpRequest | Request, scope: str) -> Iterator[tuple[str, Rate]]:
@@ -103,11 +136,7 @@ def _counters(request: HttpRequest | Request, scope: str) -> Iterator[tuple[str,
     """
     rates = api_settings.DEFAULT_THROTTLE_RATES
     if scope in ACCOUNT_SCOPES:
-        keys = [(scope, f"{scope}:addr:{client_address(request)}")]
-        username = _target_username(request) if scope == "auth" else None
-        if username is not None:
-            digest = hashlib.sha256(username.encode()).hexdigest()[:32]
-            keys.append((TARGET_SCOPE, f"{TARGET_SCOPE}:{digest}"))
+        keys = _account_counters(request, scope)
     else:
         user = getattr(request, "user", None)
         who = f"player:{user.pk}" if user is not None and user.is_authenticated else None
@@ -121,7 +150,7 @@ def _counters(request: HttpRequest | Request, scope: str) -> Iterator[tuple[str,
             yield key, rate_from_text(rates[rate_name])
 
 
-def _count(key: str, rate: Rate, now: float) -> float | None:
+def _count(store: BaseCache, key: str, rate: Rate, now: float) -> float | None:
     """Count one request on `key`'s current window: None if within `rate`, else seconds to wait."""
     window = int(now // rate.seconds)
     left = (window + 1) * rate.seconds - now
@@ -129,12 +158,70 @@ def _count(key: str, rate: Rate, now: float) -> float | None:
     # `add` creates the window's counter (with its expiry) only if it is missing;
     # `incr` is atomic in Redis (INCR) and under the local cache's lock.
     for _ in range(2):
-        cache.add(cache_key, 0, timeout=math.ceil(left) + 1)
+        store.add(cache_key, 0, timeout=math.ceil(left) + 1)
         try:
-            hits = cache.incr(cache_key)
+            hits = store.incr(cache_key)
         except ValueError:  # expired or evicted between the two calls: start it again
             continue
         return None if hits <= rate.limit else max(left, 1.0)
+    return None
+
+
+# While the shared cache is away, each process keeps the limits with counters of
+# its own: with N server processes a client gets at most N times a limit, where
+# failing open would give it no limit at all. Room for far more counters than a
+# minute's traffic makes, so that a flood of addresses cannot cull the others.
+_local_counters = LocMemCache("easyharp-limits", {"OPTIONS": {"MAX_ENTRIES": 200_000}})
+_shared_state = {"away": False}
+_shared_state_lock = threading.Lock()
+
+
+def _shared_cache_away(exc: Exception) -> None:
+    """Log, once per outage, that the limits are counted in this process alone."""
+    with _shared_state_lock:
+        if _shared_state["away"]:
+            return
+        _shared_state["away"] = True
+    logger.error(
+        "rate limits counted per server process: the shared cache is unavailable (%s)", exc
+    )
+
+
+def _shared_cache_back() -> None:
+    if not _shared_state["away"]:
+        return
+    with _shared_state_lock:
+        if not _shared_state["away"]:
+            return
+        _shared_state["away"] = False
+    logger.warning("rate limits shared again: the shared cache answers")
+
+
+def local_counters_clear() -> None:
+    """Forget this process's own counters and any outage seen (for tests)."""
+    _local_counters.clear()
+    with _shared_state_lock:
+        _shared_state["away"] = False
+
+
+def _refusal(counters: list[tuple[str, Rate]]) -> float | None:
+    """Count the request on each counter, the shared cache's or, without it, this process's."""
+    now = time.time()
+    wait: float | None = None
+    try:
+        for key, rate in counters:
+            wait = _count(cache, key, rate, now)
+            if wait is not None:
+                break
+    except (RedisError, OSError) as exc:
+        _shared_cache_away(exc)
+    else:
+        _shared_cache_back()
+        return wait
+    for key, rate in counters:
+        wait = _count(_local_counters, key, rate, now)
+        if wait is not None:
+            return wait
     return None
 
 
@@ -142,37 +229,24 @@ def limit_refusal(request: HttpRequest | Request, scope: str) -> float | None:
     """Count this request against `scope`'s limits: None to let it through, else seconds to wait.
 
     Reads are not counted, except on `READ_SCOPES`. If the shared cache is
-    unreachable the request is let through and the failure logged: a cache
-    outage must not stop players, and the database still validates every game.
+    unreachable, each process counts on its own (and says so once in the log):
+    a cache outage neither stops players nor lifts the limits.
     """
     if request.method in _SAFE_METHODS and scope not in READ_SCOPES:
         return None
-    counters = list(_counters(request, scope))
-    now = time.time()
-    try:
-        for key, rate in counters:
-            wait = _count(key, rate, now)
-            if wait is not None:
-                return wait
-    except (RedisError, OSError) as exc:
-        logger.warning("rate limit skipped, cache unavailable: %s", exc)
-    return None
+    return _refusal(list(_counters(request, scope)))
 
 
 def identity_refusal(scope: str, identity: str) -> float | None:
     """Count one request of `scope` for `identity` rather than the client (for example an
     e-mail address asked for): None to let it through, else seconds to wait.
 
-    The same atomic window counter as every limit, failing open the same way.
+    The same atomic window counter as every limit, kept the same way through an outage.
     """
     rate = api_settings.DEFAULT_THROTTLE_RATES.get(scope)
     if not rate:
         return None
-    try:
-        return _count(f"{scope}:id:{identity}", rate_from_text(rate), time.time())
-    except (RedisError, OSError) as exc:
-        logger.warning("rate limit skipped, cache unavailable: %s", exc)
-        return None
+    return _refusal([(f"{scope}:id:{identity}", rate_from_text(rate))])
 
 
 class ScopedThrottle(BaseThrottle):

@@ -49,7 +49,8 @@ def log_tokens(log: str | Sequence[str]) -> list[str]:
 def illegal_action(error: rules.ActionError) -> ServiceError:
     """The 400 `illegal_action` for a log the rules engine refused or could not read.
 
-    Carries the engine's 1-based `index`, `token`, English `reason`, stable
+    Carries the engine's 1-based `index`, `token` (cut to its first characters),
+    English `reason`, stable
     `reason_code` and the `params` of its reason (machine-readable: column
     numbers, `W`, foundation numbers, cards), so that a client can word the
     reason in the player's language without parsing English.
@@ -58,7 +59,7 @@ def illegal_action(error: rules.ActionError) -> ServiceError:
         "illegal_action",
         str(error),
         index=error.index,
-        token=error.token,
+        token=error.token_shown,
         reason=error.reason,
         reason_code=error.code,
         params=error.params,

@@ -284,6 +284,7 @@ def attempt_get(*, player: User, date: datetime.date) -> Attempt:
             "no_attempt",
             f"You have not started the ranked attempt of {date.isoformat()}.",
             status_code=status.HTTP_404_NOT_FOUND,
+            expected=True,
         )
     return attempt
 

@@ -9,6 +9,7 @@ next deal.
 from __future__ import annotations
 
 import calendar
+import contextlib
 import datetime
 import hashlib
 import math
@@ -22,6 +23,7 @@ from django.urls import reverse
 from django.utils.formats import date_format
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
+from redis.exceptions import RedisError
 
 from easyharp_site.dates import day_from_text, today
 from easyharp_site.site import site_host, site_url
@@ -358,7 +360,11 @@ def _card_response(
     footer = site_host()
     words = f"{CARD_VERSION}:{get_language()}:{key}:{title}:{lines}:{footer}"
     cache_key = f"card:{hashlib.sha256(words.encode()).hexdigest()}"
-    png = cache.get(cache_key)
+    # Without Redis the pictures are drawn every time (still limited per
+    # address); /healthz/ reports the outage.
+    png = None
+    with contextlib.suppress(RedisError, OSError):
+        png = cache.get(cache_key)
     if png is None:
         wait = limit_refusal(request, "card")
         if wait is not None:
@@ -366,7 +372,8 @@ def _card_response(
             response["Retry-After"] = str(max(1, math.ceil(wait)))
             return response
         png = card_png(title, lines, footer)
-        cache.set(cache_key, png, timeout=7 * 24 * 3600)
+        with contextlib.suppress(RedisError, OSError):
+            cache.set(cache_key, png, timeout=7 * 24 * 3600)
     response = HttpResponse(png, content_type="image/png")
     response["Cache-Control"] = f"public, max-age={max_age}"
     return response

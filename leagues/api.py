@@ -419,13 +419,22 @@ class _StandingsQuery(serializers.Serializer):
     at = _DateParameter(
         required=False,
         input_formats=["%Y-%m-%d"],
-        help_text="A day of the week or month (YYYY-MM-DD); today by default.",
+        help_text="A day of the week or month (YYYY-MM-DD), today or before; today by default.",
     )
+
+    def validate_at(self, value: datetime.date) -> datetime.date:
+        # A day to come has no standings yet (and the week of 9999-12-31 ends
+        # past the last date Python can hold).
+        if value > today():
+            raise serializers.ValidationError("A day that has not come yet has no standings.")
+        return value
 
     def at_or_today(self) -> datetime.date:
         at: datetime.date = self.validated_data.get("at") or today()
         return at
 
+
+STANDINGS_REFUSAL = "`invalid` (with `fields.at`): `at` is a day that has not come yet."
 
 _STANDINGS_FIELDS: dict[str, serializers.Field] = {
     "period": serializers.CharField(),
@@ -461,7 +470,7 @@ class StandingsApi(APIView):
                     "limit": serializers.IntegerField(),
                 },
             ),
-            **error_responses(),
+            **error_responses(codes={400: STANDINGS_REFUSAL}),
         },
     )
     def get(self, request: Request) -> Response:
@@ -488,7 +497,7 @@ class LeagueStandingsApi(APIView):
         parameters=[_slug_parameter(), _StandingsQuery],
         responses={
             200: inline_serializer("LeagueStandings", _STANDINGS_FIELDS),
-            **error_responses(404, codes={404: LEAGUE_NOT_FOUND}),
+            **error_responses(404, codes={400: STANDINGS_REFUSAL, 404: LEAGUE_NOT_FOUND}),
         },
     )
     def get(self, request: Request, slug: str) -> Response:

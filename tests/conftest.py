@@ -105,14 +105,18 @@ def _fail_missing_service(request: pytest.FixtureRequest) -> None:
 def _fresh_rate_limits() -> None:
     """Start every test with empty rate-limit counters.
 
-    Throttle counters live in the default cache, which outlives a single test;
-    without this, a suite that signs up many players from one test client
-    would start hitting 429s part-way through.
+    Throttle counters live in the default cache (and, while it is away, in
+    the process), which outlive a single test; without this, a suite that
+    signs up many players from one test client would start hitting 429s
+    part-way through.
     """
     import contextlib
 
     from django.core.cache import cache
 
+    from easyharp_site.throttling import local_counters_clear
+
+    local_counters_clear()
     # A missing Redis is reported by the `redis` marker, not here.
     with contextlib.suppress(Exception):
         cache.clear()

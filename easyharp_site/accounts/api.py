@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from easyharp_site.accounts import deletion, emails, passwords, selectors, services, sessions
 from easyharp_site.accounts.links import email_verify_link, reset_link
+from easyharp_site.devices import device_remember
 from easyharp_site.errors import BODY_REFUSALS, ServiceError, error_responses
 from easyharp_site.fields import StrictBooleanField, TextField
 from easyharp_site.parsers import SafeJSONParser
@@ -140,6 +141,8 @@ class TokenApi(APIView):
         data = CredentialsInput(data=request.data)
         data.is_valid(raise_exception=True)
         token = services.player_token_get_or_create(**data.validated_data)
+        # A client that keeps cookies is a known device of the player from now on.
+        device_remember(request._request, data.validated_data["username"])
         return Response(self.OutputSerializer({"token": token}).data)
 
 

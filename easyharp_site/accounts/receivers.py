@@ -18,6 +18,7 @@ from django.http import HttpRequest
 from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.accounts.services import player_name_keys_store
 from easyharp_site.accounts.sessions import session_stamp
+from easyharp_site.devices import device_remember
 
 
 @receiver(user_logged_in, dispatch_uid="accounts.session_stamp")
@@ -39,6 +40,13 @@ def session_signed_out(*, request: HttpRequest | None, user: User | None, **_: A
         return
     request.session.flush()
     transaction.on_commit(partial(player_sessions_ended, player_id=user.pk))
+
+
+@receiver(user_logged_in, dispatch_uid="accounts.device_remember")
+def device_signed_in(*, request: HttpRequest | None, user: User, **_: Any) -> None:
+    """Every sign-in makes its browser a known device of the player (easyharp_site/devices.py)."""
+    if request is not None:
+        device_remember(request, user.get_username())
 
 
 @receiver(post_save, sender=get_user_model(), dispatch_uid="accounts.player_name_keys")

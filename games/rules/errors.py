@@ -73,6 +73,10 @@ def _in_words(params: dict[str, str]) -> dict[str, str]:
     return {**params, "source": place_in_words(params["source"])}
 
 
+# The longest part of a refused token that a message or an answer repeats.
+TOKEN_SHOWN_MAX: Final = 40
+
+
 class ActionError(ValueError):
     """Common base: an action of a log that was not accepted.
 
@@ -97,9 +101,24 @@ class ActionError(ValueError):
         super().__init__(self.message)
 
     @property
+    def token_shown(self) -> str:
+        """The token as written, cut to its first `TOKEN_SHOWN_MAX` characters and `…`.
+
+        No action is longer than a few characters, and an answer must not
+        grow with what it refuses (a megabyte "token" echoed back, twice).
+
+        >>> InvalidActionError("Z" * 100).token_shown == "Z" * TOKEN_SHOWN_MAX + "…"
+        True
+        """
+        if len(self.token) <= TOKEN_SHOWN_MAX:
+            return self.token
+        return self.token[:TOKEN_SHOWN_MAX] + "…"
+
+    @property
     def message(self) -> str:
-        """`action 57 "37": <reason>`, or `"37": <reason>` without an index."""
-        where = f'"{self.token}"' if self.index is None else f'action {self.index} "{self.token}"'
+        """`action 57 "37": <reason>`, or `"37": <reason>` without an index (the token shown)."""
+        token = self.token_shown
+        where = f'"{token}"' if self.index is None else f'action {self.index} "{token}"'
         return f"{where}: {self.reason}"
 
     def __str__(self) -> str:

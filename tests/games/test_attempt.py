@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import logging
 
 import pytest
 from django.db import IntegrityError, transaction
@@ -78,6 +79,19 @@ def test_get_reads_the_attempt_and_is_404_before_it_is_started(alice, bob, daily
     assert after.json()["status"] == "open"
     # Each player sees only their own attempt.
     assert client_for(bob).get(attempt_url()).status_code == 404
+
+
+def test_no_attempt_yet_is_a_normal_answer_not_a_logged_warning(alice, daily, caplog):
+    """The play page asks on every signed-in load; "not started" is no incident."""
+    with caplog.at_level(logging.DEBUG, logger="django.request"):
+        answer = client_for(alice).get(attempt_url())
+        unserved = client_for(alice).get("/api/daily/2026-13-01/attempt/")
+
+    assert answer.status_code == 404 and answer.json()["error"]["code"] == "no_attempt"
+    warned = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    # A date that is no date is still worth a warning; the normal answer is not.
+    assert [r.status_code for r in warned] == [unserved.status_code]
+    assert any(r.levelno == logging.DEBUG and r.status_code == 404 for r in caplog.records)
 
 
 def test_a_save_keeps_the_game_so_far_for_another_device(alice, daily):

@@ -91,6 +91,22 @@ def test_unicode_and_injection_tokens_are_refused_with_their_index(
     assert Game.objects.count() == 0
 
 
+@pytest.mark.parametrize(
+    ("path", "deal"), [("/api/games/", WON_DEAL), ("/api/hint/", "EH1-N-AAAAAAB")]
+)
+def test_a_refused_token_is_echoed_cut_short_however_long_it_is(
+    api: APIClient, daily: Any, path: str, deal: str
+) -> None:
+    token = "Z" * 800_000
+    response = api.post(
+        path, json.dumps({"deal": deal, "log": ["S", token]}), content_type="application/json"
+    )
+    error = refused(response, 400, "illegal_action")
+    assert error["token"] == "Z" * 40 + "…"
+    assert error["message"] == f'action 2 "{"Z" * 40}…": {error["reason"]}'
+    assert len(response.content) < 2_000
+
+
 def test_a_log_of_twenty_thousand_and_one_actions_is_refused(api: APIClient, daily: Any) -> None:
     error = refused(submit(api, {"deal": WON_DEAL, "log": ["S"] * 20_001}), 400, "log_too_long")
     assert error["actions"] == 20_001

@@ -1,4 +1,4 @@
-"""Rate limits: per endpoint, writes only, 429 in the error shape, open on cache loss."""
+"""Rate limits: per endpoint, writes only, 429 in the error shape, kept through a cache loss."""
 
 from __future__ import annotations
 
@@ -84,14 +84,26 @@ UNREACHABLE_REDIS = {
 }
 
 
-def test_a_cache_outage_lets_requests_through_instead_of_failing_them(
+def test_a_cache_outage_keeps_the_limits_in_the_process_and_says_so_once(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     client = Client()
-    with override_settings(CACHES=UNREACHABLE_REDIS, REST_FRAMEWORK=rates(signup="1/hour")):
-        statuses = [post(client, "/api/signup-like/").status_code for _ in range(3)]
-    assert statuses == [201, 201, 201]
-    assert "rate limit skipped, cache unavailable" in caplog.text
+    with override_settings(CACHES=UNREACHABLE_REDIS, REST_FRAMEWORK=rates(signup="2/hour")):
+        statuses = [post(client, "/api/signup-like/").status_code for _ in range(4)]
+    assert statuses == [201, 201, 429, 429]
+    outage = [r for r in caplog.records if "shared cache is unavailable" in r.getMessage()]
+    assert len(outage) == 1, "the outage is logged once, not per request"
+    assert "counted per server process" in outage[0].getMessage()
+
+
+def test_the_log_says_when_the_shared_counters_are_back(caplog: pytest.LogCaptureFixture) -> None:
+    client = Client()
+    with override_settings(CACHES=UNREACHABLE_REDIS, REST_FRAMEWORK=rates(signup="5/hour")):
+        post(client, "/api/signup-like/")
+    with override_settings(REST_FRAMEWORK=rates(signup="5/hour")):
+        post(client, "/api/signup-like/")
+        post(client, "/api/signup-like/")
+    assert caplog.text.count("rate limits shared again") == 1
 
 
 @pytest.mark.redis

@@ -41,8 +41,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/eh_copies_bench")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "easyharp_site.settings")
 
-import dj_database_url  # noqa: E402
 import psycopg  # noqa: E402
+
+from bench import leaderboard  # noqa: E402
 
 DEAL_NUMBER = 4
 PLAYERS = 10_000
@@ -51,18 +52,7 @@ HOT_PER_GAME = 3
 
 
 def admin_connection() -> tuple[psycopg.Connection[Any], str]:
-    config = dj_database_url.parse(os.environ["DATABASE_URL"])
-    if config["ENGINE"] != "django.db.backends.postgresql":
-        sys.exit("bench/copy_check.py needs PostgreSQL: set DATABASE_URL=postgres://...")
-    admin = psycopg.connect(
-        host=config["HOST"] or None,
-        port=config["PORT"] or None,
-        user=config["USER"] or None,
-        password=config["PASSWORD"] or None,
-        dbname="postgres",
-        autocommit=True,
-    )
-    return admin, str(config["NAME"])
+    return leaderboard.admin_connection(os.environ["DATABASE_URL"])
 
 
 def fill(games: int) -> None:

@@ -48,12 +48,12 @@ DAY = datetime.date(2026, 1, 15)
 DEAL_NUMBER = 4
 
 
-def ensure_database(url: str) -> None:
-    """Create the benchmark database if it does not exist."""
+def admin_connection(url: str) -> tuple[psycopg.Connection[Any], str]:
+    """A connection to the server's `postgres` database, and the name of `url`'s own
+    (the benches create and drop theirs with it)."""
     config = dj_database_url.parse(url)
     if config["ENGINE"] != "django.db.backends.postgresql":
-        sys.exit("bench/leaderboard.py needs PostgreSQL: set DATABASE_URL=postgres://...")
-    name = config["NAME"]
+        sys.exit("this benchmark needs PostgreSQL: set DATABASE_URL=postgres://...")
     admin = psycopg.connect(
         host=config["HOST"] or None,
         port=config["PORT"] or None,
@@ -62,6 +62,12 @@ def ensure_database(url: str) -> None:
         dbname="postgres",
         autocommit=True,
     )
+    return admin, str(config["NAME"])
+
+
+def ensure_database(url: str) -> None:
+    """Create the benchmark database if it does not exist."""
+    admin, name = admin_connection(url)
     with admin:
         exists = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
         if not exists:

@@ -375,7 +375,7 @@ class GameDetailApi(APIView):
         },
     )
     def get(self, request: Request, game_id: int) -> Response:
-        game = selectors.game_get_unlocked(game_id=game_id, viewer=request.user)
+        game, _private = selectors.game_get_unlocked(game_id=game_id, viewer=request.user)
         return Response(GameDetailOutput(game, context={"request": request}).data)
 
 
@@ -483,11 +483,11 @@ class GameReplayApi(APIView):
         },
     )
     def get(self, request: Request, game_id: int) -> Response:
-        game = selectors.game_get_unlocked(game_id=game_id, viewer=request.user)
+        game, private = selectors.game_get_unlocked(game_id=game_id, viewer=request.user)
         # The replay is plain JSON already; running thousands of steps through
         # a serializer would cost more than the replay itself.
         response = Response(selectors.game_replay(game=game))
-        if selectors.game_is_of_running_day(game=game):
+        if private:
             # Served to this viewer only: a shared cache must not hand it to one
             # who has not played the day yet.
             response["Cache-Control"] = "private, no-store"

@@ -117,14 +117,22 @@ class ReplayLock:
         )
 
 
-def replay_locks(*, viewer: User | AnonymousUser) -> dict[int, ReplayLock]:
+def running_days() -> list[DailyDeal]:
+    """The days not yet closed: today's, and any prepared ahead (their deals are secret)."""
+    return list(DailyDeal.objects.filter(date__gte=today()))
+
+
+def replay_locks(
+    *, viewer: User | AnonymousUser, days: list[DailyDeal] | None = None
+) -> dict[int, ReplayLock]:
     """The deals whose games `viewer` may not see yet, by deal number: each running
     (or prepared future) day's deal whose ranked attempt the viewer has not finished.
 
-    Two indexed reads whatever the viewer looks at; empty once every day the
-    viewer could be spoiled on is closed or finished.
+    Two indexed reads whatever the viewer looks at (one when the caller has read
+    `running_days()` already); empty once every day the viewer could be spoiled
+    on is closed or finished.
     """
-    days = list(DailyDeal.objects.filter(date__gte=today()))
+    days = running_days() if days is None else days
     if not days:
         return {}
     finished: set[int] = set()
@@ -163,18 +171,15 @@ def game_lock(
     return locks.get(game.deal_number)
 
 
-def game_get_unlocked(*, game_id: int, viewer: User | AnonymousUser) -> Game:
-    """The game `game_id` with its log, or a 404, or a 403 `replay_locked` for `viewer`."""
+def game_get_unlocked(*, game_id: int, viewer: User | AnonymousUser) -> tuple[Game, bool]:
+    """The game `game_id` with its log, or a 404, or a 403 `replay_locked` for `viewer`;
+    and whether its log is still private (its day runs: not for a shared cache)."""
     game = game_get(game_id=game_id)
-    lock = game_lock(game=game, viewer=viewer)
+    days = running_days()
+    lock = game_lock(game=game, viewer=viewer, locks=replay_locks(viewer=viewer, days=days))
     if lock is not None:
         raise lock.error(f"Game {game.pk}")
-    return game
-
-
-def game_is_of_running_day(*, game: Game) -> bool:
-    """Whether `game` plays the deal of a day not yet closed (its log is not for everyone)."""
-    return DailyDeal.objects.filter(date__gte=today(), number=game.deal_number).exists()
+    return game, any(day.number == game.deal_number for day in days)
 
 
 def hint_lock(*, deal: str, viewer: User | AnonymousUser) -> ReplayLock | None:

@@ -56,7 +56,10 @@ CHROMIUM_ARGS = [
 ]
 # Deal 1 (EH1-N-AAAAAAB) deals these face-up cards: 6D 9S 4H 5C 8H 7H 6H 3D JC.
 DEAL_1 = "EH1-N-AAAAAAB"
-WAIT_MS = 10_000
+# How long a browser test waits for a state before it fails: generous, since a
+# loaded CI machine can take seconds to play a long log; a passing test waits
+# only as long as the state takes.
+WAIT_MS = 60_000
 
 
 def _serve_in_child() -> None:

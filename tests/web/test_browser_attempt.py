@@ -439,7 +439,7 @@ def test_a_device_that_fell_behind_takes_up_the_longer_game_and_says_why(
 
     # Device A, behind, plays one more action: its save (SAVE_EVERY_MS later)
     # is refused, and A goes on from B's game and says why.
-    with device_a.expect_response(is_save, timeout=30_000) as a_refused:
+    with device_a.expect_response(is_save) as a_refused:
         play_keys(device_a, WIN_LOG[20])
     assert a_refused.value.status == 409
     assert a_refused.value.json()["error"]["code"] == "stale_save"
@@ -459,7 +459,7 @@ def test_a_device_that_fell_behind_takes_up_the_longer_game_and_says_why(
     # The server kept the longer game, and A plays on from it.
     attempt = Attempt.objects.get()
     assert (attempt.log.split(), attempt.version) == (WIN_LOG[:40], 2)
-    with device_a.expect_response(is_save, timeout=30_000) as a_saved_again:
+    with device_a.expect_response(is_save) as a_saved_again:
         play_keys(device_a, " ".join(WIN_LOG[40:60]))
     assert (a_saved_again.value.status, a_saved_again.value.json()["version"]) == (200, 3)
     assert Attempt.objects.get().log.split() == WIN_LOG[:60]

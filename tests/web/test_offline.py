@@ -67,7 +67,7 @@ def test_the_days_deal_plays_offline_and_the_win_is_stored_once_back_online(
     shot(page, "play-offline-won")
 
     page.context.set_offline(False)
-    page.wait_for_selector("#replay-link", timeout=40_000)
+    page.wait_for_selector("#replay-link")
     game = Game.objects.get()
     assert (game.player.username, game.score, game.won) == ("alice", WIN["score"], True)
     assert "Practice" in page.inner_text("#result")
@@ -93,7 +93,7 @@ def test_a_ranked_game_goes_on_offline_and_is_ranked_once_back_online(site, make
     assert Game.objects.count() == 0
 
     page.context.set_offline(False)
-    page.wait_for_selector("#replay-link", timeout=40_000)
+    page.wait_for_selector("#replay-link")
     game = Game.objects.get()
     assert (game.ranked, game.won, game.score) == (True, True, WIN["score"])
     assert Attempt.objects.get().status == "closed"

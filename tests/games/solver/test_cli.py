@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 
 import pytest
 
 from games.rules import replay
+from games.solver import Solution, cli, solve
 from games.solver.cli import main
 
 
@@ -17,7 +19,20 @@ def run(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+@functools.cache
+def _solved(code: str, seconds: float) -> Solution:
+    return solve(code, seconds=seconds)
+
+
+@pytest.fixture
+def solve_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real solver behind the command line, run once per deal for this
+    module: its tests read one answer in the command's two outputs."""
+    monkeypatch.setattr(cli, "solve", lambda deal, seconds: _solved(deal.code, seconds))
+
+
 @pytest.mark.slow
+@pytest.mark.usefixtures("solve_once")
 def test_solve_prints_a_win_that_replays() -> None:
     code, out, _ = run("solve", " eh1-n-aaaaaab ", "--seconds", "3600", "--json")
     answer = json.loads(out)
@@ -39,6 +54,7 @@ def test_solve_refuses_a_bad_code_or_budget() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("solve_once")
 def test_solve_without_json_prints_the_answer_then_the_log() -> None:
     code, out, _ = run("solve", "EH1-N-AAAAAAB", "--seconds", "3600")
     summary, log = out.splitlines()

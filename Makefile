@@ -22,6 +22,7 @@ $(STAMP): pyproject.toml
 
 # The JavaScript linter and formatter, at the versions package-lock.json pins.
 $(NODE_STAMP): package.json package-lock.json
+	@command -v npm >/dev/null || { echo "make: Node.js 20+ with npm is needed for the JavaScript tests and linters (apt-get install nodejs npm)" >&2; exit 1; }
 	npm ci --no-audit --no-fund
 	touch $(NODE_STAMP)
 

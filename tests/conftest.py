@@ -27,7 +27,7 @@ WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 # Fixtures shared across folders, defined once.
 # Fixtures every package of tests shares (players, clients, the pinned day, a
 # loopback SMTP server), loaded once for the whole suite.
-pytest_plugins = ["tests.fixtures", "tests.mailserver"]
+pytest_plugins = ["tests.fixtures", "tests.mailserver", "tests.counting"]
 
 
 def _missing_service(marker: str) -> str | None:

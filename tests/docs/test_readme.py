@@ -250,8 +250,14 @@ def test_the_deploy_block_names_files_and_services_that_exist() -> None:
     assert "cp .env.example .env" in block
     assert (ROOT / ".env.example").is_file()
     compose = (ROOT / "docker-compose.yml").read_text()
-    for service in re.findall(r"--scale (\w+)=", block):
+    named = re.findall(r"--scale (\w+)=", block) + re.findall(r"compose exec ([\w-]+)", block)
+    assert "edge" in named
+    for service in named:
         assert re.search(rf"^  {service}:$", compose, re.MULTILINE), service
+    # What the first line says to set is in .env.example.
+    example = (ROOT / ".env.example").read_text()
+    for name in re.findall(r"[A-Z][A-Z_]+", block.splitlines()[0].partition("#")[2]):
+        assert re.search(rf"^{name}=", example, re.MULTILINE), name
 
 
 def test_make_test_without_node_says_what_to_install(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
-# The Easy Harp Daily service: one image for the ASGI server and its one-shot
-# migration job (see docker-compose.yml).
-FROM python:3.11-slim
+# The Easy Harp Daily service: the `app` image for the ASGI server and its jobs,
+# and the `edge` image (nginx with the collected static files) in front of it;
+# docker-compose.yml builds each by its target.
+FROM python:3.11-slim AS app
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -39,3 +40,14 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
 CMD ["uvicorn", "easyharp_site.asgi:application", "--host=0.0.0.0", "--port=8000", \
      "--proxy-headers", "--ws=websockets-sansio", "--ws-max-size=65536", \
      "--ws-per-message-deflate=false", "--http=h11", "--lifespan=off"]
+
+# The edge: nginx with the site's configuration, rendered from the template by
+# the image's entrypoint (envsubst of the EDGE_* variables), and the static
+# files of the app image, served by nginx itself.
+FROM nginx:1.27-alpine AS edge
+RUN apk add --no-cache openssl \
+    && rm /etc/nginx/conf.d/default.conf
+COPY deploy/nginx/nginx.conf /etc/nginx/nginx.conf
+COPY deploy/nginx/easyharp.conf.template /etc/nginx/templates/easyharp.conf.template
+COPY deploy/nginx/self-signed-cert.sh /docker-entrypoint.d/15-self-signed-cert.sh
+COPY --from=app /app/staticfiles /srv/static

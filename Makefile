@@ -22,6 +22,7 @@ $(STAMP): pyproject.toml
 
 # The JavaScript linter and formatter, at the versions package-lock.json pins.
 $(NODE_STAMP): package.json package-lock.json
+	@command -v npm >/dev/null || { echo "make: Node.js 20+ with npm is needed for the JavaScript tests and linters (apt-get install nodejs npm)" >&2; exit 1; }
 	npm ci --no-audit --no-fund
 	touch $(NODE_STAMP)
 
@@ -30,7 +31,7 @@ run: $(STAMP) messages
 	@$(BIN)/python -c "import socket; socket.create_server(('127.0.0.1', $(PORT))).close()" 2>/dev/null \
 		|| { echo "make run: port $(PORT) is in use; stop what uses it or run 'make run PORT=8001'" >&2; exit 1; }
 	$(BIN)/python manage.py migrate --noinput
-	@# Today's deal is chosen by the solver (a few seconds), once: here, not on the first visit.
+	@# Today's deal is chosen by the solver (about ten seconds of CPU), once: here, not on the first visit.
 	$(BIN)/python manage.py prepare_daily_deals --days 1
 	@# The server keeps today's and tomorrow's deals prepared while it runs (past midnight too).
 	DAILY_DEAL_PREPARE_IN_PROCESS=true $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)

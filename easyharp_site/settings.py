@@ -383,7 +383,9 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
-STATIC_URL = "static/"
+# docker-compose.yml names the release in it (/static/RELEASE/), so the edge can
+# let browsers keep each file for a year: a new release is a new URL.
+STATIC_URL = env_str("STATIC_URL", "") or "static/"
 # Where collectstatic gathers the static files (the image serves them from there).
 STATIC_ROOT = Path(env_str("STATIC_ROOT", "") or BASE_DIR / "staticfiles")
 # collectstatic also writes a gzip copy of each text file, which WhiteNoise

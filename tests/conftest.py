@@ -1,7 +1,7 @@
 """Suite-wide fixtures and the rule that service-backed tests never skip in CI.
 
-Tests marked `postgres`, `redis` or `browser` need a real PostgreSQL, Redis or
-Chromium. On a developer's machine without one they are skipped with the
+Tests marked `postgres`, `redis`, `browser` or `nginx` need a real PostgreSQL, Redis,
+Chromium or nginx. On a developer's machine without one they are skipped with the
 reason; in CI (`CI=true`, set by `.ci/run`) a missing service fails them.
 
 `make test` runs the suite in parallel processes (pytest-xdist, one per core).
@@ -27,7 +27,7 @@ WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 # Fixtures shared across folders, defined once.
 # Fixtures every package of tests shares (players, clients, the pinned day, a
 # loopback SMTP server), loaded once for the whole suite.
-pytest_plugins = ["tests.fixtures", "tests.mailserver"]
+pytest_plugins = ["tests.fixtures", "tests.mailserver", "tests.counting"]
 
 
 def _missing_service(marker: str) -> str | None:
@@ -36,11 +36,13 @@ def _missing_service(marker: str) -> str | None:
         "postgres": settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql",
         "redis": bool(settings.REDIS_URL),
         "browser": bool(shutil.which("chromium") or shutil.which("chromium-browser")),
+        "nginx": bool(shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/sbin")),
     }
     reasons = {
         "postgres": "needs PostgreSQL: set DATABASE_URL=postgres://...",
         "redis": "needs Redis: set REDIS_URL=redis://...",
         "browser": "needs Chromium: apt-get install chromium",
+        "nginx": "needs nginx: apt-get install nginx-light",
     }
     return None if available[marker] else reasons[marker]
 
@@ -82,7 +84,7 @@ def _redis_of_this_worker() -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        for marker in ("postgres", "redis", "browser"):
+        for marker in ("postgres", "redis", "browser", "nginx"):
             if item.get_closest_marker(marker) is None:
                 continue
             reason = _missing_service(marker)

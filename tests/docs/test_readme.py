@@ -21,6 +21,7 @@ import doctest
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -249,5 +250,30 @@ def test_the_deploy_block_names_files_and_services_that_exist() -> None:
     assert "cp .env.example .env" in block
     assert (ROOT / ".env.example").is_file()
     compose = (ROOT / "docker-compose.yml").read_text()
-    for service in re.findall(r"--scale (\w+)=", block):
+    named = re.findall(r"--scale (\w+)=", block) + re.findall(r"compose exec ([\w-]+)", block)
+    assert "edge" in named
+    for service in named:
         assert re.search(rf"^  {service}:$", compose, re.MULTILINE), service
+    # What the first line says to set is in .env.example.
+    example = (ROOT / ".env.example").read_text()
+    for name in re.findall(r"[A-Z][A-Z_]+", block.splitlines()[0].partition("#")[2]):
+        assert re.search(rf"^{name}=", example, re.MULTILINE), name
+
+
+def test_make_test_without_node_says_what_to_install(tmp_path: Path) -> None:
+    # A fresh clone has no node_modules yet; a PATH with the tools make needs but not Node.
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for tool in ("sh", "bash", "msgfmt", "env", "touch"):
+        found = shutil.which(tool)
+        if found:
+            (tools / tool).symlink_to(found)
+    result = subprocess.run(
+        [str(shutil.which("make")), "-o", ".venv/.installed", "test",
+         f"NODE_STAMP={tmp_path}/node_modules/.installed"],
+        cwd=ROOT, env={"PATH": str(tools), "HOME": str(tmp_path)},
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "Node.js 20+ with npm is needed" in result.stderr
+    assert "No such file or directory" not in result.stderr

@@ -34,8 +34,9 @@ from rest_framework import status
 
 from easyharp_site.dates import today
 from easyharp_site.errors import ServiceError
+from games.models import DailyDeal
 from leaderboards import live
-from leaderboards.models import Board
+from leaderboards.models import Board, DayResult
 from leagues.models import (
     DayPoints,
     Follow,
@@ -408,20 +409,32 @@ def standings_rank(*, period: str, start: datetime.date) -> int:
     return players
 
 
+def days_awaiting_close(*, first_day: datetime.date) -> list[datetime.date]:
+    """The days over, from `first_day` on, whose board is not closed yet (`close_days`
+    has not frozen their final ranks): their points wait for it."""
+    over = today() - datetime.timedelta(days=1)
+    closed = DayResult.objects.filter(date__gte=first_day, date__lte=over).values("date")
+    days = DailyDeal.objects.filter(date__gte=first_day, date__lte=over).exclude(date__in=closed)
+    return sorted(days.values_list("date", flat=True))
+
+
 def standings_settle(*, first_day: datetime.date) -> list[datetime.date]:
     """The standings job: settle every closed day from `first_day` on that is not settled
     or went stale, then rank again the weeks and months they fall in.
 
-    Each day and each period is its own transaction, so the job's memory and
-    lock time stay those of one day or one period however far it has to catch
-    up. Returns the days it settled.
+    A day over whose board is not closed yet (`days_awaiting_close`) is left
+    for a later run, so its points are those of its final board. Each day and
+    each period is its own transaction, so the job's memory and lock time stay
+    those of one day or one period however far it has to catch up. Returns
+    the days it settled.
     """
-    closed = today() - datetime.timedelta(days=1)
+    over = today() - datetime.timedelta(days=1)
     done = dict(SettledDay.objects.filter(date__gte=first_day).values_list("date", "stale"))
+    waiting = set(days_awaiting_close(first_day=first_day))
     days: list[datetime.date] = []
     day = first_day
-    while day <= closed:
-        if done.get(day, True):
+    while day <= over:
+        if done.get(day, True) and day not in waiting:
             days.append(day)
         day += datetime.timedelta(days=1)
     periods = set()

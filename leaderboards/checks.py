@@ -27,7 +27,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any, Protocol
 
 from django.contrib.auth import get_user_model
@@ -352,9 +351,6 @@ def _player_mend(
             # The mirror and the leagues' copies follow; the counters are the
             # counters' step's to mend.
             board_entries_rewrite(player=player, date=date)
-            transaction.on_commit(
-                partial(live.board_changed, date=date, orders=BOARDS, players=(player_id,))
-            )
         elif mirrored:
             version = mirror.mirror_pending(date=date, player_id=player_id)
             if version is not None:
@@ -536,6 +532,10 @@ def board_check(
                     mirrored=player_id in mirror_off,
                     record=player_id in records_off,
                 )
+            # The live boards hear of the chunk's mended entries at once (one
+            # announcement, not one per player).
+            if entries_off:
+                live.board_changed(date=date, orders=BOARDS, players=entries_off)
     expected = _counters_check(date, daily_id, repair, found)
     if DayResult.objects.filter(date=date).exists():
         _final_ranks_check(date, daily_id, repair, found)

@@ -48,6 +48,15 @@ def prepare_once(days: int = DAYS_AHEAD) -> int:
     return len(new)
 
 
+# Seconds before a failed round, or one whose input was not ready, runs again.
+RETRY_SECONDS = 60.0
+
+
+class NotYet(Exception):
+    """Raised by a job that found part of its input not ready yet (a day not
+    closed): `run_daily` runs it again after RETRY_SECONDS, not an hour later."""
+
+
 def run_daily(
     name: str,
     job: Callable[[], object],
@@ -56,17 +65,22 @@ def run_daily(
     after_midnight: float = 0.0,
 ) -> threading.Thread:
     """Run `job` in a daemon thread now, then just after each UTC midnight (plus
-    `after_midnight` seconds) and at least every hour; a failed round is logged
-    and tried again a minute later. It ends with the process, or when `stop` is set."""
+    `after_midnight` seconds) and at least every hour; a failed round, or one
+    that raised `NotYet`, runs again RETRY_SECONDS later. It ends with the
+    process, or when `stop` is set."""
     stop = stop or threading.Event()
 
     def run() -> None:
         while not stop.is_set():
             try:
                 job()
+            except NotYet as waiting:
+                logger.info("%s waits: %s", name, waiting)
+                stop.wait(RETRY_SECONDS)
+                continue
             except Exception:  # a failed round is logged and retried; the server keeps serving
                 logger.exception("%s failed; retrying in a minute", name)
-                stop.wait(60)
+                stop.wait(RETRY_SECONDS)
                 continue
             stop.wait(seconds_to_next_round(timezone.now()) + after_midnight)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.http import HttpRequest
 
-from leaderboards.models import BoardBucket, BoardEntry, BoardTotal
+from leaderboards.models import BoardBucket, BoardCheck, BoardEntry, BoardTotal
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -47,3 +47,15 @@ class BoardTotalAdmin(ReadOnlyAdmin):
 class BoardBucketAdmin(ReadOnlyAdmin):
     list_display = ["date", "board", "key1", "players"]
     list_filter = ["board"]
+
+
+@admin.register(BoardCheck)
+class BoardCheckAdmin(ReadOnlyAdmin):
+    """The last `check_boards` of each day: what drifted from the games, and whether mended."""
+
+    list_display = ["date", "checked_at", "in_step", "drift", "repaired", "seconds"]
+    readonly_fields = ["date", "checked_at", "seconds", "repaired", "drift", "examples"]
+
+    @admin.display(boolean=True, description="In step")
+    def in_step(self, check: BoardCheck) -> bool:
+        return not check.drift

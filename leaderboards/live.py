@@ -30,6 +30,15 @@ one read per narrowed board it concerns, however many other audiences a
 process watches. Each socket of a narrowed board sees only its own board; no
 message of a friends board is shared with another viewer.
 
+Who is in an audience changes too (a follow, a join, a leave, a removal):
+the app that changes it calls `audience_changed` after commit, which reaches
+every hub watching a board of that audience, whatever its day, on one group
+(`AUDIENCES_GROUP`). The hub then forgets the audience it knew, so that every
+change of the day's board reaches that narrowed board until a read that began
+after the membership change has learned the new audience: a game of a player
+who has just joined is never filtered out by the audience read before they
+joined, whichever of the two announcements arrives first.
+
 Every read carries a version from a per-board counter that grows with each read
 in this process, so a consumer never replaces a fresher board by an older one.
 """
@@ -60,6 +69,9 @@ logger = logging.getLogger(__name__)
 
 # How many entries the socket shows: the top of the board.
 WATCHED_ENTRIES = 50
+# The group on which membership changes of every audience are announced: each
+# hub watching a narrowed board is in it (one group, not one per audience).
+AUDIENCES_GROUP = "leaderboard.audiences"
 
 
 class BoardKey(NamedTuple):
@@ -76,6 +88,12 @@ class BoardKey(NamedTuple):
     def group(self) -> str:
         """The group name of the day's board on the channel layer (narrowed ones share it)."""
         return f"leaderboard.{self.date.isoformat()}.{self.order}"
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        """The groups whose messages move this board: the day's board's, and for a
+        narrowed board the group of membership changes too."""
+        return (self.group, AUDIENCES_GROUP) if self.audience_kind else (self.group,)
 
 
 def encode_json(value: Any) -> str:
@@ -116,6 +134,35 @@ def board_changed(
             ", ".join(board.group for board in boards),
             exc_info=True,
         )
+
+
+def audience_changed(*, kind: str, id: int) -> None:
+    """Tell every watcher of a board narrowed to the audience `kind` `id` (of any
+    day) that who is in it changed: a follow or unfollow (`friends` of the
+    follower), a join, a leave or a removal (`league`).
+
+    Called by the apps that keep the audiences, inside `transaction.on_commit`.
+    Never raises, as `board_changed`: a lost announcement is made good by the
+    hub's periodic refresh.
+    """
+    try:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        message = {"type": "audience.changed", "kind": kind, "id": id}
+        async_to_sync(_send)(layer, AUDIENCES_GROUP, message)
+    except Exception:
+        logger.warning(
+            "Live boards not told that the audience %s %s changed (channel layer "
+            "unavailable); the change itself is stored.",
+            kind,
+            id,
+            exc_info=True,
+        )
+
+
+async def _send(layer: BaseChannelLayer, group: str, message: dict[str, Any]) -> None:
+    await asyncio.wait_for(layer.group_send(group, message), settings.LIVE_BOARD_SEND_TIMEOUT)
 
 
 async def _announce(layer: BaseChannelLayer, boards: list[BoardKey], players: list[int]) -> None:
@@ -247,6 +294,9 @@ class _BoardState:
     sockets: set[BoardSocket] = field(default_factory=set)
     version: int = 0
     audience: frozenset[int] | None = None
+    # Membership changes announced so far: a read that began before the last
+    # one does not teach the hub the audience.
+    audience_changes: int = 0
     dirty: bool = False
     last_read_at: float = float("-inf")
     last_published: tuple[int, str] | None = None
@@ -288,23 +338,25 @@ class BoardHub(LayerMember):
         state = self._boards.get(board)
         if state is None:
             state = self._boards[board] = _BoardState(board)
-            self._groups.setdefault(board.group, set()).add(board)
+            for group in board.groups:
+                self._groups.setdefault(group, set()).add(board)
         if socket in state.sockets:
             return
         state.sockets.add(socket)
         async with self._lock:
-            try:
-                if self._channel is None:
-                    self._channel = await self._layer.new_channel()
-                # Not "the first watcher": others may have counted themselves in
-                # while the first waited for its channel.
-                if board.group not in self._subscribed:
-                    await self._subscribe(board.group)
-            except Exception:
-                # The socket still gets its snapshot. The receiver (or, for a
-                # pub/sub layer that does not report outages, the periodic
-                # refresh) subscribes every watched board once the layer is back.
-                logger.warning("Could not join live board group %s", board.group, exc_info=True)
+            for group in board.groups:
+                try:
+                    if self._channel is None:
+                        self._channel = await self._layer.new_channel()
+                    # Not "the first watcher": others may have counted themselves
+                    # in while the first waited for its channel.
+                    if group not in self._subscribed:
+                        await self._subscribe(group)
+                except Exception:
+                    # The socket still gets its snapshot. The receiver (or, for a
+                    # pub/sub layer that does not report outages, the periodic
+                    # refresh) subscribes every watched board once the layer is back.
+                    logger.warning("Could not join live board group %s", group, exc_info=True)
             if self._receiver is None or self._receiver.done():
                 self._receiver = asyncio.create_task(self._receive_forever())
                 self._refresher = asyncio.create_task(self._refresh_periodically())
@@ -326,15 +378,16 @@ class BoardHub(LayerMember):
         del self._boards[board]
         if state.flusher is not None:
             state.flusher.cancel()
-        keys = self._groups.get(board.group, set())
-        keys.discard(board)
-        if keys:
-            return
-        self._groups.pop(board.group, None)
-        leaving = asyncio.get_running_loop().create_task(self._leave_group(board.group))
-        # The loop keeps only a weak reference to its tasks.
-        self._leaving.add(leaving)
-        leaving.add_done_callback(self._leaving.discard)
+        for group in board.groups:
+            keys = self._groups.get(group, set())
+            keys.discard(board)
+            if keys:
+                continue
+            self._groups.pop(group, None)
+            leaving = asyncio.get_running_loop().create_task(self._leave_group(group))
+            # The loop keeps only a weak reference to its tasks.
+            self._leaving.add(leaving)
+            leaving.add_done_callback(self._leaving.discard)
 
     async def _leave_group(self, group: str) -> None:
         async with self._lock:
@@ -356,13 +409,17 @@ class BoardHub(LayerMember):
             state = _BoardState(board)
         state.version += 1
         version = state.version
+        changes = state.audience_changes
         # Reads run one at a time in Channels' database thread, in the order of
         # their versions: a higher version never holds older data.
         total, entries, deal, mine, audience = await database_sync_to_async(_board_read)(
             board, player_ids
         )
-        # Who is on a narrowed board now: which announced changes concern it.
-        state.audience = audience
+        # Who is on a narrowed board now: which announced changes concern it;
+        # unless its membership changed while this read ran (then the next read,
+        # already due, tells).
+        if state.audience_changes == changes:
+            state.audience = audience
         return BoardView(version, total, entries, encode_json(entries), deal, mine, audience)
 
     # Subscribing to changes
@@ -381,7 +438,11 @@ class BoardHub(LayerMember):
             self._poke(state)
 
     def _handle(self, message: dict[str, Any]) -> None:
-        """A `board.changed` message: read again every watched board it moved."""
+        """A `board.changed` message: read again every watched board it moved; an
+        `audience.changed` one: read again the boards narrowed to that audience."""
+        if message.get("type") == "audience.changed":
+            self._audience_changed(message)
+            return
         if message.get("type") != "board.changed":
             return
         try:
@@ -400,6 +461,23 @@ class BoardHub(LayerMember):
             narrowed = key.audience_kind and moved is not None and state.audience is not None
             if narrowed and not state.audience & moved:  # type: ignore[operator]
                 continue
+            self._poke(state)
+
+    def _audience_changed(self, message: dict[str, Any]) -> None:
+        """Who is in an audience changed: its boards forget the audience they knew
+        (so that every change of their day reaches them until a fresh read has
+        learned it) and are read again."""
+        try:
+            kind, id = str(message["kind"]), int(message["id"])
+        except (KeyError, TypeError, ValueError):
+            logger.warning("Live boards: ignored a malformed audience message %r", message)
+            return
+        for key in list(self._groups.get(AUDIENCES_GROUP, ())):
+            state = self._boards.get(key)
+            if state is None or (key.audience_kind, key.audience_id) != (kind, id):
+                continue
+            state.audience = None
+            state.audience_changes += 1
             self._poke(state)
 
     async def _refresh_periodically(self) -> None:

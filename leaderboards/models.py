@@ -211,3 +211,24 @@ class PlayerStats(models.Model):
 
     def __str__(self) -> str:
         return f"stats of {self.player_id}: {self.won}/{self.played}"
+
+
+class BoardCheck(models.Model):
+    """The last run of `check_boards` on one day: the differences it found between the
+    day's derived copies and what its games give, by kind, and whether it mended them."""
+
+    date = models.DateField(unique=True)
+    checked_at = models.DateTimeField()
+    seconds = models.FloatField(help_text="How long the check took.")
+    repaired = models.BooleanField(help_text="Whether the differences found were mended.")
+    drift = models.JSONField(
+        default=dict, help_text="{kind: differences found}; empty when the day was in step."
+    )
+    examples = models.JSONField(default=list, help_text="The first differences found, as text.")
+
+    class Meta:
+        ordering = ["-date"]
+
+    def __str__(self) -> str:
+        found = sum(self.drift.values())
+        return f"{self.date}: {found} difference(s){' mended' if found and self.repaired else ''}"

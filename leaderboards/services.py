@@ -203,6 +203,29 @@ def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
     return moved
 
 
+def board_entries_rewrite(*, player: User, date: datetime.date) -> None:
+    """Write a player's entries of `date` again from their games that still count,
+    whatever the entries held, and bring the mirror and the apps above in step.
+
+    For `leaderboards.checks`, which mends entries that drifted from their games:
+    the counters are left as they are (the check mends them on their own, by
+    the difference from the games). The caller holds the player's lock.
+    """
+    games = _ranked_games(player=player, date=date)
+    BoardEntry.objects.filter(date=date, player=player).delete()
+    entries = []
+    for board in BOARDS:
+        candidates = games if board == Board.SCORE else games.filter(won=True)
+        best = candidates.order_by(*GAME_ORDERINGS[board]).first()
+        if best is not None:
+            entries.append(
+                BoardEntry(date=date, board=board, player=player, **_entry_values(board, best))
+            )
+    BoardEntry.objects.bulk_create(entries)
+    record = day_records(date=date, player_ids=[player.pk])[player.pk]
+    _entries_moved(player_id=player.pk, date=date, replaced=True, record=record)
+
+
 def _entries_moved(
     *, player_id: int, date: datetime.date, replaced: bool, record: mirror.DayRecord
 ) -> None:
@@ -338,7 +361,7 @@ def _key_params(key: tuple[Any, ...]) -> list[Any]:
     return [key1, key2, duration_ms, connection.ops.adapt_datetimefield_value(submitted_at), game]
 
 
-def _board_rank(*, date: datetime.date, board: str, batch: int) -> int:
+def final_ranks_store(*, date: datetime.date, board: str, batch: int = CLOSE_BATCH) -> int:
     """Store the final rank of every entry of one board, in batches of `batch`
     entries in board order; returns the entries whose rank was written (a rank
     already stored is not written again, so a second close writes nothing)."""
@@ -383,7 +406,7 @@ def day_close(*, date: datetime.date, batch: int = CLOSE_BATCH) -> DayResult:
     results row last, so a close cut short is simply run again.
     """
     for board in BOARDS:
-        _board_rank(date=date, board=board, batch=batch)
+        final_ranks_store(date=date, board=board, batch=batch)
     totals = dict(BoardTotal.objects.filter(date=date).values_list("board", "players"))
     result, _ = DayResult.objects.update_or_create(
         date=date,

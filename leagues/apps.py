@@ -9,8 +9,12 @@ class LeaguesConfig(AppConfig):
         # The receivers of games' and accounts' signals, and the audiences the
         # boards can be narrowed to (a player's friends, a league's members).
         from leaderboards.audiences import audience_register
+        from leaderboards.checks import check_register
         from leagues import receivers  # noqa: F401
+        from leagues.checks import standings_check
         from leagues.selectors import friends_sql, league_entries_sql, league_members_sql
 
         audience_register(kind="friends", members=friends_sql)
         audience_register(kind="league", members=league_members_sql, entries=league_entries_sql)
+        # The day points and standings are checked (and mended) with the boards.
+        check_register(standings_check)

@@ -7,9 +7,10 @@ player's row lock, a league's members under the league's row lock, always
 taken in that order (player, then league), so two joins at once can neither
 pass a limit nor wait on each other in a circle.
 
-Every change to who is in an audience tells the live boards of today, after
-commit, that the player's entries moved, so the friends and league boards that
-hold them are read again at once.
+Every change to who is in an audience (a follow, a join, a leave, a removal,
+a deleted league) tells the live boards, after commit, which audience changed
+(`leaderboards.live.audience_changed`), so the open friends and league boards
+of that audience, of any day, are read again at once.
 
 Each league keeps its members' board entries in a table of its own
 (`LeagueEntry`), in board order: a member's entries of a day are copied again
@@ -34,8 +35,9 @@ from rest_framework import status
 
 from easyharp_site.dates import today
 from easyharp_site.errors import ServiceError
+from games.models import DailyDeal
 from leaderboards import live
-from leaderboards.models import Board
+from leaderboards.models import Board, DayResult
 from leagues.models import (
     DayPoints,
     Follow,
@@ -106,11 +108,9 @@ def _league_entries_join(league: League, player_id: int) -> None:
         )
 
 
-def _audience_moved(player_ids: list[int]) -> None:
-    """After commit, today's friends and league boards holding these players are read again."""
-    transaction.on_commit(
-        partial(live.board_changed, date=today(), orders=Board.values, players=player_ids)
-    )
+def _audience_changed(kind: str, id: int) -> None:
+    """After commit, the open boards narrowed to this audience are read again."""
+    transaction.on_commit(partial(live.audience_changed, kind=kind, id=id))
 
 
 # --- Following ---------------------------------------------------------------------
@@ -132,7 +132,7 @@ def follow_add(*, follower: User, followee: User) -> bool:
             limit=FOLLOWS_MAX,
         )
     Follow.objects.create(follower=follower, followee=followee)
-    _audience_moved([follower.pk])
+    _audience_changed("friends", follower.pk)
     return True
 
 
@@ -141,7 +141,7 @@ def follow_remove(*, follower: User, followee: User) -> bool:
     """`follower` stops following `followee`; False when they did not."""
     deleted, _ = Follow.objects.filter(follower=follower, followee=followee).delete()
     if deleted:
-        _audience_moved([follower.pk])
+        _audience_changed("friends", follower.pk)
     return bool(deleted)
 
 
@@ -235,7 +235,7 @@ def league_join(*, player: User, code: str) -> League:
     _league_entries_join(league, player.pk)
     League.objects.filter(pk=league.pk).update(members=F("members") + 1)
     league.members += 1
-    _audience_moved([player.pk])
+    _audience_changed("league", league.pk)
     return league
 
 
@@ -264,7 +264,7 @@ def _membership_end(league: League, player_id: int) -> None:
     if deleted:
         LeagueEntry.objects.filter(league=league, player_id=player_id).delete()
         League.objects.filter(pk=league.pk).update(members=F("members") - 1)
-        _audience_moved([player_id])
+        _audience_changed("league", league.pk)
 
 
 @transaction.atomic
@@ -311,9 +311,8 @@ def league_code_renew(*, owner: User, slug: str) -> League:
 def league_delete(*, owner: User, slug: str) -> None:
     """The owner deletes the league with its memberships."""
     league = _owned_league(slug, owner)
-    members = list(Membership.objects.filter(league=league).values_list("player_id", flat=True))
+    _audience_changed("league", league.pk)
     league.delete()
-    _audience_moved(members)
 
 
 def player_leagues_forget(*, player: User) -> None:
@@ -322,9 +321,12 @@ def player_leagues_forget(*, player: User) -> None:
     Runs inside the deletion's transaction, with the player's row locked.
     """
     for league in League.objects.filter(owner=player).select_for_update():
+        _audience_changed("league", league.pk)
         league.delete()
     for league in League.objects.filter(memberships__player=player).select_for_update():
         _membership_end(league, player.pk)
+    # The friends boards that showed the player read them again when their
+    # entries leave the boards (the accounts' deletion recomputes them).
     Follow.objects.filter(follower=player).delete()
     Follow.objects.filter(followee=player).delete()
 
@@ -408,20 +410,32 @@ def standings_rank(*, period: str, start: datetime.date) -> int:
     return players
 
 
+def days_awaiting_close(*, first_day: datetime.date) -> list[datetime.date]:
+    """The days over, from `first_day` on, whose board is not closed yet (`close_days`
+    has not frozen their final ranks): their points wait for it."""
+    over = today() - datetime.timedelta(days=1)
+    closed = DayResult.objects.filter(date__gte=first_day, date__lte=over).values("date")
+    days = DailyDeal.objects.filter(date__gte=first_day, date__lte=over).exclude(date__in=closed)
+    return sorted(days.values_list("date", flat=True))
+
+
 def standings_settle(*, first_day: datetime.date) -> list[datetime.date]:
     """The standings job: settle every closed day from `first_day` on that is not settled
     or went stale, then rank again the weeks and months they fall in.
 
-    Each day and each period is its own transaction, so the job's memory and
-    lock time stay those of one day or one period however far it has to catch
-    up. Returns the days it settled.
+    A day over whose board is not closed yet (`days_awaiting_close`) is left
+    for a later run, so its points are those of its final board. Each day and
+    each period is its own transaction, so the job's memory and lock time stay
+    those of one day or one period however far it has to catch up. Returns
+    the days it settled.
     """
-    closed = today() - datetime.timedelta(days=1)
+    over = today() - datetime.timedelta(days=1)
     done = dict(SettledDay.objects.filter(date__gte=first_day).values_list("date", "stale"))
+    waiting = set(days_awaiting_close(first_day=first_day))
     days: list[datetime.date] = []
     day = first_day
-    while day <= closed:
-        if done.get(day, True):
+    while day <= over:
+        if done.get(day, True) and day not in waiting:
             days.append(day)
         day += datetime.timedelta(days=1)
     periods = set()

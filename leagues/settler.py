@@ -15,22 +15,30 @@ import threading
 from django.conf import settings
 from django.db import close_old_connections
 
-from games.preparer import run_daily
+from games.preparer import NotYet, run_daily
 from leaderboards.services import CLOSE_GRACE
-from leagues.services import standings_settle
+from leagues.services import days_awaiting_close, standings_settle
 
 logger = logging.getLogger(__name__)
 
 
 def settle_once() -> int:
     """Settle every closed day not settled yet (or gone stale) and rank their
-    weeks and months; the number of days settled."""
+    weeks and months; the number of days settled. Raises `NotYet` after that
+    when a day over is not closed yet, so the thread settles it a minute after,
+    once `leaderboards.closer` has closed it."""
     try:
-        days = standings_settle(first_day=settings.DAILY_DEAL_FIRST_DATE)
+        first_day = settings.DAILY_DEAL_FIRST_DATE
+        # Read before settling: a day closed meanwhile is settled at the retry,
+        # not an hour later.
+        waiting = days_awaiting_close(first_day=first_day)
+        days = standings_settle(first_day=first_day)
         if days:
             logger.info("standings: %s day(s) settled, up to %s", len(days), days[-1])
     finally:
         close_old_connections()
+    if waiting:
+        raise NotYet(f"{len(waiting)} day(s) over and not closed yet, from {waiting[0]}")
     return len(days)
 
 

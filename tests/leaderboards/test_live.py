@@ -79,9 +79,36 @@ async def test_it_sends_one_change_message_to_the_group_of_each_board(settings: 
     assert layer.channels.get(channels["score"]) is None, "one message per board, no more"
 
 
-def test_it_does_nothing_for_no_board(settings: Any) -> None:
-    use_default_layer(settings, "tests.leaderboards.test_live.RefusingLayer")
-    live.board_changed(date=datetime.date(2026, 3, 14), orders=())
+class RecordingLayer(InMemoryChannelLayer):
+    """A channel layer that keeps every group message sent to it."""
+
+    sent: list[tuple[str, dict[str, Any]]] = []
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        self.sent.append((group, message))
+
+
+def test_it_does_nothing_for_no_board(
+    settings: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # `board_changed` never raises, so "nothing happened" is shown by what the
+    # layer received and what was logged, not by the absence of an error.
+    monkeypatch.setattr(RecordingLayer, "sent", [])
+    use_default_layer(settings, "tests.leaderboards.test_live.RecordingLayer")
+    day = datetime.date(2026, 3, 14)
+    with caplog.at_level(logging.DEBUG, logger="leaderboards.live"):
+        live.board_changed(date=day, orders=())
+        live.board_changed(date=day, orders=("fastest",), players=(1,))
+    assert RecordingLayer.sent == []
+    assert caplog.records == []
+
+    live.board_changed(date=day, orders=("moves",))
+    assert RecordingLayer.sent == [
+        (
+            "leaderboard.2026-03-14.moves",
+            {"type": "board.changed", "date": "2026-03-14", "order": "moves"},
+        )
+    ]
 
 
 def test_a_submission_is_stored_when_the_channel_layer_is_down(

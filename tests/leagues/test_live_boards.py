@@ -8,6 +8,7 @@ in-memory channel layer and on Redis.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable
 from typing import Any
 
@@ -24,7 +25,7 @@ from leaderboards.mirror import KIND, ON_MOVES, ON_SCORE, WON, mirror_read
 from leaderboards.services import board_mirror_build
 from leagues import services
 from leagues.models import League
-from tests.fixtures import WIN_LOG
+from tests.fixtures import WIN_LOG, stored_game
 from tests.leaderboards.test_consumers import (  # noqa: F401 - fixtures of the live tests
     QUIET,
     _close_database_thread_connections,
@@ -240,3 +241,136 @@ async def test_a_friends_socket_needs_a_signed_in_player(daily: DailyDeal) -> No
     error, code = await refused(friends_path(daily), None)
     assert code == CLOSE_NOT_SIGNED_IN
     assert error["error"]["code"] == "not_authenticated"
+
+
+# --- Membership changes while a board is open ------------------------------------------
+
+
+def players_shown(message: dict[str, Any]) -> list[str]:
+    return [entry["player"] for entry in message["entries"]]
+
+
+async def test_a_player_who_joins_while_the_league_board_is_open_appears_with_their_game(
+    daily: DailyDeal, make_player: MakePlayer
+) -> None:
+    alice, bob, carol = await database_sync_to_async(
+        lambda: [make_player(name) for name in ("alice", "bob", "carol")]
+    )()
+    league = await league_of(alice, bob)
+    await database_sync_to_async(submit)(bob, ["S"])
+    communicator, snapshot = await snapshot_of(league_path(league.slug, daily), alice)
+    try:
+        assert players_shown(snapshot) == ["bob"]
+        await database_sync_to_async(services.league_join)(player=carol, code=league.invite_code)
+        # Nothing of carol's to show yet: the board stands.
+        assert await communicator.receive_nothing(timeout=QUIET)
+
+        await database_sync_to_async(submit)(carol, WIN_LOG)
+        update = await communicator.receive_json_from(timeout=5)
+        assert players_shown(update) == ["carol", "bob"]
+        assert update["total"] == 2
+    finally:
+        await communicator.disconnect()
+
+
+async def test_joining_brings_the_players_game_onto_the_open_board_at_once(
+    daily: DailyDeal, make_player: MakePlayer
+) -> None:
+    alice, carol = await database_sync_to_async(
+        lambda: [make_player(name) for name in ("alice", "carol")]
+    )()
+    league = await league_of(alice)
+    await database_sync_to_async(submit)(carol, WIN_LOG)
+    communicator, snapshot = await snapshot_of(league_path(league.slug, daily), alice)
+    try:
+        assert snapshot["total"] == 0
+        await database_sync_to_async(services.league_join)(player=carol, code=league.invite_code)
+        update = await communicator.receive_json_from(timeout=5)
+        assert players_shown(update) == ["carol"] and update["total"] == 1
+    finally:
+        await communicator.disconnect()
+
+
+async def test_a_member_who_leaves_or_is_removed_leaves_the_open_board_at_once(
+    daily: DailyDeal, make_player: MakePlayer
+) -> None:
+    alice, bob, carol = await database_sync_to_async(
+        lambda: [make_player(name) for name in ("alice", "bob", "carol")]
+    )()
+    league = await league_of(alice, bob, carol)
+    for player in (bob, carol):
+        await database_sync_to_async(submit)(player, ["S"])
+    communicator, snapshot = await snapshot_of(league_path(league.slug, daily), alice)
+    try:
+        assert sorted(players_shown(snapshot)) == ["bob", "carol"]
+        await database_sync_to_async(services.league_leave)(player=bob, slug=league.slug)
+        update = await communicator.receive_json_from(timeout=5)
+        assert players_shown(update) == ["carol"] and update["total"] == 1
+
+        await database_sync_to_async(services.league_member_remove)(
+            owner=alice, slug=league.slug, username="carol"
+        )
+        update = await communicator.receive_json_from(timeout=5)
+        assert players_shown(update) == [] and update["total"] == 0
+
+        # bob's next game is no longer this board's business.
+        await database_sync_to_async(submit)(bob, WIN_LOG)
+        assert await communicator.receive_nothing(timeout=QUIET)
+    finally:
+        await communicator.disconnect()
+
+
+async def test_follow_and_unfollow_change_the_open_friends_board_at_once(
+    daily: DailyDeal, make_player: MakePlayer
+) -> None:
+    alice, bob, carol = await database_sync_to_async(
+        lambda: [make_player(name) for name in ("alice", "bob", "carol")]
+    )()
+    communicator, snapshot = await snapshot_of(friends_path(daily), alice)
+    try:
+        assert snapshot["entries"] == []
+        # Followed before playing: their game shows when it comes.
+        await database_sync_to_async(services.follow_add)(follower=alice, followee=carol)
+        assert await communicator.receive_nothing(timeout=QUIET)
+        await database_sync_to_async(submit)(carol, ["S"])
+        update = await communicator.receive_json_from(timeout=5)
+        assert players_shown(update) == ["carol"]
+
+        await database_sync_to_async(submit)(bob, WIN_LOG)
+        assert await communicator.receive_nothing(timeout=QUIET)
+        await database_sync_to_async(services.follow_add)(follower=alice, followee=bob)
+        update = await communicator.receive_json_from(timeout=5)
+        assert players_shown(update) == ["bob", "carol"]
+
+        await database_sync_to_async(services.follow_remove)(follower=alice, followee=carol)
+        update = await communicator.receive_json_from(timeout=5)
+        assert players_shown(update) == ["bob"] and update["total"] == 1
+    finally:
+        await communicator.disconnect()
+
+
+async def test_a_board_of_an_earlier_day_follows_membership_too(
+    daily: DailyDeal, make_player: MakePlayer
+) -> None:
+    alice, carol = await database_sync_to_async(
+        lambda: [make_player(name) for name in ("alice", "carol")]
+    )()
+    league = await league_of(alice)
+
+    @database_sync_to_async
+    def played_yesterday() -> DailyDeal:
+        yesterday = DailyDeal.objects.create(
+            date=daily.date - datetime.timedelta(days=1), number=daily.number
+        )
+        stored_game(player=carol, daily=yesterday, score=10, moves=10)
+        return yesterday
+
+    yesterday = await played_yesterday()
+    communicator, snapshot = await snapshot_of(league_path(league.slug, yesterday), alice)
+    try:
+        assert snapshot["total"] == 0
+        await database_sync_to_async(services.league_join)(player=carol, code=league.invite_code)
+        update = await communicator.receive_json_from(timeout=5)
+        assert players_shown(update) == ["carol"]
+    finally:
+        await communicator.disconnect()

@@ -4,12 +4,20 @@ tie-breaks, the job that settles closed days, and the league's standings."""
 from __future__ import annotations
 
 import datetime
+import threading
+import time
 
+import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
+from games import preparer
 from games.models import DailyDeal
+from games.preparer import NotYet
 from games.services import game_void
+from leaderboards import closer
+from leaderboards.models import DayResult
+from leaderboards.services import day_close, days_to_close
 from leagues import services, settler
 from leagues.models import DayPoints, SettledDay
 from leagues.periods import period_bounds
@@ -29,6 +37,12 @@ def points(date: datetime.date) -> dict[str, tuple[int, int]]:
         row.player.username: (row.rank, row.points)
         for row in DayPoints.objects.filter(date=date).select_related("player")
     }
+
+
+def close_days_over() -> None:
+    """Close every day over, as the `closer` job does before the standings are settled."""
+    for date in days_to_close(now=timezone.now()):
+        day_close(date=date)
 
 
 def test_a_days_points_go_by_place_on_the_days_score_board(db, make_player) -> None:
@@ -60,6 +74,7 @@ def test_weekly_standings_sum_the_days_of_the_week(db, make_player) -> None:
     stored_game(player=ben, daily=day(0), score=80, moves=10)
     stored_game(player=ben, daily=day(1), score=10, moves=10)
     stored_game(player=cat, daily=day(7), score=10, moves=10)
+    close_days_over()
 
     services.standings_settle(first_day=MONDAY)
     standings = client_for(ann).get("/api/standings/?period=week&at=2026-11-25").json()
@@ -116,6 +131,7 @@ def test_the_month_sums_every_settled_day_of_the_month(db, make_player) -> None:
     ann = make_player("ann")
     stored_game(player=ann, daily=day(0), score=10, moves=10)  # 23 November
     stored_game(player=ann, daily=day(8), score=10, moves=10)  # 1 December
+    close_days_over()
     services.standings_settle(first_day=MONDAY)
 
     november = client_for(ann).get("/api/standings/?period=month&at=2026-11-02").json()
@@ -128,6 +144,7 @@ def test_a_void_after_the_day_closed_is_counted_at_the_next_run(db, make_player)
     ann, ben = make_player("ann"), make_player("ben")
     cheat = stored_game(player=ben, daily=day(0), score=90, moves=10)
     stored_game(player=ann, daily=day(0), score=10, moves=10)
+    close_days_over()
     call_command("settle_standings", "--since", MONDAY.isoformat(), verbosity=0)
     assert points(MONDAY)["ann"] == (2, 55)
 
@@ -145,6 +162,7 @@ def test_a_league_ranks_its_members_in_the_standings_among_them(db, make_player)
     stored_game(player=cat, daily=day(0), score=90, moves=10)
     stored_game(player=ben, daily=day(0), score=50, moves=10)
     stored_game(player=ann, daily=day(0), score=10, moves=10)
+    close_days_over()
     services.standings_settle(first_day=MONDAY)
     league = services.league_create(owner=ann, name="Ours")
     services.league_join(player=ben, code=league.invite_code)
@@ -187,7 +205,61 @@ def test_the_server_process_settles_the_closed_days_once(
     settings.DAILY_DEAL_FIRST_DATE = MONDAY
     stored_game(player=make_player("ann"), daily=day(0), score=90, moves=10)
     due = (timezone.now().date() - MONDAY).days  # every day from Monday to yesterday
+    close_days_over()
 
     assert settler.settle_once() == due
     assert points(MONDAY) == {"ann": (1, 100)}
     assert settler.settle_once() == 0  # nothing new to settle
+
+
+def test_a_day_over_waits_for_its_close_before_it_is_settled(db, make_player) -> None:
+    ann, ben = make_player("ann"), make_player("ben")
+    yesterday = DailyDeal.objects.create(
+        date=timezone.now().date() - datetime.timedelta(days=1), number=DEAL_NUMBER
+    )
+    stored_game(player=ann, daily=yesterday, score=90, moves=10)
+    stored_game(player=ben, daily=yesterday, score=10, moves=10)
+
+    assert services.days_awaiting_close(first_day=yesterday.date) == [yesterday.date]
+    assert services.standings_settle(first_day=yesterday.date) == []
+    assert not SettledDay.objects.filter(date=yesterday.date).exists()
+    assert not DayPoints.objects.filter(date=yesterday.date).exists()
+
+    day_close(date=yesterday.date)
+    assert services.days_awaiting_close(first_day=yesterday.date) == []
+    assert services.standings_settle(first_day=yesterday.date) == [yesterday.date]
+    assert points(yesterday.date) == {"ann": (1, 100), "ben": (2, 55)}
+
+
+def test_the_server_process_settles_a_day_only_after_its_close(
+    transactional_db, make_player, settings, monkeypatch
+) -> None:
+    # Under `make run` both threads start at once: the settling one, finding
+    # yesterday not closed, waits (NotYet) and tries again until it is.
+    settings.DAILY_DEAL_FIRST_DATE = timezone.now().date() - datetime.timedelta(days=1)
+    yesterday = DailyDeal.objects.create(date=settings.DAILY_DEAL_FIRST_DATE, number=DEAL_NUMBER)
+    stored_game(player=make_player("ann"), daily=yesterday, score=90, moves=10)
+    monkeypatch.setattr(preparer, "RETRY_SECONDS", 0.05)
+    with pytest.raises(NotYet, match="1 day"):
+        settler.settle_once()
+
+    stop = threading.Event()
+    settling = settler.start(stop)
+    try:
+        time.sleep(0.3)  # several rounds of the settling thread, all waiting
+        assert not SettledDay.objects.filter(date=yesterday.date).exists()
+        closing = closer.start(stop)
+        deadline = time.monotonic() + 10
+        while (
+            not SettledDay.objects.filter(date=yesterday.date).exists()
+            and time.monotonic() < deadline
+        ):
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        settling.join(5)
+        closing.join(5)
+    closed = DayResult.objects.get(date=yesterday.date)
+    settled = SettledDay.objects.get(date=yesterday.date)
+    assert closed.closed_at <= settled.settled_at
+    assert points(yesterday.date) == {"ann": (1, 100)}

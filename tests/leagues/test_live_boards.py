@@ -8,7 +8,9 @@ in-memory channel layer and on Redis.
 
 from __future__ import annotations
 
+import asyncio
 import datetime
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -18,19 +20,23 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.base_user import AbstractBaseUser
 
 from easyharp_site.asgi import application
-from games.models import DailyDeal
+from games.models import DailyDeal, Game
+from games.services import game_void, player_ban, player_unban
 from leaderboards import live
 from leaderboards.consumers import CLOSE_NO_BOARD, CLOSE_NOT_SIGNED_IN
 from leaderboards.mirror import KIND, ON_MOVES, ON_SCORE, WON, mirror_read
 from leaderboards.services import board_mirror_build
 from leagues import services
-from leagues.models import League
+from leagues.models import Follow, League, Membership
 from tests.fixtures import WIN_LOG, stored_game
 from tests.leaderboards.test_consumers import (  # noqa: F401 - fixtures of the live tests
     QUIET,
     _close_database_thread_connections,
+    board_of,
+    drain,
     flushed,
     layers,
+    random_log,
     session_cookie,
     submit,
 )
@@ -374,3 +380,78 @@ async def test_a_board_of_an_earlier_day_follows_membership_too(
         assert players_shown(update) == ["carol"]
     finally:
         await communicator.disconnect()
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+async def test_a_narrowed_boards_snapshot_plus_its_updates_equals_a_fresh_snapshot(
+    daily: DailyDeal, make_player: MakePlayer, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """Random joins, leaves, removals, follows, unfollows, games, voids, bans and
+    lifted bans, watched by the league's owner on the league's boards and their
+    friends boards through a small window (3 entries, so players move in and
+    out of it): once the updates stop, every open board shows what a new
+    socket's snapshot shows. The owner is never banned: a ban closes their
+    sockets (tests/security/test_socket_sessions.py)."""
+    monkeypatch.setattr(live, "WATCHED_ENTRIES", 3)
+    rng = random.Random(seed)
+    owner, *others = await database_sync_to_async(
+        lambda: [make_player(f"p{number}") for number in range(7)]
+    )()
+    moderator = await database_sync_to_async(make_player)("moderator")
+    league = await league_of(owner)
+    paths = [league_path(league.slug, daily, order) for order in ("score", "moves")] + [
+        f"/ws/daily/{daily.date.isoformat()}/leaderboard/?order={order}&scope=friends"
+        for order in ("score", "moves")
+    ]
+    sockets = []
+    for path in paths:
+        communicator, snapshot = await snapshot_of(path, owner)
+        sockets.append([communicator, path, board_of(snapshot), snapshot["version"]])
+
+    @database_sync_to_async
+    def change() -> None:
+        """One random change, of membership, of following, of a game or of a ban."""
+        player = rng.choice(others)
+        member = Membership.objects.filter(league=league, player=player).exists()
+        followed = Follow.objects.filter(follower=owner, followee=player).exists()
+        roll = rng.random()
+        if roll < 0.15 and player.is_active and not member:
+            services.league_join(player=player, code=league.invite_code)
+        elif roll < 0.22 and member:
+            services.league_leave(player=player, slug=league.slug)
+        elif roll < 0.28 and member:
+            services.league_member_remove(owner=owner, slug=league.slug, username=player.username)
+        elif roll < 0.4:
+            if followed:
+                services.follow_remove(follower=owner, followee=player)
+            else:
+                services.follow_add(follower=owner, followee=player)
+        elif roll < 0.47 and stored:
+            game_void(game=stored.pop(rng.randrange(len(stored))), reason="random")
+        elif roll < 0.55:
+            act = player_ban if player.is_active else player_unban
+            act(player=player, moderator=moderator, reason="random")
+        else:
+            mover = rng.choice([owner, player])
+            if mover.is_active:
+                log = WIN_LOG if rng.random() < 0.3 else random_log(rng, rng.randint(1, 60))
+                stored.append(submit(mover, log))
+        player.refresh_from_db()
+
+    stored: list[Game] = []
+    try:
+        for _ in range(30):
+            await change()
+            if rng.random() < 0.3:
+                # Let some updates out between changes, not only at the end.
+                await asyncio.sleep(rng.random() * 0.1)
+        for socket in sockets:
+            communicator, _, board, version = socket
+            socket[3], _ = await drain(communicator, board, version)
+        for _, path, board, _ in sockets:
+            fresh, snapshot = await snapshot_of(path, owner)
+            await fresh.disconnect()
+            assert board == board_of(snapshot), path
+    finally:
+        for communicator, *_ in sockets:
+            await communicator.disconnect()

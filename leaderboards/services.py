@@ -6,9 +6,8 @@ assisted, not voided and the player is not banned (an active account).
 Called by `leaderboards.receivers` when the game services announce a stored or
 voided game or a ban, inside their transaction, with the player's row locked,
 so one player's entries are never written by two transactions at once.
-Whenever they write or remove a player's entries of a day, they announce it
-(`leaderboards.signals.board_entries_moved`) in the same transaction, and
-bring the day's mirror in Redis in step (`leaderboards.mirror`).
+Whenever they write or remove a player's entries of a day, they bring the
+day's mirror in Redis in step (`leaderboards.mirror`).
 The shared counters (`BoardTotal`, `BoardBucket`) are always changed in one
 order, board by board, the total before the buckets and buckets by ascending
 key, so that concurrent submissions never wait on each other in a circle.
@@ -38,7 +37,6 @@ from leaderboards.models import (
 )
 from leaderboards.records import RECORD_FIELDS, Record, record_fold
 from leaderboards.selectors import day_records, day_records_after, stats_record
-from leaderboards.signals import board_entries_moved
 
 BOARDS: tuple[str, ...] = (Board.SCORE, Board.MOVES)
 
@@ -161,7 +159,7 @@ def board_entries_offer(*, game: Game) -> list[str]:
             duration_ms=entries[0].duration_ms,
             submitted_at=entries[0].submitted_at,
         )
-        _entries_moved(player_id=game.player_id, date=date, replaced=False, record=record)
+        _entries_moved(player_id=game.player_id, date=date, record=record)
     return boards
 
 
@@ -199,20 +197,16 @@ def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
             moved.append(board)
     if moved:
         record = day_records(date=date, player_ids=[player.pk])[player.pk]
-        _entries_moved(player_id=player.pk, date=date, replaced=True, record=record)
+        _entries_moved(player_id=player.pk, date=date, record=record)
     return moved
 
 
-def _entries_moved(
-    *, player_id: int, date: datetime.date, replaced: bool, record: mirror.DayRecord
-) -> None:
+def _entries_moved(*, player_id: int, date: datetime.date, record: mirror.DayRecord) -> None:
     """A player's entries of `date` changed (their lock held): their record in the
-    board mirror is pending until the commit, then the new one; the apps above
-    hear of it in this transaction."""
+    board mirror is pending until the commit, then the new one."""
     version = mirror.mirror_pending(date=date, player_id=player_id)
     if version is not None:
         mirror.mirror_store(date=date, player_id=player_id, record=record, version=version)
-    board_entries_moved.send(sender=BoardEntry, player_id=player_id, date=date, replaced=replaced)
 
 
 # Players read from the table per batch while the board mirror is built.

@@ -10,7 +10,7 @@ class LeaguesConfig(AppConfig):
         # boards can be narrowed to (a player's friends, a league's members).
         from leaderboards.audiences import audience_register
         from leagues import receivers  # noqa: F401
-        from leagues.selectors import friends_sql, league_entries_sql, league_members_sql
+        from leagues.selectors import friends_sql, league_members_sql
 
         audience_register(kind="friends", members=friends_sql)
-        audience_register(kind="league", members=league_members_sql, entries=league_entries_sql)
+        audience_register(kind="league", members=league_members_sql)

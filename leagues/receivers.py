@@ -1,7 +1,6 @@
 """The leagues follow the games, the boards and the accounts: a closed day whose
 board changes (a voided game, a ban or its lifting, a deleted player) is settled
-again by the standings job, a player's board entries that moved are copied
-again into their leagues, and a deleted player leaves every league and every
+again by the standings job, and a deleted player leaves every league and every
 follow.
 
 Every receiver runs inside the announcing service's transaction.
@@ -19,9 +18,8 @@ from django.dispatch import receiver
 from easyharp_site.accounts.signals import player_deleted
 from games.models import Game
 from games.signals import game_voided, player_games_changed
-from leaderboards.signals import board_entries_moved
 from leagues.models import DayPoints
-from leagues.services import league_entries_refresh, player_leagues_forget, settled_days_stale
+from leagues.services import player_leagues_forget, settled_days_stale
 
 
 @receiver(game_voided, sender=Game, dispatch_uid="leagues.game_voided")
@@ -35,12 +33,6 @@ def day_unsettled_by_void(*, game: Game, **_: Any) -> None:
 def days_unsettled_by_ban(*, dates: Iterable[datetime.date], **_: Any) -> None:
     """A ban or its lifting changes the boards of the player's days."""
     settled_days_stale(dates=list(dates))
-
-
-@receiver(board_entries_moved, dispatch_uid="leagues.board_entries_moved")
-def league_entries_moved(*, player_id: int, date: datetime.date, replaced: bool, **_: Any) -> None:
-    """The player's entries of `date` changed on the boards: so do their leagues' copies."""
-    league_entries_refresh(player_id=player_id, date=date, replaced=replaced)
 
 
 @receiver(player_deleted, dispatch_uid="leagues.player_deleted")

@@ -3,11 +3,12 @@
 Only a player's ranked game of the day counts, and only while it is not
 assisted, not voided and the player is not banned (an active account).
 
-Called by `leaderboards.receivers` when the game services announce a stored or
-voided game or a ban, inside their transaction, with the player's row locked,
-so one player's entries are never written by two transactions at once.
-Whenever they write or remove a player's entries of a day, they bring the
-day's mirror in Redis in step (`leaderboards.mirror`).
+Called by `leaderboards.receivers`, which the game services reach through
+`games.derived` for a stored or voided game or a ban, inside their
+transaction, with the player's row locked, so one player's entries are never
+written by two transactions at once. Whoever writes or removes a player's
+entries of a day brings the day's mirror in Redis in step after them
+(`board_mirror_write`).
 The shared counters (`BoardTotal`, `BoardBucket`) are always changed in one
 order, board by board, the total before the buckets and buckets by ascending
 key, so that concurrent submissions never wait on each other in a circle.
@@ -133,8 +134,9 @@ def _counts_change(*, date: datetime.date, board: str, old: int | None, new: int
 def board_entries_offer(*, game: Game) -> list[str]:
     """Put a newly stored ranked game of the day on its boards.
 
-    Returns the boards that moved (none for practice, an assisted game or a
-    banned player). The caller holds the player's lock. A player's entries of
+    Writes its entries and the boards' counters, and returns the boards that
+    moved (none for practice, an assisted game, a held game or a banned
+    player). The caller holds the player's lock. A player's entries of
     a day only ever show their ranked game of that day, of which there is one
     (a unique constraint), so a new one finds no entry to replace.
     """
@@ -150,16 +152,6 @@ def board_entries_offer(*, game: Game) -> list[str]:
     BoardEntry.objects.bulk_create(entries)
     for entry in entries:
         _counts_change(date=date, board=entry.board, old=None, new=entry.key1)
-    if boards:
-        record = mirror.game_record(
-            game_id=game.pk,
-            score=game.score,
-            moves=game.moves,
-            won=game.won,
-            duration_ms=entries[0].duration_ms,
-            submitted_at=entries[0].submitted_at,
-        )
-        _entries_moved(player_id=game.player_id, date=date, record=record)
     return boards
 
 
@@ -167,8 +159,9 @@ def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
     """Rebuild a player's entries of `date` from their games that still count.
 
     Used when a game is voided, when a player is banned or their ban is lifted,
-    and when a player is deleted (whose games count no more). Returns the boards
-    that moved. The caller holds the player's lock.
+    and when a player is deleted (whose games count no more). Writes the
+    entries and the boards' counters, and returns the boards that moved. The
+    caller holds the player's lock.
     """
     # A deleted player is deactivated, so `_ranked_games` leaves them out like a banned one.
     games = _ranked_games(player=player, date=date)
@@ -195,18 +188,30 @@ def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
             BoardEntry.objects.filter(pk=entry.pk).update(**values)
             _counts_change(date=date, board=board, old=entry.key1, new=values["key1"])
             moved.append(board)
-    if moved:
-        record = day_records(date=date, player_ids=[player.pk])[player.pk]
-        _entries_moved(player_id=player.pk, date=date, record=record)
     return moved
 
 
-def _entries_moved(*, player_id: int, date: datetime.date, record: mirror.DayRecord) -> None:
-    """A player's entries of `date` changed (their lock held): their record in the
-    board mirror is pending until the commit, then the new one."""
+def board_mirror_write(*, player_id: int, date: datetime.date, game: Game | None = None) -> None:
+    """Bring the player's record of `date` in the board mirror in step with their
+    entries, just written in this transaction (their lock held): pending until
+    the commit, then the new record (`game`'s, a ranked game just put on the
+    boards; else read from the table). Nothing when the mirror is off."""
     version = mirror.mirror_pending(date=date, player_id=player_id)
-    if version is not None:
-        mirror.mirror_store(date=date, player_id=player_id, record=record, version=version)
+    if version is None:
+        return
+    if game is not None:
+        values = _entry_values(Board.SCORE, game)
+        record = mirror.game_record(
+            game_id=game.pk,
+            score=game.score,
+            moves=game.moves,
+            won=game.won,
+            duration_ms=values["duration_ms"],
+            submitted_at=values["submitted_at"],
+        )
+    else:
+        record = day_records(date=date, player_ids=[player_id])[player_id]
+    mirror.mirror_store(date=date, player_id=player_id, record=record, version=version)
 
 
 # Players read from the table per batch while the board mirror is built.

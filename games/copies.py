@@ -61,13 +61,15 @@ class Match:
 
 
 def game_tables(*, deal_number: int, log: str | Sequence[str], won: bool) -> frozenset[int]:
-    """The hashes of the tables a game of deal `deal_number` passes through.
+    """The hashes of the tables a game of deal `deal_number` passes through (`tables_of`
+    its `rules.table_hashes`). The log must be one the engine accepts."""
+    return tables_of(rules.table_hashes(deal_number, log), won=won)
 
-    Less the start, which every game of the deal has, and the last table of a
-    won game, which every win has (the same for every deal). The log must be
-    one the engine accepts.
-    """
-    hashes = rules.table_hashes(deal_number, log)
+
+def tables_of(hashes: Sequence[int], *, won: bool) -> frozenset[int]:
+    """A game's tables from its `rules.table_hashes` (a submission has them from its
+    replay): less the start, which every game of the deal has, and the last
+    table of a won game, which every win has (the same for every deal)."""
     tables = set(hashes[1:-1] if won else hashes[1:])
     tables.discard(hashes[0])
     return frozenset(tables)

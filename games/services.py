@@ -33,7 +33,7 @@ from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
 from games import copies, derived, rules, solver
 from games.models import Attempt, DailyDeal, Game, ModerationAction, ReviewState
-from games.parsing import deal_parse, log_replay, log_tokens, times_check
+from games.parsing import deal_parse, log_replay, log_replay_hashed, log_tokens, times_check
 from games.review import review_game
 from games.selectors import attempt_get, daily_deal_get
 
@@ -416,7 +416,14 @@ def game_submit(
         is_today = today_deal is not None and today_deal.number == parsed_deal.number
         daily = today_deal if is_today else None
 
-    played = log_replay(parsed_deal, tokens)
+    # Every daily game leaves its fingerprint (its tables, hashed during the one
+    # replay that checks the log); a ranked one is compared first.
+    tables: frozenset[int] | None = None
+    if daily is not None:
+        played, hashes = log_replay_hashed(parsed_deal, tokens)
+        tables = copies.tables_of(hashes, won=played.is_won)
+    else:
+        played = log_replay(parsed_deal, tokens)
     canonical = [str(token) for token in played.log]
     duration_ms = _elapsed_ms(attempt.started_at, now) if attempt is not None else None
     checked_times = None
@@ -441,12 +448,6 @@ def game_submit(
         created_at=now,
         idempotency_key=idempotency_key,
         request_digest=digest,
-    )
-    # Every daily game leaves its fingerprint; a ranked one is compared first.
-    tables = (
-        copies.game_tables(deal_number=parsed_deal.number, log=canonical, won=played.is_won)
-        if daily is not None
-        else None
     )
     if attempt is not None:
         assert daily is not None and duration_ms is not None and tables is not None

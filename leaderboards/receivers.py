@@ -13,6 +13,10 @@ only after it commits. The stores, and who writes them:
 - the player's record `PlayerStats`: `player_stats_count` or
   `player_stats_recompute`;
 - the live boards (the channel layer), after the commit: `live.board_changed`.
+
+A new ranked game writes its entries and counters last: every ranked game
+of the day counts in the same few counter rows, each held from its update to
+the commit, so nothing else of the submission runs while others wait for them.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from leaderboards.services import (
     board_entries_offer,
     board_entries_recompute,
     board_mirror_write,
+    game_is_ranked,
     player_stats_count,
     player_stats_recompute,
 )
@@ -55,13 +60,13 @@ def game_ranked(game: Game) -> None:
     waited for their row is refused by the submission itself, which reads
     `is_active` under the lock.
     """
-    if game.daily is None:
+    if game.daily is None or not game_is_ranked(game):
         return
     date = game.daily.date
-    moved = board_entries_offer(game=game)
-    if moved:
-        board_mirror_write(player_id=game.player_id, date=date, game=game)
     player_stats_count(game=game)
+    board_mirror_write(player_id=game.player_id, date=date, game=game)
+    # Last: the day's counters, which every ranked game of the day writes.
+    moved = board_entries_offer(game=game)
     _announce(date, moved, game.player_id)
 
 

@@ -178,13 +178,17 @@ def measure_boards(repeat: int) -> None:
     follower = Follow.objects.values_list("follower_id", flat=True).first()
     assert follower is not None
     audiences = {
-        f"league board, {MEMBERS} members": (league_members_sql(league.pk), league.owner_id),
-        f"friends board, following {FOLLOWED}": (friends_sql(follower), follower),
+        f"league board, {MEMBERS} members": (
+            league_members_sql(league.pk),
+            league.owner_id,
+            MEMBERS,
+        ),
+        f"friends board, following {FOLLOWED}": (friends_sql(follower), follower, FOLLOWED + 1),
     }
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"Boards ({repeat} runs each, after one warm-up; load average {load}):")
     for order in ("score", "moves"):
-        for label, (audience, viewer) in audiences.items():
+        for label, (audience, viewer, players) in audiences.items():
 
             def board(order: str = order, audience: Any = audience, viewer: int = viewer) -> dict:
                 return leaderboard_among(
@@ -196,7 +200,7 @@ def measure_boards(repeat: int) -> None:
                 assert shown == board(), "the mirror and the table give other boards"
             timed(f"{label} ({order}, {shown['total']} on it), mirror", repeat, board)
             with override_settings(BOARD_MIRROR=False):
-                board_timed(f"  the same from the table, {shown['total']} lookups", repeat, board)
+                board_timed(f"  the same from the table, {players:,} lookups", repeat, board)
 
 
 def build_mirror() -> None:
@@ -209,7 +213,7 @@ def build_mirror() -> None:
     from leaderboards.services import board_mirror_build
 
     client = redis.Redis.from_url(settings.REDIS_URL)
-    client.delete(_key(DAY))
+    client.unlink(_key(DAY))
     before = client.info("memory")["used_memory"]
     t = time.perf_counter()
     players = board_mirror_build(date=DAY)

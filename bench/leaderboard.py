@@ -312,10 +312,17 @@ def django_migrated() -> None:
     call_command("migrate", verbosity=0)
 
 
-def prepare(description: str, *more: Callable[..., None]) -> argparse.Namespace:
-    """Read the command line, set up Django on a migrated database and, unless
-    `--skip-fill`, fill the day, then run each of `more(players=, seed=)`."""
+def prepare(
+    description: str,
+    *more: Callable[..., None],
+    options: Callable[[argparse.ArgumentParser], None] | None = None,
+) -> argparse.Namespace:
+    """Read the command line (a bench's own `options` added), set up Django on a
+    migrated database and, unless `--skip-fill`, fill the day, then run each of
+    `more(players=, seed=)`."""
     parser = bench_parser(description)
+    if options is not None:
+        options(parser)
     parser.add_argument("--games", type=int, default=1_000_000)
     parser.add_argument("--players", type=int, default=1_000_000)
     args = parser.parse_args()

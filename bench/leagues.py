@@ -10,19 +10,20 @@ from the whole board, and copies the day's board entries to the HISTORY_DAYS
 days before it. A live server's table holds many days, so its planner finds a
 player's entry of a day through the unique (date, board, player) index; on a
 table of one day it would take the index by player alone, a plan production
-never runs. It times, through the selectors the API uses:
+never runs. It times, through the selector the API and the sockets use
+(`leaderboard_among`), by score and by moves, the top 100 and the viewer's own
+entry of:
 
-- the league's board of the day (the top 100 and the viewer's own entry), by
-  score and by moves: read from the league's own copy of its members' entries
-  (`LeagueEntry`, one index range in board order), as the site reads it, and,
-  to compare, from the day's board (one lookup per member);
-- the friends board of the player following 1,000 players, read from the
-  day's board mirror in Redis (`leaderboards.mirror`, built first as its job
-  builds it; it prints the time and the memory that takes) and, to compare,
-  from the table (the read of a day whose mirror is not complete);
+- the league's board of the day (1,000 members) and
+- the friends board of the player following 1,000 players,
 
-and prints the index the database reads each audience's entries through.
-Redis is `REDIS_URL` (by default database 14 of the local server).
+each read the two ways every narrowed board is read: from the day's board
+mirror in Redis (`leaderboards.mirror`, built first as its job builds it; it
+prints the time and the memory that takes) and from the table, one lookup per
+player (the read of a day whose mirror is off or not complete). It checks
+that both give the same board, and prints the index the database reads the
+entries through. Redis is `REDIS_URL` (by default database 14 of the local
+server).
 
 Then the standings, for a week of 7 days of `--players` players each: it
 settles the filled day (`day_points_settle`: every entry of the day's
@@ -36,11 +37,13 @@ too). Last, it times the reads of the standings: a page of the week's top 100
 with the viewer's own place, and the league's standings (1,000 members).
 
 Each read is run `--repeat` times after one warm-up; it prints median, 95th
-percentile and maximum in milliseconds. `--skip-fill` times an earlier fill again.
+percentile and maximum in milliseconds. `--skip-fill` times an earlier fill again;
+`--skip-standings` times the boards only.
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import os
 import random
@@ -75,9 +78,7 @@ def probe_index(call: Any) -> str:
     with connection.cursor() as cursor:
         cursor.execute(f"EXPLAIN {captured.captured_queries[-1]['sql']}")
         plan = "\n".join(row[0] for row in cursor.fetchall())
-    names = re.findall(
-        r"Index (?:Only )?Scan using (\S+) on (?:leaderboards_board|leagues_league)entry", plan
-    )
+    names = re.findall(r"Index (?:Only )?Scan using (\S+) on leaderboards_boardentry", plan)
     return ", ".join(sorted(set(names))) or "no index (a sequential scan)"
 
 
@@ -129,17 +130,6 @@ def fill_history(**_: Any) -> None:
     )
 
 
-def fill_league_entries(**_: Any) -> None:
-    """The league's own copy of its members' entries, as its joins and games make it."""
-    from leagues.services import LEAGUE_ENTRIES_COPY
-
-    write_raw(
-        "the league's copy of its members' entries",
-        [("TRUNCATE leagues_leagueentry", []), (LEAGUE_ENTRIES_COPY.format(where="true"), [])],
-        "leagues_leagueentry",
-    )
-
-
 def fill_leagues(*, players: int, seed: int) -> None:
     """A league of MEMBERS random players and one player following FOLLOWED others."""
     from django.db import connection
@@ -177,60 +167,40 @@ def fill_leagues(*, players: int, seed: int) -> None:
 
 
 def measure_boards(repeat: int) -> None:
-    from django.contrib.auth import get_user_model
     from django.test.utils import override_settings
 
     from leaderboards.selectors import leaderboard_among
     from leagues.models import Follow, League
-    from leagues.selectors import friends_sql, league_entries_sql, league_members_sql
+    from leagues.selectors import friends_sql, league_members_sql
 
     build_mirror()
     league = League.objects.get(slug="bench")
-    viewer = league.owner_id
     follower = Follow.objects.values_list("follower_id", flat=True).first()
     assert follower is not None
+    audiences = {
+        f"league board, {MEMBERS} members": (
+            league_members_sql(league.pk),
+            league.owner_id,
+            MEMBERS,
+        ),
+        f"friends board, following {FOLLOWED}": (friends_sql(follower), follower, FOLLOWED + 1),
+    }
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"Boards ({repeat} runs each, after one warm-up; load average {load}):")
     for order in ("score", "moves"):
+        for label, (audience, viewer, players) in audiences.items():
 
-        def league_board(order: str = order, copied: bool = True) -> dict:
-            return leaderboard_among(
-                date=DAY,
-                order=order,
-                audience=league_members_sql(league.pk),
-                entries=league_entries_sql(league.pk) if copied else None,
-                limit=100,
-                mine=(viewer,),
-            )
+            def board(order: str = order, audience: Any = audience, viewer: int = viewer) -> dict:
+                return leaderboard_among(
+                    date=DAY, order=order, audience=audience, limit=100, mine=(viewer,)
+                )
 
-        def friends_board(order: str = order) -> dict:
-            return leaderboard_among(
-                date=DAY,
-                order=order,
-                audience=friends_sql(follower),
-                limit=100,
-                mine=(follower,),
-            )
-
-        shown = league_board()
-        with override_settings(BOARD_MIRROR=False):
-            assert shown == league_board(copied=False)
-        board_timed(
-            f"league board ({order}), {shown['total']} of {MEMBERS} members", repeat, league_board
-        )
-        with override_settings(BOARD_MIRROR=False):
-            board_timed(
-                f"  the same from the day's board, {MEMBERS} lookups",
-                repeat,
-                lambda order=order: league_board(order, copied=False),
-            )
-        shown = friends_board()
-        with override_settings(BOARD_MIRROR=False):
-            assert shown == friends_board()
-        timed(f"friends board ({order}), {shown['total']} of {FOLLOWED + 1}", repeat, friends_board)
-        with override_settings(BOARD_MIRROR=False):
-            board_timed(f"  the same from the table, {FOLLOWED + 1} lookups", repeat, friends_board)
-    assert get_user_model().objects.filter(pk=viewer).exists()
+            shown = board()
+            with override_settings(BOARD_MIRROR=False):
+                assert shown == board(), "the mirror and the table give other boards"
+            timed(f"{label} ({order}, {shown['total']} on it), mirror", repeat, board)
+            with override_settings(BOARD_MIRROR=False):
+                board_timed(f"  the same from the table, {players:,} lookups", repeat, board)
 
 
 def build_mirror() -> None:
@@ -243,7 +213,7 @@ def build_mirror() -> None:
     from leaderboards.services import board_mirror_build
 
     client = redis.Redis.from_url(settings.REDIS_URL)
-    client.delete(_key(DAY))
+    client.unlink(_key(DAY))
     before = client.info("memory")["used_memory"]
     t = time.perf_counter()
     players = board_mirror_build(date=DAY)
@@ -329,9 +299,13 @@ def measure_standings(repeat: int) -> None:
 
 
 def main() -> None:
-    args = prepare(__doc__, fill_leagues, fill_history, fill_league_entries)
+    def options(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--skip-standings", action="store_true", help="time the boards only")
+
+    args = prepare(__doc__, fill_leagues, fill_history, options=options)
     measure_boards(args.repeat)
-    measure_standings(args.repeat)
+    if not args.skip_standings:
+        measure_standings(args.repeat)
 
 
 if __name__ == "__main__":

@@ -61,13 +61,15 @@ class Match:
 
 
 def game_tables(*, deal_number: int, log: str | Sequence[str], won: bool) -> frozenset[int]:
-    """The hashes of the tables a game of deal `deal_number` passes through.
+    """The hashes of the tables a game of deal `deal_number` passes through (`tables_of`
+    its `rules.table_hashes`). The log must be one the engine accepts."""
+    return tables_of(rules.table_hashes(deal_number, log), won=won)
 
-    Less the start, which every game of the deal has, and the last table of a
-    won game, which every win has (the same for every deal). The log must be
-    one the engine accepts.
-    """
-    hashes = rules.table_hashes(deal_number, log)
+
+def tables_of(hashes: Sequence[int], *, won: bool) -> frozenset[int]:
+    """A game's tables from its `rules.table_hashes` (a submission has them from its
+    replay): less the start, which every game of the deal has, and the last
+    table of a won game, which every win has (the same for every deal)."""
     tables = set(hashes[1:-1] if won else hashes[1:])
     tables.discard(hashes[0])
     return frozenset(tables)
@@ -102,14 +104,22 @@ def fingerprint_store(*, game: Game, tables: Collection[int]) -> None:
     if not hashes:
         return
     # One plain statement: in every daily submission, and the ORM's building of
-    # 24 rows cost more than their insert (bench/copy_check.py).
-    rows = ", ".join(["(%s, %s, %s, %s)"] * len(hashes))
-    values = [v for table in hashes for v in (game.deal_number, table, game.pk, game.player_id)]
+    # 24 rows cost more than their insert (bench/copy_check.py). On PostgreSQL the
+    # hashes go as one array: psycopg parses a statement of more than 50
+    # parameters afresh each time, and that cost more than the insert.
+    table = GameFingerprint._meta.db_table
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                f"INSERT INTO {table} (deal_number, hash, game_id, player_id) "
+                "SELECT %s, unnest(%s::bigint[]), %s, %s",
+                [game.deal_number, hashes, game.pk, game.player_id],
+            )
+            return
+        rows = ", ".join(["(%s, %s, %s, %s)"] * len(hashes))
+        values = [v for hash in hashes for v in (game.deal_number, hash, game.pk, game.player_id)]
         cursor.execute(
-            f"INSERT INTO {GameFingerprint._meta.db_table} "
-            f"(deal_number, hash, game_id, player_id) VALUES {rows}",
-            values,
+            f"INSERT INTO {table} (deal_number, hash, game_id, player_id) VALUES {rows}", values
         )
 
 

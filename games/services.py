@@ -3,10 +3,11 @@ attempt, submit games, and what moderators do (void, clear, ban).
 
 Services are the only place that changes deals, attempts and games. Each one
 is typed, takes keyword-only arguments and runs in one transaction. A stored
-or voided game, or a player whose games now count differently, is announced
-with `games.signals` inside that transaction, so that what ranks games (the
-`leaderboards` app, which builds on this one) changes in the same commit, and
-nothing is announced that did not happen.
+or voided game, or a player whose games now count differently, is passed to
+the stores derived from games through `games.derived` inside that
+transaction (the boards, their mirror, the players' records, the leagues'
+settled days: kept by the apps that build on this one), so that they change
+in the same commit, and nothing reaches them that did not happen.
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ from rest_framework import status
 from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
-from games import copies, rules, signals, solver
+from games import copies, derived, rules, solver
 from games.models import Attempt, DailyDeal, Game, ModerationAction, ReviewState
-from games.parsing import deal_parse, log_replay, log_tokens, times_check
+from games.parsing import deal_parse, log_replay, log_replay_hashed, log_tokens, times_check
 from games.review import review_game
 from games.selectors import attempt_get, daily_deal_get
 
@@ -415,7 +416,14 @@ def game_submit(
         is_today = today_deal is not None and today_deal.number == parsed_deal.number
         daily = today_deal if is_today else None
 
-    played = log_replay(parsed_deal, tokens)
+    # Every daily game leaves its fingerprint (its tables, hashed during the one
+    # replay that checks the log); a ranked one is compared first.
+    tables: frozenset[int] | None = None
+    if daily is not None:
+        played, hashes = log_replay_hashed(parsed_deal, tokens)
+        tables = copies.tables_of(hashes, won=played.is_won)
+    else:
+        played = log_replay(parsed_deal, tokens)
     canonical = [str(token) for token in played.log]
     duration_ms = _elapsed_ms(attempt.started_at, now) if attempt is not None else None
     checked_times = None
@@ -440,12 +448,6 @@ def game_submit(
         created_at=now,
         idempotency_key=idempotency_key,
         request_digest=digest,
-    )
-    # Every daily game leaves its fingerprint; a ranked one is compared first.
-    tables = (
-        copies.game_tables(deal_number=parsed_deal.number, log=canonical, won=played.is_won)
-        if daily is not None
-        else None
     )
     if attempt is not None:
         assert daily is not None and duration_ms is not None and tables is not None
@@ -478,7 +480,7 @@ def game_submit(
     game.save()
     if tables is not None:
         copies.fingerprint_store(game=game, tables=tables)
-    signals.game_stored.send(sender=Game, game=game)
+    derived.game_stored(game=game)
     return game, True
 
 
@@ -538,7 +540,7 @@ def game_void(*, game: Game, reason: str = "", moderator: User | None = None) ->
         game=game,
         reason=reason,
     )
-    signals.game_voided.send(sender=Game, game=game)
+    derived.game_voided(game=game)
     return game
 
 
@@ -561,7 +563,7 @@ def game_review_clear(*, game: Game, moderator: User | None, reason: str = "") -
         reason=reason,
     )
     if was_held and game.daily is not None:
-        signals.player_games_changed.send(sender=Game, player=game.player, dates=[game.daily.date])
+        derived.player_games_changed(player=game.player, dates=[game.daily.date])
     return game
 
 
@@ -590,9 +592,7 @@ def _player_set_active(*, player: User, active: bool, moderator: User | None, re
         player_id=player.pk,
         reason=reason,
     )
-    signals.player_games_changed.send(
-        sender=Game, player=player, dates=_player_ranked_dates(player)
-    )
+    derived.player_games_changed(player=player, dates=_player_ranked_dates(player))
     return True
 
 

@@ -34,7 +34,7 @@ from games.api import (
     game_id_parameter,
 )
 from games.models import DailyDeal
-from leaderboards.audiences import AudienceSql, EntriesSql, audience_sql
+from leaderboards.audiences import AudienceSql, audience_sql
 from leaderboards.cards import share_text
 from leaderboards.models import Board
 from leaderboards.selectors import (
@@ -179,7 +179,6 @@ def board_among(
     params: dict[str, Any],
     audience: AudienceSql,
     viewer: int,
-    entries: EntriesSql | None = None,
 ) -> dict[str, Any]:
     """A board narrowed to an audience as the API shows it: the page asked for
     (or, with `around=me`, the page centred on the viewer) and the viewer's `me`.
@@ -190,7 +189,6 @@ def board_among(
         date=date,
         order=params["order"],
         audience=audience,
-        entries=entries,
         limit=params["limit"],
         offset=params["offset"],
         mine=(viewer,),

@@ -6,6 +6,9 @@ class LeaderboardsConfig(AppConfig):
     verbose_name = "Leaderboards"
 
     def ready(self) -> None:
-        # Connects the receivers of games' signals (Django's documented place
-        # for it: the module is imported once the apps are loaded).
-        from leaderboards import receivers  # noqa: F401
+        # The boards' writes when games change (`games.derived`), and the
+        # receiver of a deleted account: Django's documented place for both.
+        from games.derived import derived_stores_register
+        from leaderboards import receivers
+
+        derived_stores_register(receivers.BOARDS)

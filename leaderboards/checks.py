@@ -348,8 +348,7 @@ def _player_mend(
     with transaction.atomic():
         player = get_user_model().objects.select_for_update().get(pk=player_id)
         if entries:
-            # The mirror and the leagues' copies follow; the counters are the
-            # counters' step's to mend.
+            # The mirror follows; the counters are the counters step's to mend.
             board_entries_rewrite(player=player, date=date)
         elif mirrored:
             version = mirror.mirror_pending(date=date, player_id=player_id)

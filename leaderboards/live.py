@@ -61,7 +61,7 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from easyharp_site.layer import RETRY_FIRST_SECONDS, RETRY_MAX_SECONDS, LayerMember
 from easyharp_site.sockets import text_frame
-from leaderboards.audiences import audience_entries, audience_members, audience_sql
+from leaderboards.audiences import audience_members, audience_sql
 from leaderboards.models import Board
 from leaderboards.selectors import leaderboard_among, leaderboard_entries_of, leaderboard_page
 
@@ -212,7 +212,6 @@ def _board_read(board: BoardKey, player_ids: Collection[int] = ()) -> _Read:
             date=board.date,
             order=board.order,
             audience=audience_sql(kind=kind, id=id),
-            entries=audience_entries(kind=kind, id=id),
             limit=WATCHED_ENTRIES,
             mine=player_ids,
         )

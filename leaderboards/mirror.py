@@ -285,11 +285,14 @@ def mirror_store(*, date: datetime.date, player_id: int, record: DayRecord, vers
     """After the commit that changed a player's entries of `date`, write their new
     record with the version `mirror_pending` gave (scheduled here with
     `transaction.on_commit`)."""
-    value = _value(version, record)
-    expires = _expires(date)
     transaction.on_commit(
-        lambda: _call(lambda client: _eval(client, _STORE, date, value, player_id, expires))
+        functools.partial(_store, date, player_id, _value(version, record), _expires(date))
     )
+
+
+def _store(date: datetime.date, player_id: int, value: bytes, expires: int) -> None:
+    """The write `mirror_store` schedules after the commit: one request (a Lua script)."""
+    _call(lambda client: _eval(client, _STORE, date, value, player_id, expires))
 
 
 def mirror_build_start(*, date: datetime.date) -> str | None:

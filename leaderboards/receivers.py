@@ -1,15 +1,28 @@
-"""The boards and the players' records follow the games: what `games.signals` announces
-lands on the boards and in `PlayerStats` here, and so does a deleted account
-(`easyharp_site.accounts.signals`).
+"""Every write the boards make when games change, one call per store, in order.
 
-Every receiver runs inside the announcing service's transaction, with the
-player's row locked; the live boards hear of a change only after it commits.
+The game services reach these through `games.derived` (registered in
+`LeaderboardsConfig.ready`), and a deleted account through
+`easyharp_site.accounts.signals`. Each runs inside the announcing service's
+transaction, with the player's row locked; the live boards hear of a change
+only after it commits. The stores, and who writes them:
+
+- `BoardEntry`, with the boards' counters `BoardTotal` and `BoardBucket`:
+  `board_entries_offer` (a new ranked game) or `board_entries_recompute`;
+- the day's board mirror in Redis (`leaderboards.mirror`): `board_mirror_write`,
+  the player's record pending now and the new one after the commit;
+- the player's record `PlayerStats`: `player_stats_count` or
+  `player_stats_recompute`;
+- the live boards (the channel layer), after the commit: `live.board_changed`.
+
+A new ranked game writes its entries and counters last: every ranked game
+of the day counts in the same few counter rows, each held from its update to
+the commit, so nothing else of the submission runs while others wait for them.
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Sequence
 from functools import partial
 from typing import Any
 
@@ -18,13 +31,15 @@ from django.db import transaction
 from django.dispatch import receiver
 
 from easyharp_site.accounts.signals import player_deleted
+from games.derived import DerivedStores
 from games.models import Game
-from games.signals import game_stored, game_voided, player_games_changed
 from leaderboards import live
 from leaderboards.models import BoardEntry
 from leaderboards.services import (
     board_entries_offer,
     board_entries_recompute,
+    board_mirror_write,
+    game_is_ranked,
     player_stats_count,
     player_stats_recompute,
 )
@@ -37,49 +52,66 @@ def _announce(date: datetime.date, orders: Collection[str], player: int) -> None
         )
 
 
-@receiver(game_stored, sender=Game, dispatch_uid="leaderboards.game_stored")
-def game_ranked(*, game: Game, **_: Any) -> None:
-    """A player's ranked game of the day goes on the boards (practice goes nowhere).
+def game_ranked(game: Game) -> None:
+    """A stored game of a day that counts goes on its boards, into the mirror and
+    into its player's record; the live boards hear of it after the commit.
 
-    A player deleted or banned while the submission waited for their row is
-    refused by the submission itself, which reads `is_active` under the lock.
+    Practice goes nowhere. A player deleted or banned while the submission
+    waited for their row is refused by the submission itself, which reads
+    `is_active` under the lock.
     """
-    if game.daily is not None:
-        _announce(game.daily.date, board_entries_offer(game=game), game.player_id)
-        player_stats_count(game=game)
+    if game.daily is None or not game_is_ranked(game):
+        return
+    date = game.daily.date
+    player_stats_count(game=game)
+    board_mirror_write(player_id=game.player_id, date=date, game=game)
+    # Last: the day's counters, which every ranked game of the day writes.
+    moved = board_entries_offer(game=game)
+    _announce(date, moved, game.player_id)
 
 
-@receiver(game_voided, sender=Game, dispatch_uid="leaderboards.game_voided")
-def game_unranked(*, game: Game, **_: Any) -> None:
-    """A voided game of the day leaves the boards (the player's entries are recomputed)."""
+def _player_day_rebuilt(player: User, date: datetime.date) -> None:
+    """The player's entries of `date` rebuilt from their games, the mirror in step,
+    the live boards told after the commit."""
+    moved = board_entries_recompute(player=player, date=date)
+    if moved:
+        board_mirror_write(player_id=player.pk, date=date)
+    _announce(date, moved, player.pk)
+
+
+def game_unranked(game: Game) -> None:
+    """A voided game of a day leaves the boards (the player's entries are rebuilt)
+    and, when it was ranked, their record."""
     if game.daily is not None:
-        _announce(
-            game.daily.date,
-            board_entries_recompute(player=game.player, date=game.daily.date),
-            game.player_id,
-        )
+        _player_day_rebuilt(game.player, game.daily.date)
         if game.ranked:
             player_stats_recompute(player=game.player)
+
+
+def player_reranked(player: User, dates: Sequence[datetime.date]) -> None:
+    """A banned player leaves every board at once; a lifted ban or a held game
+    cleared brings their games back."""
+    for date in dates:
+        _player_day_rebuilt(player, date)
+    player_stats_recompute(player=player)
+
+
+BOARDS = DerivedStores(
+    app="leaderboards",
+    game_stored=game_ranked,
+    game_voided=game_unranked,
+    player_games_changed=player_reranked,
+)
 
 
 @receiver(player_deleted, dispatch_uid="leaderboards.player_deleted")
 def player_unranked(*, player: User, **_: Any) -> None:
     """A deleted player's games leave every board at once: each day they are on is
-    recomputed (without them), and the live boards hear of it after commit."""
+    rebuilt (without them), and the live boards hear of it after commit."""
     dates = (
         BoardEntry.objects.filter(player=player)
         .values_list("date", flat=True)
         .distinct()
         .order_by("date")
     )
-    for date in list(dates):
-        _announce(date, board_entries_recompute(player=player, date=date), player.pk)
-    player_stats_recompute(player=player)
-
-
-@receiver(player_games_changed, sender=Game, dispatch_uid="leaderboards.player_games_changed")
-def player_reranked(*, player: User, dates: Iterable[datetime.date], **_: Any) -> None:
-    """A banned player leaves every board at once; a lifted ban brings them back."""
-    for date in dates:
-        _announce(date, board_entries_recompute(player=player, date=date), player.pk)
-    player_stats_recompute(player=player)
+    player_reranked(player, list(dates))

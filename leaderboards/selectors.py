@@ -30,7 +30,7 @@ from easyharp_site.dates import today, utc_aware
 from games.models import DailyDeal, Game, ReviewState
 from games.rules import Deal
 from leaderboards import mirror
-from leaderboards.audiences import AudienceSql, EntriesSql
+from leaderboards.audiences import AudienceSql
 from leaderboards.mirror import DURATION, GAME, KIND, MOVES, SCORE, SUBMITTED
 from leaderboards.models import (
     DURATION_UNKNOWN,
@@ -296,15 +296,14 @@ def leaderboard_entries_of(
 
 
 # A board narrowed to an audience, ranked among it in one statement: the
-# audience's entries (from its own table in board order when it keeps one, else
-# one lookup each on the day's board's unique (date, board, player) index),
-# numbered in board order, then only the rows asked for, with their players'
-# names.
+# audience's entries (one lookup each on the day's board's unique (date, board,
+# player) index), numbered in board order, then only the rows asked for, with
+# their players' names.
 _AMONG_SQL = f"""
 WITH among AS (
     SELECT e.player_id, {_COLUMNS.removesuffix(", u.username")},
            row_number() OVER (ORDER BY {_ORDER_ASC}) AS place
-    FROM {{table}} e
+    FROM leaderboards_boardentry e
     WHERE e.date = %s AND e.board = %s AND {{narrowing}}
 )
 SELECT t.total, t.number, a.player_id,
@@ -321,27 +320,22 @@ def _among_rows(
     date: datetime.date,
     order: str,
     audience: AudienceSql,
-    entries: EntriesSql | None,
     first: int,
     last: int,
     mine: Sequence[int],
 ) -> tuple[int, int | None, list[tuple[Any, ...]]]:
     """(total, deal number, rows `(player_id, *columns, place)`) of the places in
     (`first`, `last`] and of the players `mine`."""
-    if entries is not None:
-        table, narrowing, params = entries
-    else:
-        subquery, params = audience
-        table, narrowing = "leaderboards_boardentry", f"e.player_id IN ({subquery})"
-        if connection.vendor == "postgresql":
-            # The ids as one sorted array: one index scan walks them in order,
-            # 7 % faster than a lookup per row of the subquery (bench/leagues.py).
-            narrowing = (
-                f"e.player_id = ANY(ARRAY(SELECT id FROM ({subquery}) AS audience(id) ORDER BY id))"
-            )
+    subquery, params = audience
+    narrowing = f"e.player_id IN ({subquery})"
+    if connection.vendor == "postgresql":
+        # The ids as one sorted array: one index scan walks them in order,
+        # 7 % faster than a lookup per row of the subquery (bench/leagues.py).
+        narrowing = (
+            f"e.player_id = ANY(ARRAY(SELECT id FROM ({subquery}) AS audience(id) ORDER BY id))"
+        )
     statement = _AMONG_SQL.format(
         users=get_user_model()._meta.db_table,
-        table=table,
         narrowing=narrowing,
         mine=", ".join(["%s"] * len(mine)) if mine else "NULL",
     )
@@ -479,7 +473,6 @@ def leaderboard_among(
     date: datetime.date,
     order: str,
     audience: AudienceSql,
-    entries: EntriesSql | None = None,
     limit: int = PAGE_LIMIT_MAX,
     offset: int = 0,
     mine: Collection[int] = (),
@@ -488,43 +481,40 @@ def leaderboard_among(
     """A day's board narrowed to an audience, ranked among it (a friends or league board).
 
     `audience` is a subquery giving the players' ids, with its parameters
-    (`leaderboards.audiences`), and `entries` where the audience keeps its own
-    copy of its entries, if it does. Same shape as `leaderboard_page`, with `total`
+    (`leaderboards.audiences`). Same shape as `leaderboard_page`, with `total`
     the number of the audience on the board, plus `mine`: the entry (ranked
     among them) of each player id in `mine`, None when they are not on it.
     With `around` (a player id on the board), the page is the one centred on
     that player instead of `offset`'s.
 
-    With `entries`, one statement (two with `around`): one index range of the
-    audience's own table, already in board order. Without, when the day's
-    board mirror is complete (`leaderboards.mirror`): the audience's ids, one
-    request to Redis for their records, the ranking here, and the names of
-    the players shown, with or without `around`. Otherwise one statement (two
-    with `around`), one index lookup per player of the audience on the board's
-    unique (date, board, player) index, the entries numbered in the database. The cost
-    grows with the audience (a league holds at most 1,000 players, a player
-    follows at most 1,000), never with the size of the day's board.
+    Every audience is read one way, from the day's entries themselves, so a
+    change of who belongs shows at once. When the day's board mirror is
+    complete (`leaderboards.mirror`): the audience's ids, one request to Redis
+    for their records, the ranking here, and the names of the players shown,
+    with or without `around`. Otherwise one statement (two with `around`), one
+    index lookup per player of the audience on the board's unique (date,
+    board, player) index, the entries numbered in the database. The cost grows
+    with the audience (a league holds at most 1,000 players, a player follows
+    at most 1,000), never with the size of the day's board.
     """
     limit = max(0, min(limit, PAGE_LIMIT_MAX))
     offset = max(0, offset)
     wanted = sorted(set(mine) | ({around} if around is not None else set()))
-    ranking = _mirror_ranking(date, order, audience) if entries is None else None
+    ranking = _mirror_ranking(date, order, audience)
     if around is not None:
         if ranking is not None:
             total = len(ranking[0])
             found = (place for place, key in enumerate(ranking[0], start=1) if key[-1] == around)
             place = next(found, None)
         else:
-            total, _, rows = _among_rows(date, order, audience, entries, 0, 0, [around])
+            total, _, rows = _among_rows(date, order, audience, 0, 0, [around])
             place = rows[0][-1] if rows else None
         if place is not None and limit:
             offset = max(0, min(place - 1 - (limit - 1) // 2, total - limit))
     if ranking is not None:
         total, number, rows = _mirror_rows(date, order, ranking, offset, offset + limit, wanted)
     else:
-        total, number, rows = _among_rows(
-            date, order, audience, entries, offset, offset + limit, wanted
-        )
+        total, number, rows = _among_rows(date, order, audience, offset, offset + limit, wanted)
     places = {row[0]: row for row in rows}
     shown = [_entry_dict(row[1:-1], row[-1]) for row in rows if offset < row[-1] <= offset + limit]
     return {

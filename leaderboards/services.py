@@ -3,21 +3,22 @@
 Only a player's ranked game of the day counts, and only while it is not
 assisted, not voided and the player is not banned (an active account).
 
-Called by `leaderboards.receivers` when the game services announce a stored or
-voided game or a ban, inside their transaction, with the player's row locked,
-so one player's entries are never written by two transactions at once.
-Whenever they write or remove a player's entries of a day, they announce it
-(`leaderboards.signals.board_entries_moved`) in the same transaction, and
-bring the day's mirror in Redis in step (`leaderboards.mirror`).
+Called by `leaderboards.receivers`, which the game services reach through
+`games.derived` for a stored or voided game or a ban, inside their
+transaction, with the player's row locked, so one player's entries are never
+written by two transactions at once. Whoever writes or removes a player's
+entries of a day brings the day's mirror in Redis in step after them
+(`board_mirror_write`).
 The shared counters (`BoardTotal`, `BoardBucket`) are always changed in one
-order, board by board, the total before the buckets and buckets by ascending
-key, so that concurrent submissions never wait on each other in a circle.
+order, the totals before the buckets, each by board and ascending key, so
+that concurrent submissions never wait on each other in a circle.
 """
 
 from __future__ import annotations
 
 import datetime
-from typing import Any, TypeVar
+import json
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
@@ -33,12 +34,10 @@ from leaderboards.models import (
     BoardEntry,
     BoardTotal,
     DayResult,
-    PlayerStats,
     board_sort_key,
 )
 from leaderboards.records import RECORD_FIELDS, Record, record_fold
-from leaderboards.selectors import day_records, day_records_after, stats_record
-from leaderboards.signals import board_entries_moved
+from leaderboards.selectors import day_records, day_records_after
 
 BOARDS: tuple[str, ...] = (Board.SCORE, Board.MOVES)
 
@@ -100,43 +99,93 @@ def _entry_values(board: str, game: Game) -> dict[str, Any]:
     }
 
 
-_Counter = TypeVar("_Counter", BoardTotal, BoardBucket)
+# An entry that moved on its board: (board, its bucket before, its bucket after),
+# None where it was not on the board, or is no longer.
+_Move = tuple[str, int | None, int | None]
+
+# The counters as plain statements: every ranked submission changes two to four
+# of them, and the ORM's query building cost more than the statements
+# (bench/submit.py). Counting up is an upsert (a counter's first entry creates its
+# row), one statement for a run of counters; counting down an UPDATE (PostgreSQL
+# checks `players >= 0` on the row an upsert proposes, before the conflict).
+_COUNTERS: dict[str, tuple[str, ...]] = {
+    "leaderboards_boardtotal": ("date", "board"),
+    "leaderboards_boardbucket": ("date", "board", "key1"),
+}
 
 
-def _counter_add(model: type[_Counter], delta: int, **where: datetime.date | str | int) -> None:
-    # Plain SQL: every ranked submission changes two to four counters, and the
-    # ORM's query building cost more than the statement itself (bench/submit.py).
-    columns = " AND ".join(f"{column} = %s" for column in where)
-    sql = f"UPDATE {model._meta.db_table} SET players = players + %s WHERE {columns}"
+def _counters_add(cursor: Any, table: str, rows: list[tuple[Any, ...]]) -> None:
+    """Add each row's last value to the counter its other values name, in the order given."""
+    keys = _COUNTERS[table]
+    run: list[tuple[Any, ...]] = []
+
+    def count_up() -> None:
+        if run:
+            marks = ", ".join(["(" + ", ".join(["%s"] * len(run[0])) + ")"] * len(run))
+            cursor.execute(
+                f"INSERT INTO {table} ({', '.join(keys)}, players) VALUES {marks} "
+                f"ON CONFLICT ({', '.join(keys)}) "
+                f"DO UPDATE SET players = {table}.players + excluded.players",
+                [value for row in run for value in row],
+            )
+            run.clear()
+
+    for row in rows:
+        if row[-1] > 0:
+            run.append(row)
+            continue
+        count_up()
+        where = " AND ".join(f"{key} = %s" for key in keys)
+        cursor.execute(
+            f"UPDATE {table} SET players = players + %s WHERE {where}", [row[-1], *row[:-1]]
+        )
+    count_up()
+
+
+def _counts_change(*, date: datetime.date, moves: list[_Move]) -> None:
+    """Count entries of `date` that moved between buckets of their boards.
+
+    The totals (`BoardTotal`) before the buckets (`BoardBucket`), each in
+    (board, key) order: every writer takes the counters' rows in that one
+    order, so concurrent submissions never wait on each other in a circle. A
+    new ranked game costs two statements.
+    """
+    totals: dict[str, int] = {}
+    buckets: dict[tuple[str, int], int] = {}
+    for board, old, new in moves:
+        if old == new:
+            continue
+        if old is None or new is None:
+            totals[board] = totals.get(board, 0) + (1 if old is None else -1)
+        if old is not None:
+            buckets[board, old] = buckets.get((board, old), 0) - 1
+        if new is not None:
+            buckets[board, new] = buckets.get((board, new), 0) + 1
+    day = connection.ops.adapt_datefield_value(date)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [delta, *where.values()])
-        if cursor.rowcount:
-            return
-    # The first entry it counts: create the row (a concurrent first entry may
-    # win the race, hence ignore_conflicts), then count.
-    model.objects.bulk_create([model(players=0, **where)], ignore_conflicts=True)
-    model.objects.filter(**where).update(players=F("players") + delta)
+        _counters_add(
+            cursor,
+            "leaderboards_boardtotal",
+            [(day, board, delta) for board, delta in sorted(totals.items()) if delta],
+        )
+        _counters_add(
+            cursor,
+            "leaderboards_boardbucket",
+            [(day, *bucket, delta) for bucket, delta in sorted(buckets.items()) if delta],
+        )
 
 
-def _counts_change(*, date: datetime.date, board: str, old: int | None, new: int | None) -> None:
-    """Count an entry that moved from bucket `old` to bucket `new` (None: off the board)."""
-    if old is None and new is not None:
-        _counter_add(BoardTotal, 1, date=date, board=board)
-    elif new is None and old is not None:
-        _counter_add(BoardTotal, -1, date=date, board=board)
-    if old == new:
-        return
-    changes = [(key, -1) for key in (old,) if key is not None]
-    changes += [(key, 1) for key in (new,) if key is not None]
-    for key1, delta in sorted(changes):
-        _counter_add(BoardBucket, delta, date=date, board=board, key1=key1)
+_ENTRY_COLUMNS = (
+    "date, board, player_id, game_id, key1, key2, duration_ms, submitted_at, score, moves, won"
+)
 
 
 def board_entries_offer(*, game: Game) -> list[str]:
     """Put a newly stored ranked game of the day on its boards.
 
-    Returns the boards that moved (none for practice, an assisted game or a
-    banned player). The caller holds the player's lock. A player's entries of
+    Writes its entries and the boards' counters, and returns the boards that
+    moved (none for practice, an assisted game, a held game or a banned
+    player). The caller holds the player's lock. A player's entries of
     a day only ever show their ranked game of that day, of which there is one
     (a unique constraint), so a new one finds no entry to replace.
     """
@@ -145,23 +194,23 @@ def board_entries_offer(*, game: Game) -> list[str]:
     assert game.daily is not None
     date = game.daily.date
     boards = [board for board in BOARDS if game_counts_on(board=board, game=game)]
-    entries = [
-        BoardEntry(date=date, board=board, player_id=game.player_id, **_entry_values(board, game))
-        for board in boards
-    ]
-    BoardEntry.objects.bulk_create(entries)
-    for entry in entries:
-        _counts_change(date=date, board=entry.board, old=None, new=entry.key1)
-    if boards:
-        record = mirror.game_record(
-            game_id=game.pk,
-            score=game.score,
-            moves=game.moves,
-            won=game.won,
-            duration_ms=entries[0].duration_ms,
-            submitted_at=entries[0].submitted_at,
+    # One plain INSERT: in every ranked submission (see `_counts_change`).
+    day = connection.ops.adapt_datefield_value(date)
+    submitted = connection.ops.adapt_datetimefield_value(game.created_at)
+    rows = []
+    for board in boards:
+        values = _entry_values(board, game)
+        rows.append(
+            (day, board, game.player_id, game.pk, values["key1"], values["key2"])
+            + (values["duration_ms"], submitted, game.score, game.moves, game.won)
         )
-        _entries_moved(player_id=game.player_id, date=date, replaced=False, record=record)
+    with connection.cursor() as cursor:
+        marks = ", ".join(["(" + ", ".join(["%s"] * len(rows[0])) + ")"] * len(rows))
+        cursor.execute(
+            f"INSERT INTO leaderboards_boardentry ({_ENTRY_COLUMNS}) VALUES {marks}",
+            [value for row in rows for value in row],
+        )
+    _counts_change(date=date, moves=[(row[1], None, row[4]) for row in rows])
     return boards
 
 
@@ -169,13 +218,14 @@ def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
     """Rebuild a player's entries of `date` from their games that still count.
 
     Used when a game is voided, when a player is banned or their ban is lifted,
-    and when a player is deleted (whose games count no more). Returns the boards
-    that moved. The caller holds the player's lock.
+    and when a player is deleted (whose games count no more). Writes the
+    entries and the boards' counters, and returns the boards that moved. The
+    caller holds the player's lock.
     """
     # A deleted player is deactivated, so `_ranked_games` leaves them out like a banned one.
     games = _ranked_games(player=player, date=date)
     entries = {entry.board: entry for entry in BoardEntry.objects.filter(date=date, player=player)}
-    moved: list[str] = []
+    moved: list[_Move] = []
     for board in BOARDS:
         # At most one ranked game per player and day (a unique constraint);
         # ordered all the same, so that this never depends on it.
@@ -185,27 +235,22 @@ def board_entries_recompute(*, player: User, date: datetime.date) -> list[str]:
         if best is None:
             if entry is not None:
                 entry.delete()
-                _counts_change(date=date, board=board, old=entry.key1, new=None)
-                moved.append(board)
+                moved.append((board, entry.key1, None))
             continue
         values = _entry_values(board, best)
         if entry is None:
             BoardEntry.objects.create(date=date, board=board, player=player, **values)
-            _counts_change(date=date, board=board, old=None, new=values["key1"])
-            moved.append(board)
+            moved.append((board, None, values["key1"]))
         elif entry.game_id != best.pk:
             BoardEntry.objects.filter(pk=entry.pk).update(**values)
-            _counts_change(date=date, board=board, old=entry.key1, new=values["key1"])
-            moved.append(board)
-    if moved:
-        record = day_records(date=date, player_ids=[player.pk])[player.pk]
-        _entries_moved(player_id=player.pk, date=date, replaced=True, record=record)
-    return moved
+            moved.append((board, entry.key1, values["key1"]))
+    _counts_change(date=date, moves=moved)
+    return [board for board, _, _ in moved]
 
 
 def board_entries_rewrite(*, player: User, date: datetime.date) -> None:
     """Write a player's entries of `date` again from their games that still count,
-    whatever the entries held, and bring the mirror and the apps above in step.
+    whatever the entries held, and bring the board mirror in step.
 
     For `leaderboards.checks`, which mends entries that drifted from their games:
     the counters are left as they are (the check mends them on their own, by
@@ -222,20 +267,30 @@ def board_entries_rewrite(*, player: User, date: datetime.date) -> None:
                 BoardEntry(date=date, board=board, player=player, **_entry_values(board, best))
             )
     BoardEntry.objects.bulk_create(entries)
-    record = day_records(date=date, player_ids=[player.pk])[player.pk]
-    _entries_moved(player_id=player.pk, date=date, replaced=True, record=record)
+    board_mirror_write(player_id=player.pk, date=date)
 
 
-def _entries_moved(
-    *, player_id: int, date: datetime.date, replaced: bool, record: mirror.DayRecord
-) -> None:
-    """A player's entries of `date` changed (their lock held): their record in the
-    board mirror is pending until the commit, then the new one; the apps above
-    hear of it in this transaction."""
+def board_mirror_write(*, player_id: int, date: datetime.date, game: Game | None = None) -> None:
+    """Bring the player's record of `date` in the board mirror in step with their
+    entries, just written in this transaction (their lock held): pending until
+    the commit, then the new record (`game`'s, a ranked game just put on the
+    boards; else read from the table). Nothing when the mirror is off."""
     version = mirror.mirror_pending(date=date, player_id=player_id)
-    if version is not None:
-        mirror.mirror_store(date=date, player_id=player_id, record=record, version=version)
-    board_entries_moved.send(sender=BoardEntry, player_id=player_id, date=date, replaced=replaced)
+    if version is None:
+        return
+    if game is not None:
+        values = _entry_values(Board.SCORE, game)
+        record = mirror.game_record(
+            game_id=game.pk,
+            score=game.score,
+            moves=game.moves,
+            won=game.won,
+            duration_ms=values["duration_ms"],
+            submitted_at=values["submitted_at"],
+        )
+    else:
+        record = day_records(date=date, player_ids=[player_id])[player_id]
+    mirror.mirror_store(date=date, player_id=player_id, record=record, version=version)
 
 
 # Players read from the table per batch while the board mirror is built.
@@ -266,14 +321,42 @@ def board_mirror_build(*, date: datetime.date, batch: int = MIRROR_BUILD_BATCH) 
 # --- Players' records ----------------------------------------------------------------
 
 
-def _stats_store(player_id: int, record: Record, *, exists: bool | None = None) -> None:
-    """Write a player's record: one UPDATE, or one INSERT for their first (`exists`
-    says which when the caller has just read the row; None: find out)."""
-    values = {name: getattr(record, name) for name in RECORD_FIELDS}
-    # The caller holds the player's lock, so no other transaction writes this row.
-    if exists is not False and PlayerStats.objects.filter(player_id=player_id).update(**values):
-        return
-    PlayerStats.objects.create(player_id=player_id, **values)
+# A player's record, read and written as plain statements: in every ranked
+# submission, where the ORM's building of them cost more than the statements.
+_STATS_COLUMNS = ", ".join(RECORD_FIELDS)
+_STATS_READ_SQL = f"SELECT {_STATS_COLUMNS} FROM leaderboards_playerstats WHERE player_id = %s"
+_STATS_STORE_SQL = f"""
+INSERT INTO leaderboards_playerstats (player_id, {_STATS_COLUMNS})
+VALUES (%s, {", ".join(["%s"] * len(RECORD_FIELDS))})
+ON CONFLICT (player_id) DO UPDATE SET
+{", ".join(f"{name} = excluded.{name}" for name in RECORD_FIELDS)}
+"""
+
+
+def _stats_read(player_id: int) -> Record:
+    """The player's kept record (an empty one when nothing was counted yet)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_STATS_READ_SQL, [player_id])
+        row = cursor.fetchone()
+    if row is None or row[RECORD_FIELDS.index("last_date")] is None:
+        return Record()
+    values = dict(zip(RECORD_FIELDS, row, strict=True))
+    histogram = values["moves_vs_par"]
+    # JSON arrives as text from both backends (as Django reads it).
+    values["moves_vs_par"] = json.loads(histogram) if isinstance(histogram, str) else histogram
+    return Record(**values)
+
+
+def _stats_store(player_id: int, record: Record) -> None:
+    """Write a player's record (one statement, the first one's too). The caller
+    holds the player's lock, so no other transaction writes this row."""
+    values = [getattr(record, name) for name in RECORD_FIELDS]
+    values[RECORD_FIELDS.index("last_date")] = connection.ops.adapt_datefield_value(
+        record.last_date
+    )
+    values[RECORD_FIELDS.index("moves_vs_par")] = json.dumps(record.moves_vs_par)
+    with connection.cursor() as cursor:
+        cursor.execute(_STATS_STORE_SQL, [player_id, *values])
 
 
 def player_stats_recompute(*, player: User) -> None:
@@ -301,8 +384,7 @@ def player_stats_count(*, game: Game) -> None:
     if not game_is_ranked(game):
         return
     assert game.daily is not None
-    stats = PlayerStats.objects.filter(player_id=game.player_id).first()
-    record = stats_record(stats)
+    record = _stats_read(game.player_id)
     if record.last_date is not None and game.daily.date <= record.last_date:
         player_stats_recompute(player=game.player)
         return
@@ -313,7 +395,7 @@ def player_stats_count(*, game: Game) -> None:
         moves=game.moves,
         par=game.daily.par,
     )
-    _stats_store(game.player_id, record, exists=stats is not None)
+    _stats_store(game.player_id, record)
 
 
 # --- Closing a day ---------------------------------------------------------------------

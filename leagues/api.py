@@ -378,7 +378,6 @@ class LeagueBoardApi(APIView):
                 date=day.date,
                 params=query.validated_data,
                 audience=selectors.league_members_sql(league.pk),
-                entries=selectors.league_entries_sql(league.pk),
                 viewer=request.user.pk,
             )
         )

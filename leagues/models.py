@@ -18,8 +18,6 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from leaderboards.models import EntryColumns
-
 
 class Follow(models.Model):
     # No index of its own: `follow_once` (follower, followee) serves lookups by follower.
@@ -74,69 +72,6 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id} in {self.league_id}"
-
-
-class LeagueEntry(EntryColumns):
-    """A member's entry on a day's board, copied for each of their leagues.
-
-    The columns of `leaderboards.BoardEntry`, plus the league, so that a
-    league's board is one range of the index `league_entry_rank`, already in
-    board order, rather than one lookup per member in the day's board.
-    `leagues.services` keeps the copies in step: a member's entries of a day
-    are copied again whenever the boards announce that they moved, all their
-    entries when they join a league, and none are kept once they leave it.
-    A league deleted while one of its members' games is being stored can be
-    left with that game's copies; nothing reads them (a deleted league's id
-    is never given again).
-    """
-
-    # Derived rows, without per-row foreign-key checks in the database (as
-    # `DayPoints`); Django's cascade removes them with a league or a player.
-    league = models.ForeignKey(
-        League, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
-    )
-    player = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.CASCADE,
-        related_name="+",
-        db_constraint=False,
-        db_index=False,
-    )
-    game = models.ForeignKey(
-        "games.Game",
-        on_delete=models.DO_NOTHING,
-        related_name="+",
-        db_constraint=False,
-        db_index=False,
-    )
-
-    class Meta(EntryColumns.Meta):
-        abstract = False
-        constraints = [
-            models.UniqueConstraint(
-                fields=["league", "date", "board", "player"], name="league_entry_once"
-            ),
-        ]
-        indexes = [
-            models.Index(
-                fields=[
-                    "league",
-                    "date",
-                    "board",
-                    "key1",
-                    "key2",
-                    "duration_ms",
-                    "submitted_at",
-                    "game",
-                ],
-                name="league_entry_rank",
-            ),
-            # A player's copies, found when their entries of a day move or they leave.
-            models.Index(fields=["player", "date"], name="league_entry_player"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.league_id} {self.date} {self.board} {self.player_id}"
 
 
 class DayPoints(models.Model):

@@ -1,46 +1,44 @@
 """The leagues follow the games, the boards and the accounts: a closed day whose
-board changes (a voided game, a ban or its lifting, a deleted player) is settled
-again by the standings job, a player's board entries that moved are copied
-again into their leagues, and a deleted player leaves every league and every
-follow.
+board changes (a voided game, a ban or its lifting, a held game cleared, a
+deleted player) is settled again by the standings job, and a deleted player
+leaves every league and every follow. A stored game changes nothing here: a
+day is settled once it has closed.
 
-Every receiver runs inside the announcing service's transaction.
+The game services reach these through `games.derived` (registered in
+`LeaguesConfig.ready`, after the boards'), a deleted account through
+`easyharp_site.accounts.signals`; each runs inside that service's transaction.
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.dispatch import receiver
 
 from easyharp_site.accounts.signals import player_deleted
+from games.derived import DerivedStores
 from games.models import Game
-from games.signals import game_voided, player_games_changed
-from leaderboards.signals import board_entries_moved
 from leagues.models import DayPoints
-from leagues.services import league_entries_refresh, player_leagues_forget, settled_days_stale
+from leagues.services import player_leagues_forget, settled_days_stale
 
 
-@receiver(game_voided, sender=Game, dispatch_uid="leagues.game_voided")
-def day_unsettled_by_void(*, game: Game, **_: Any) -> None:
+def day_unsettled_by_void(game: Game) -> None:
     """A voided game of a settled day: the day's points are computed again."""
     if game.daily is not None:
         settled_days_stale(dates=[game.daily.date])
 
 
-@receiver(player_games_changed, sender=Game, dispatch_uid="leagues.player_games_changed")
-def days_unsettled_by_ban(*, dates: Iterable[datetime.date], **_: Any) -> None:
-    """A ban or its lifting changes the boards of the player's days."""
+def days_unsettled_by_ban(player: User, dates: Sequence[datetime.date]) -> None:
+    """A ban, its lifting or a held game cleared changes the boards of the player's days."""
     settled_days_stale(dates=list(dates))
 
 
-@receiver(board_entries_moved, dispatch_uid="leagues.board_entries_moved")
-def league_entries_moved(*, player_id: int, date: datetime.date, replaced: bool, **_: Any) -> None:
-    """The player's entries of `date` changed on the boards: so do their leagues' copies."""
-    league_entries_refresh(player_id=player_id, date=date, replaced=replaced)
+STANDINGS = DerivedStores(
+    app="leagues", game_voided=day_unsettled_by_void, player_games_changed=days_unsettled_by_ban
+)
 
 
 @receiver(player_deleted, dispatch_uid="leagues.player_deleted")

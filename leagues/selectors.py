@@ -16,7 +16,7 @@ from django.db import connection
 from django.db.models import QuerySet
 
 from easyharp_site.errors import ServiceError
-from leaderboards.audiences import AudienceSql, EntriesSql
+from leaderboards.audiences import AudienceSql
 from leagues.models import Follow, League, Standing, StandingsPeriod
 from leagues.periods import period_bounds
 
@@ -34,12 +34,6 @@ def friends_sql(viewer_id: int) -> AudienceSql:
 def league_members_sql(league_id: int) -> AudienceSql:
     """A league's audience as SQL: its members (at most 1,000)."""
     return ("SELECT player_id FROM leagues_membership WHERE league_id = %s", [league_id])
-
-
-def league_entries_sql(league_id: int) -> EntriesSql:
-    """A league's own copy of its members' entries (`LeagueEntry`), read in board
-    order through its index on (league, date, board, sort key)."""
-    return ("leagues_leagueentry", "e.league_id = %s", [league_id])
 
 
 def follows(*, follower: User, followee: User) -> bool:

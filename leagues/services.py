@@ -10,13 +10,10 @@ pass a limit nor wait on each other in a circle.
 Every change to who is in an audience (a follow, a join, a leave, a removal,
 a deleted league) tells the live boards, after commit, which audience changed
 (`leaderboards.live.audience_changed`), so the open friends and league boards
-of that audience, of any day, are read again at once.
-
-Each league keeps its members' board entries in a table of its own
-(`LeagueEntry`), in board order: a member's entries of a day are copied again
-whenever the boards announce they moved (`league_entries_refresh`, under the
-player's row lock, like every other write of that player's entries), all of
-them when the player joins (under the same lock), and removed when they leave.
+of that audience, of any day, are read again at once. A league keeps no
+entries of its own: its board is the day's board narrowed to its members
+(`leaderboards.audiences`), so a join, a leave or a removal changes the board
+in the same commit.
 """
 
 from __future__ import annotations
@@ -42,7 +39,6 @@ from leagues.models import (
     DayPoints,
     Follow,
     League,
-    LeagueEntry,
     Membership,
     Period,
     SettledDay,
@@ -70,42 +66,6 @@ def _not_found() -> ServiceError:
 
 def _player_locked(player: User) -> User:
     return get_user_model().objects.select_for_update().get(pk=player.pk)
-
-
-# Board entries copied into their players' leagues (`where` picks the entries
-# and the leagues: `e` is the day's board, `m` the memberships).
-LEAGUE_ENTRIES_COPY = """
-INSERT INTO leagues_leagueentry (league_id, date, board, player_id, game_id, key1, key2,
-    duration_ms, submitted_at, score, moves, won)
-SELECT m.league_id, e.date, e.board, e.player_id, e.game_id, e.key1, e.key2,
-    e.duration_ms, e.submitted_at, e.score, e.moves, e.won
-FROM leaderboards_boardentry e
-JOIN leagues_membership m ON m.player_id = e.player_id
-WHERE {where}
-"""
-
-
-def league_entries_refresh(*, player_id: int, date: datetime.date, replaced: bool = True) -> None:
-    """Copy the player's board entries of `date` again into each of their leagues
-    (at most 50 leagues and two boards: 100 rows); unless `replaced`, they had
-    none of that day, so there is no old copy to delete (a ranked game's
-    submission: one statement, not two). The caller holds the player's row
-    lock, as every write of their entries does."""
-    if replaced:
-        LeagueEntry.objects.filter(player_id=player_id, date=date).delete()
-    with connection.cursor() as cursor:
-        cursor.execute(
-            LEAGUE_ENTRIES_COPY.format(where="e.player_id = %s AND e.date = %s"), [player_id, date]
-        )
-
-
-def _league_entries_join(league: League, player_id: int) -> None:
-    """Copy all the player's board entries into a league they just joined."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            LEAGUE_ENTRIES_COPY.format(where="e.player_id = %s AND m.league_id = %s"),
-            [player_id, league.pk],
-        )
 
 
 def _audience_changed(kind: str, id: int) -> None:
@@ -202,7 +162,6 @@ def league_create(*, owner: User, name: str) -> League:
             continue
         break
     Membership.objects.create(league=league, player=owner)
-    _league_entries_join(league, owner.pk)
     return league
 
 
@@ -232,7 +191,6 @@ def league_join(*, player: User, code: str) -> League:
             limit=LEAGUE_MEMBERS_MAX,
         )
     Membership.objects.create(league=league, player=player)
-    _league_entries_join(league, player.pk)
     League.objects.filter(pk=league.pk).update(members=F("members") + 1)
     league.members += 1
     _audience_changed("league", league.pk)
@@ -262,7 +220,6 @@ def _membership_end(league: League, player_id: int) -> None:
     """End a membership; the caller holds the player's row lock."""
     deleted, _ = Membership.objects.filter(league=league, player_id=player_id).delete()
     if deleted:
-        LeagueEntry.objects.filter(league=league, player_id=player_id).delete()
         League.objects.filter(pk=league.pk).update(members=F("members") - 1)
         _audience_changed("league", league.pk)
 
@@ -286,9 +243,8 @@ def league_member_remove(*, owner: User, slug: str, username: str) -> None:
     """The owner removes a member (not themselves)."""
     member = get_user_model().objects.filter(username=username).exclude(pk=owner.pk).first()
     if member is not None:
-        # The member's row before the league's, the order every write takes:
-        # their ranked game, which copies their entries into their leagues,
-        # holds it, so none is copied into this league after they are removed.
+        # The member's row before the league's, the order a join takes too, so
+        # that two changes of memberships never wait on each other in a circle.
         _player_locked(member)
     league = _owned_league(slug, owner)
     if member is None or not Membership.objects.filter(league=league, player=member).exists():

@@ -144,7 +144,6 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
         date=day,
         order=order,
         audience=selectors.league_members_sql(current.pk),
-        entries=selectors.league_entries_sql(current.pk),
         limit=100,
     )
     socket = f"/ws/leagues/{current.slug}/daily/{day.isoformat()}/leaderboard/?order={order}"

@@ -24,10 +24,10 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from games import derived
 from games.models import Attempt, DailyDeal, Game
 from games.services import attempt_assist, attempt_start, game_submit
-from games.signals import game_stored
-from leaderboards.services import board_entries_offer
+from leaderboards.services import board_entries_offer, board_mirror_write
 from tests.paths import GAME_VECTORS
 
 VECTORS = GAME_VECTORS
@@ -186,9 +186,10 @@ def stored_game(
 
     For leaderboard tests that need many exact scores and moves quickly. It is
     the player's ranked game of the day unless `ranked` is False. With
-    `announce` it is announced as a submission announces it (`game_stored`:
-    the boards, the player's record and the live boards) rather than only
-    offered to the boards. `fields` are other fields of the game (`assisted`).
+    `announce` it reaches every derived store as a submission's does
+    (`games.derived.game_stored`: the boards, the mirror, the player's record
+    and the live boards) rather than only the boards and their mirror.
+    `fields` are other fields of the game (`assisted`).
     """
     game = Game.objects.create(
         player=player,
@@ -206,9 +207,9 @@ def stored_game(
         **fields,
     )
     if announce:
-        game_stored.send(sender=Game, game=game)
-    else:
-        board_entries_offer(game=game)
+        derived.game_stored(game=game)
+    elif board_entries_offer(game=game):
+        board_mirror_write(player_id=game.player_id, date=daily.date, game=game)
     return game
 
 

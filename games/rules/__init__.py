@@ -14,7 +14,15 @@ from .actions import Action, format_log, parse_log
 from .cards import Card
 from .deal import DEAL_MAX, Deal
 from .errors import REASONS, ActionError, IllegalActionError, InvalidActionError
-from .game import FOUNDATION_SUITS, UNDO_LIMIT, Game, Position, replay, table_hashes
+from .game import (
+    FOUNDATION_SUITS,
+    UNDO_LIMIT,
+    Game,
+    Position,
+    replay,
+    replay_hashed,
+    table_hashes,
+)
 
 RULES_VERSION: Final = "EH1"
 
@@ -35,5 +43,6 @@ __all__ = [
     "format_log",
     "parse_log",
     "replay",
+    "replay_hashed",
     "table_hashes",
 ]

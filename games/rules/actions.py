@@ -130,8 +130,18 @@ def compile_log(log: str | Iterable[str]) -> list[Compiled | None]:
     if isinstance(log, str) and log.isascii():
         # Upper-casing the whole text once is cheaper than token by token.
         return list(map(TOKENS.get, log.upper().split()))
-    tokens = log.split() if isinstance(log, str) else log
-    return [compile_or_none(token) for token in tokens]
+    tokens = log.split() if isinstance(log, str) else list(log)
+    try:
+        # Tokens already in canonical form (a server's, upper-cased) are looked up
+        # in C; only the others are read one by one.
+        compiled = list(map(TOKENS.get, tokens))
+    except TypeError:  # an unhashable token
+        return [compile_or_none(token) for token in tokens]
+    if None in compiled:
+        for index, action in enumerate(compiled):
+            if action is None:
+                compiled[index] = compile_or_none(tokens[index])
+    return compiled
 
 
 def written_token(log: str | Iterable[str], index: int) -> str:

@@ -41,7 +41,15 @@ from .cards import CARD_COUNT, KING, SUIT_NAMES, SUITS, card_text, is_red, rank_
 from .deal import Deal
 from .errors import IllegalActionError, InvalidActionError
 
-__all__ = ["Game", "Position", "replay", "table_hashes", "UNDO_LIMIT", "FOUNDATION_SUITS"]
+__all__ = [
+    "Game",
+    "Position",
+    "replay",
+    "replay_hashed",
+    "table_hashes",
+    "UNDO_LIMIT",
+    "FOUNDATION_SUITS",
+]
 
 #: The history keeps the undo records of the 100 most recent actions not yet
 #: taken back (older ones fall off); each undo uses one up.
@@ -100,6 +108,22 @@ def _column_key(down: list[int], up: list[int]) -> bytes:
 def _pool_key(stock: list[int], waste: list[int]) -> bytes:
     """The stock and waste as `Game.table_hash` reads them: the values left, sorted."""
     return bytes(sorted(bytes(stock + waste).translate(_VALUE_BYTES)))
+
+
+def _foundations_key(foundations: list[list[int]]) -> bytes:
+    """The foundations as `Game.table_hash` reads them: each suit's twin piles'
+    heights, the lower first."""
+    a, b, c, d, e, f, g, h = map(len, foundations)
+    return bytes(
+        (min(a, b), max(a, b), min(c, d), max(c, d), min(e, f), max(e, f), min(g, h), max(g, h))
+    )
+
+
+def _table_hash(columns: list[bytes], foundations: bytes, pool: bytes) -> int:
+    """`Game.table_hash` from each column's `_column_key`, the `_foundations_key` and
+    the `_pool_key`."""
+    text = b"\xff".join([*sorted(columns), foundations, pool])
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big", signed=True)
 
 
 class Game:
@@ -221,16 +245,8 @@ class Game:
         False
         """
         columns = [_column_key(down, up) for down, up in zip(self._down, self._up, strict=True)]
-        return self._table_hash(columns, _pool_key(self._stock, self._waste))
-
-    def _table_hash(self, columns: list[bytes], pool: bytes) -> int:
-        """`table_hash` from each column's `_column_key` and the `_pool_key`."""
-        a, b, c, d, e, f, g, h = [len(pile) for pile in self._foundations]
-        foundations = bytes(
-            (min(a, b), max(a, b), min(c, d), max(c, d), min(e, f), max(e, f), min(g, h), max(g, h))
-        )
-        text = b"\xff".join([*sorted(columns), foundations, pool])
-        return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big", signed=True)
+        pool = _pool_key(self._stock, self._waste)
+        return _table_hash(columns, _foundations_key(self._foundations), pool)
 
     def table(self) -> dict[str, Any]:
         """The position as a plain JSON-ready dict (face-down cards only counted)."""
@@ -668,16 +684,30 @@ def table_hashes(deal: Deal | str | int, log: str | Iterable[str]) -> list[int]:
     >>> len(hashes), hashes[0] == hashes[1]
     (2, False)
     """
+    return replay_hashed(deal, log)[1]
+
+
+def replay_hashed(deal: Deal | str | int, log: str | Iterable[str]) -> tuple[Game, list[int]]:
+    """`replay` and `table_hashes` in one pass over the log: the game, and the
+    hashes of the tables it passed through (for a server that checks a log and
+    compares its play with others', one replay instead of two).
+
+    >>> game, hashes = replay_hashed("EH1-N-AAAAAAB", "S W9 U S S")
+    >>> game.score, game.moves, hashes == table_hashes("EH1-N-AAAAAAB", "S W9 U S S")
+    (0, 4, True)
+    """
     game = Game(deal)
     down, up = game._down, game._up
     columns = [_column_key(down[i], up[i]) for i in range(len(up))]
     pool = _pool_key(game._stock, game._waste)
-    hashes = [game._table_hash(columns, pool)]
+    foundations = _foundations_key(game._foundations)
+    hashes = [_table_hash(columns, foundations, pool)]
     if not isinstance(log, str):
         log = list(log)
-    # What changed since the last hash: columns, and whether the stock and waste did.
+    # What changed since the last hash: columns, and whether the stock and waste
+    # and the foundations did.
     changed: set[int] = set()
-    pool_changed = False
+    pool_changed = foundations_changed = False
     taps: list[Compiled] = []  # stock taps not played yet: played with the next action
 
     def play(batch: list[Compiled], last: int) -> None:
@@ -712,13 +742,15 @@ def table_hashes(deal: Deal | str | int, log: str | Iterable[str]) -> list[int]:
             changed.update((a, b))
         elif touched == COL_FND:
             changed.add(a)
+            foundations_changed = True
         elif touched == WASTE_FND:
-            pool_changed = True
+            pool_changed = foundations_changed = True
         elif touched == WASTE_COL:
             changed.add(b)
             pool_changed = True
         elif touched == FND_COL:
             changed.add(b)
+            foundations_changed = True
         if kind == UNDO:
             # It goes back to a table hashed already.
             continue
@@ -728,6 +760,9 @@ def table_hashes(deal: Deal | str | int, log: str | Iterable[str]) -> list[int]:
         if pool_changed:
             pool = _pool_key(game._stock, game._waste)
             pool_changed = False
-        hashes.append(game._table_hash(columns, pool))
+        if foundations_changed:
+            foundations = _foundations_key(game._foundations)
+            foundations_changed = False
+        hashes.append(_table_hash(columns, foundations, pool))
     play(taps, len(actions) - 1)
-    return hashes
+    return game, hashes

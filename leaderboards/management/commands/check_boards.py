@@ -11,7 +11,6 @@ from django.core.management.base import BaseCommand, CommandParser
 from easyharp_site.dates import day_argument
 from leaderboards.checks import CheckResult, Drift, board_check, boards_check_recent
 
-
 # The exit status when a day differed from its games, mended or not: not 1,
 # which a failure (a traceback) gives, so a job can tell drift from an error.
 DRIFT_FOUND = 3
@@ -22,8 +21,8 @@ class Command(BaseCommand):
         "Recompute a day's board entries, board counters, board mirror in Redis, players' "
         "records and, once the day is closed, final ranks, results, day points and "
         "standings from its games, and print every difference by kind and player. "
-        "Exits with status 3 when it found any (even if it mended them), else 0 (1 is an error). With "
-        "--repair it mends them, player by player under each player's lock, while "
+        "Exits with status 3 when it found any (even if it mended them), else 0 (1 is "
+        "an error). With --repair it mends them, player by player under each player's lock, while "
         "submissions go on. Without --date: yesterday and today."
     )
 

@@ -6,7 +6,14 @@ import json
 
 import pytest
 
-from games.rules import Game, IllegalActionError, InvalidActionError, replay, table_hashes
+from games.rules import (
+    Game,
+    IllegalActionError,
+    InvalidActionError,
+    replay,
+    replay_hashed,
+    table_hashes,
+)
 from tests.paths import GAME_VECTORS
 
 VECTORS = [json.loads(line) for line in GAME_VECTORS.read_text().splitlines()]
@@ -63,6 +70,17 @@ def test_table_hashes_is_the_hash_after_each_action_but_taps_and_undos(vector) -
             expected.append(game.table_hash())
 
     assert table_hashes(vector["deal"], log) == expected
+    # The replay that hashes plays the same game as `replay`: a submission keeps it.
+    hashed, hashes = replay_hashed(vector["deal"], log)
+    played = replay(vector["deal"], log)
+    assert hashes == expected
+    assert (hashed.position(), hashed.log, hashed.moves, hashed.undo_left, hashed.is_won) == (
+        played.position(),
+        played.log,
+        played.moves,
+        played.undo_left,
+        played.is_won,
+    )
 
 
 def test_table_hashes_holds_every_table_a_game_passes_through() -> None:

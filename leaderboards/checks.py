@@ -51,7 +51,7 @@ from leaderboards.selectors import day_records, stats_record
 from leaderboards.services import (
     BOARDS,
     CLOSE_BATCH,
-    _counter_add,
+    board_counter_add,
     board_entries_rewrite,
     final_ranks_store,
     player_stats_recompute,
@@ -399,7 +399,7 @@ def _counters_check(
                 )
             )
             if repair:
-                _counter_add(BoardTotal, games_give - stored, date=date, board=board)
+                board_counter_add(date=date, board=board, delta=games_give - stored)
     # Bucket by bucket in ascending order, as the services change them.
     for board, key1 in sorted(expected.keys() | stored_buckets.keys()):
         games_give, stored = expected.get((board, key1), 0), stored_buckets.get((board, key1), 0)
@@ -412,7 +412,7 @@ def _counters_check(
                 )
             )
             if repair:
-                _counter_add(BoardBucket, games_give - stored, date=date, board=board, key1=key1)
+                board_counter_add(date=date, board=board, key1=key1, delta=games_give - stored)
     return expected
 
 

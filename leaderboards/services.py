@@ -142,6 +142,23 @@ def _counters_add(cursor: Any, table: str, rows: list[tuple[Any, ...]]) -> None:
     count_up()
 
 
+def board_counter_add(
+    *, date: datetime.date, board: str, delta: int, key1: int | None = None
+) -> None:
+    """Add `delta` players to one counter of `date`: its board's total, or with
+    `key1` that bucket's (for `leaderboards.checks`, which mends a counter by
+    its difference from the games)."""
+    if not delta:
+        return
+    table, row = (
+        ("leaderboards_boardtotal", (date, board, delta))
+        if key1 is None
+        else ("leaderboards_boardbucket", (date, board, key1, delta))
+    )
+    with connection.cursor() as cursor:
+        _counters_add(cursor, table, [row])
+
+
 def _counts_change(*, date: datetime.date, moves: list[_Move]) -> None:
     """Count entries of `date` that moved between buckets of their boards.
 

@@ -848,9 +848,9 @@ def days_between(
 
 def game_share(*, game: Game) -> dict[str, Any]:
     """What a share card of a game says, without any card or action of its log:
-    `{date, deal, won, score, moves, par, assisted, rank, total, streak}` (rank, total
-    and streak are None when the game is not on the day's board: practice, assisted,
-    voided or held for review)."""
+    `{date, deal, won, score, moves, par, assisted, rank, total, final, streak}` (rank,
+    total and streak are None when the game is not on the day's board: practice,
+    assisted, voided or held for review; `final` says the rank is the closed day's)."""
     daily = game.daily
     facts: dict[str, Any] = {
         "date": daily.date if daily is not None else None,
@@ -862,6 +862,7 @@ def game_share(*, game: Game) -> dict[str, Any]:
         "assisted": game.ranked and game.assisted,
         "rank": None,
         "total": None,
+        "final": False,
         "streak": None,
     }
     off_board = game.assisted or game.is_voided or game.review_state == ReviewState.HELD
@@ -879,6 +880,7 @@ def game_share(*, game: Game) -> dict[str, Any]:
             closed = DayResult.objects.filter(date=daily.date).values_list("players", flat=True)
             rank, total = final_rank, closed.first() or total
         facts["rank"], facts["total"] = rank, total
+        facts["final"] = final_rank is not None
         record = stats_record(PlayerStats.objects.filter(player_id=game.player_id).first())
         # The streak the game made: known while it is the player's last day counted.
         if record.last_date == daily.date:

@@ -167,6 +167,42 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "leaderboards/home.html", context)
 
 
+def replay(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A stored game, step by step from the API's replay frames, with what it was:
+    its day, its player, ranked or practice, its rank on the day's board and its
+    time. While its day runs, only for its player and those who have played the
+    day (the no-spoiler rule)."""
+    game = found(game_get, game_id=game_id)
+    # A shared link unfurls with the game's result card, locked or not.
+    og = _og(
+        request,
+        title=_("Game by %(player)s") % {"player": game.player.get_username()},
+        description=_("Score %(score)s, %(moves)s moves.")
+        % {"score": game.score, "moves": game.moves},
+        image=reverse("card-game", args=[game.pk]),
+    )
+    lock = game_lock(game=game, viewer=request.user)
+    if lock is not None:
+        locked = {"game": game, "lock": lock, "og": og, "config": page_config(request)}
+        return render(request, "games/replay_locked.html", locked, status=403)
+    context = {
+        "game": game,
+        "facts": game_share(game=game),
+        # A game of another deal than the day's has no day: the date it was played.
+        "played_on": game.created_at.date(),
+        "held": game_held_for(game=game, viewer=request.user),
+        "config": page_config(
+            request,
+            game=game.pk,
+            replay_url=f"/api/games/{game.pk}/replay/",
+            # Per-action times (ms since the attempt's start): the replay's real speed.
+            times=game.times,
+        ),
+        "og": og,
+    }
+    return render(request, "games/replay.html", context)
+
+
 def _day_of_page(text: str) -> datetime.date:
     try:
         return day_from_text(text)

@@ -35,7 +35,7 @@ from easyharp_site.dates import today
 from easyharp_site.errors import ServiceError
 from games import rules
 from games.models import DailyDeal
-from games.rules import REASONS, Deal, IllegalActionError
+from games.rules import DEAL_REASONS, REASONS, Deal, IllegalActionError, InvalidDealError
 from games.selectors import daily_deal_get
 
 T = TypeVar("T")
@@ -241,7 +241,7 @@ def found(read: Callable[..., T], /, **kwargs: Any) -> T:
     try:
         return read(**kwargs)
     except ServiceError as error:
-        raise Http404(error.message) from None
+        raise Http404(error.in_language()) from None
 
 
 def daily_deal_or_404(date: datetime.date) -> DailyDeal:
@@ -260,8 +260,9 @@ def play(request: HttpRequest) -> HttpResponse:
     if requested:
         try:
             deal = Deal.from_code(requested).code
-        except ValueError as error:
-            deal_error = str(error)
+        except InvalidDealError as error:
+            # The engine's reason, in the player's words (marked in games/rules/errors.py).
+            deal_error = _(DEAL_REASONS[error.code]).format(**error.params)
     context = {
         "deal": deal,
         "deal_error": deal_error,

@@ -61,6 +61,12 @@ def daily_deal_get(*, date: datetime.date) -> DailyDeal:
     return day
 
 
+def daily_deal_before(*, number: int, before: datetime.date) -> DailyDeal | None:
+    """The last day before `before` whose deal was deal `number`, or None: a past day's
+    deal played again from the archive is that day's, as practice."""
+    return DailyDeal.objects.filter(number=number, date__lt=before).order_by("-date").first()
+
+
 def daily_deals_served(*, until: datetime.date) -> QuerySet[DailyDeal]:
     """The stored days up to `until`, newest first."""
     return DailyDeal.objects.filter(date__lte=until).order_by("-date")

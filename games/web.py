@@ -36,7 +36,7 @@ from easyharp_site.errors import ServiceError
 from games import rules
 from games.models import DailyDeal
 from games.rules import DEAL_REASONS, REASONS, Deal, IllegalActionError, InvalidDealError
-from games.selectors import daily_deal_get
+from games.selectors import daily_deal_before, daily_deal_get
 
 T = TypeVar("T")
 
@@ -263,12 +263,17 @@ def play(request: HttpRequest) -> HttpResponse:
         except InvalidDealError as error:
             # The engine's reason, in the player's words (marked in games/rules/errors.py).
             deal_error = _(DEAL_REASONS[error.code]).format(**error.params)
+    # A past day's deal (from the archive, say) is that day's, played as practice.
+    past_day = None
+    if deal != daily_code:
+        past_day = daily_deal_before(number=Deal.from_code(deal).number, before=day)
     context = {
         "deal": deal,
         "deal_error": deal_error,
         "is_daily": deal == daily_code,
-        # The par is the day's: another deal has none to beat.
-        "par": daily.par if deal == daily_code else None,
+        "past_day": past_day,
+        # The par is a day's: another deal has none to beat.
+        "par": daily.par if deal == daily_code else past_day.par if past_day else None,
         "config": page_config(
             request,
             deal=deal,

@@ -246,10 +246,24 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
             around = leaderboard_around(date=day, order=order, player=request.user, limit=AROUND_ME)
     previous_day, next_day = daily_deal_neighbours(date=day, until=current)
     replays_locked = day_lock(date=day, viewer=request.user)
+    # A day that is over shows its results (final once it has closed) and spreads.
+    results = day_results(date=day) if day != current else None
     context = {
         "day": day,
         "replays_locked": replays_locked,
         "is_today": day == current,
+        "day_over": day != current,
+        "results": results,
+        "score_bars": distribution_bars(
+            [(row["score"], row["players"]) for row in results["score_distribution"]]
+        )
+        if results
+        else [],
+        "moves_bars": distribution_bars(
+            [(row["moves"], row["players"]) for row in results["moves_distribution"]]
+        )
+        if results
+        else [],
         "order": order,
         "friends": friends,
         "deal_code": daily.deal_code,
@@ -333,12 +347,12 @@ def _month_of_page(text: str | None, default: datetime.date) -> datetime.date:
 
 
 def archive(request: HttpRequest, month: str | None = None) -> HttpResponse:
-    """A month of past days as a calendar: each day's deal (playable as practice), its
-    board, and the signed-in player's result marked. Without a month: the month of
-    the last day closed (yesterday's)."""
+    """A month of days as a calendar: each past day's deal (playable as practice) and
+    board, today's deal (the day's ranked game), and the signed-in player's results
+    marked and counted, today's too. Without a month: this month."""
     current = today()
     served_from = daily_deal_first_date()
-    first = _month_of_page(month, max(current - datetime.timedelta(days=1), served_from))
+    first = _month_of_page(month, max(current, served_from))
     if first > current or first < served_from.replace(day=1):
         raise Http404(_("There is no archive for that month."))
     last = first.replace(day=calendar.monthrange(first.year, first.month)[1])
@@ -347,7 +361,7 @@ def archive(request: HttpRequest, month: str | None = None) -> HttpResponse:
         day["date"]: day
         for day in days_between(
             first=max(first, served_from),
-            last=min(last, current - datetime.timedelta(days=1)),
+            last=min(last, current),
             player=player_,
         )
     }
@@ -355,7 +369,7 @@ def archive(request: HttpRequest, month: str | None = None) -> HttpResponse:
     for week in calendar.Calendar(firstweekday=0).monthdatescalendar(first.year, first.month):
         weeks.append(
             [
-                {"date": date, "day": days.get(date.isoformat())}
+                {"date": date, "day": days.get(date.isoformat()), "today": date == current}
                 if date.month == first.month
                 else None
                 for date in week

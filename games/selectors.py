@@ -310,6 +310,20 @@ def attempt_get(*, player: User, date: datetime.date) -> Attempt:
     return attempt
 
 
+def ranked_game_of(*, player: User, date: datetime.date) -> Game | None:
+    """The player's ranked game of `date` (assisted, held or voided too), or None."""
+    return (
+        Game.objects.select_related("daily", "player")
+        .filter(player=player, ranked=True, daily__date=date)
+        .first()
+    )
+
+
+def attempt_is_open(*, player: User, date: datetime.date) -> bool:
+    """Whether the player has started the ranked attempt of `date` and not submitted it."""
+    return Attempt.objects.filter(player=player, daily__date=date, game__isnull=True).exists()
+
+
 def player_get(*, username: str) -> User:
     """The active player named `username`, or a 404 error."""
     player = get_user_model().objects.filter(username=username, is_active=True).first()

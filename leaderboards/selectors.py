@@ -29,6 +29,7 @@ from django.db.models import Q
 from easyharp_site.dates import today, utc_aware
 from games.models import DailyDeal, Game, ReviewState
 from games.rules import Deal
+from games.selectors import ranked_game_of
 from leaderboards import mirror
 from leaderboards.audiences import AudienceSql, EntriesSql
 from leaderboards.mirror import DURATION, GAME, KIND, MOVES, SCORE, SUBMITTED
@@ -689,6 +690,20 @@ def player_stats(*, player: User, on: datetime.date | None = None) -> dict[str, 
         "percentile": _percentile(standing["rank"], standing["total"]) if standing else None,
         "percentile_date": standing["date"].isoformat() if standing else None,
     }
+
+
+def player_day(*, player: User, date: datetime.date) -> dict[str, Any] | None:
+    """How the player's ranked game of `date` stands: `game_share`'s facts with `game`
+    and `percentile` (on the score board, None off it); None without a ranked game."""
+    game = ranked_game_of(player=player, date=date)
+    if game is None:
+        return None
+    facts = game_share(game=game)
+    facts["game"] = game
+    facts["percentile"] = (
+        _percentile(facts["rank"], facts["total"]) if facts["rank"] is not None else None
+    )
+    return facts
 
 
 # --- A day's results ---------------------------------------------------------------------

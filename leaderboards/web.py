@@ -29,6 +29,7 @@ from easyharp_site.dates import day_from_text, today
 from easyharp_site.site import site_host, site_url
 from easyharp_site.throttling import limit_refusal
 from games.selectors import (
+    attempt_is_open,
     daily_deal_first_date,
     daily_deal_neighbours,
     daily_deals_served,
@@ -54,6 +55,7 @@ from leaderboards.selectors import (
     leaderboard_entry,
     leaderboard_page,
     player_board_results,
+    player_day,
     player_stats,
 )
 
@@ -130,14 +132,37 @@ def _og(request: HttpRequest, *, title: str, description: str, image: str) -> di
     }
 
 
+def _your_day(player: Any, day: datetime.date, yesterday: datetime.date | None) -> dict[str, Any]:
+    """The signed-in player's day for the home page: today's ranked game as it stands
+    (its result line as the share card words it), whether the attempt is open, the
+    streak, and yesterday's final result."""
+    if not player.is_authenticated:
+        return {}
+    mine = player_day(player=player, date=day)
+    before = player_day(player=player, date=yesterday) if yesterday else None
+    return {
+        "mine": mine,
+        "mine_result": share_lines(mine)[0] if mine else None,
+        "attempt_open": mine is None and attempt_is_open(player=player, date=day),
+        "streak": player_stats(player=player, on=day)["current_streak"],
+        "yesterday_mine": before,
+        # Its result and rank; the streak is today's, shown once.
+        "yesterday_lines": share_lines({**before, "streak": None}) if before else [],
+    }
+
+
 def home(request: HttpRequest) -> HttpResponse:
-    """Today's deal, the player's own result and rank, the top 10 live, today's spread of
-    scores so far, yesterday's winners and the countdown to the next deal."""
+    """Today's deal and the player's day: before they played, an invitation to play;
+    after, their result against par, rank and percentile now, streak and yesterday's
+    final result. Then the top 10 live, today's spread of scores so far, yesterday's
+    winners and the countdown to the next deal."""
     day = today()
     daily = daily_deal_or_404(day)
-    page, me = _board(day, Board.SCORE, request.user)
-    recent = daily_deals_served(until=day)[1 : RECENT_DAYS + 1]
+    page = leaderboard_page(date=day, order=Board.SCORE, limit=10)
+    recent = list(daily_deals_served(until=day)[1 : RECENT_DAYS + 1])
     yesterday = day - datetime.timedelta(days=1)
+    served_yesterday = yesterday if yesterday >= daily_deal_first_date() else None
+    yesterday_deal = recent[0].deal_code if recent and recent[0].date == yesterday else None
     results = day_results(date=day)
     replays_locked = day_lock(date=day, viewer=request.user)
     context = {
@@ -147,12 +172,13 @@ def home(request: HttpRequest) -> HttpResponse:
         "closes_at": daily.closes_at,
         "top": page["entries"][:10],
         "total": page["total"],
-        "me": me,
+        **_your_day(request.user, day, served_yesterday),
         "results": results,
         "score_bars": distribution_bars(
             [(row["score"], row["players"]) for row in results["score_distribution"]]
         ),
-        "yesterday": yesterday if yesterday >= daily_deal_first_date() else None,
+        "yesterday": served_yesterday,
+        "yesterday_deal": yesterday_deal,
         "yesterday_winners": day_winners(date=yesterday, limit=3),
         "recent_days": [served.date for served in recent],
         "replays_locked": replays_locked,

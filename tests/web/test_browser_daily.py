@@ -288,3 +288,30 @@ def test_the_after_game_panel_on_a_phone_in_spanish_and_dutch(
     assert "Won in" not in shared, shared
     page.locator("#aftergame").scroll_into_view_if_needed()
     shot(page, f"aftergame-phone-{language}")
+
+
+def test_the_home_page_invites_before_playing_and_shows_the_players_day_after(
+    site, past_days, today
+) -> None:
+    alice = past_days[0]
+    DailyDeal.objects.filter(date=today).update(par=WIN["moves"] - 3)
+    for language, width in [("en", PHONE["width"]), ("es", 1280)]:
+        before = site("/", player=alice, language=language, width=width)
+        expect(before.locator("#your-day")).to_have_attribute("data-state", "to-play")
+        fits(before, width)
+        shot(before, f"home-before-{language}-{width}")
+    page = alice_wins_today(site("/play/"))
+    for language, width in [("en", 1280), ("en", PHONE["width"]), ("nl", PHONE["width"])]:
+        after = site("/", player=alice, language=language, width=width)
+        expect(after.locator("#your-day")).to_have_attribute("data-state", "played")
+        expect(after.locator("#day-rank")).not_to_have_text("–")
+        # Three won days before today: the win makes it four in a row.
+        assert after.inner_text("#day-streak") == "4"
+        if language == "en":
+            assert after.inner_text("#day-result").endswith(", +3)")
+        assert after.locator("#yesterday-mine a").count() == 1  # yesterday's own replay
+        assert re.search(r"\d{1,2}:\d\d:\d\d", after.inner_text("time[data-countdown]"))
+        fits(after, width)
+        assert axe_violations(after) == []
+        shot(after, f"home-after-{language}-{width}")
+    assert page.errors == []

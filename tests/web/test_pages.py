@@ -74,8 +74,8 @@ class TestHome:
         client.force_login(bob)
         response = client.get("/")
         assert response.status_code == 200
-        assert 'id="my-result"' in response.content.decode()
-        assert response.context["me"]["rank"] == 2
+        assert 'id="day-rank"' in response.content.decode()
+        assert response.context["mine"]["rank"] == 2
         assert page_config(response)["user"] == "bob"
 
     def test_it_escapes_player_names(self, client: Client, daily, hostile_player, submit) -> None:

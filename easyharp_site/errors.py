@@ -14,6 +14,7 @@ from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.log import log_response
+from django.utils.translation import gettext
 from django.views import defaults
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import exceptions, serializers, status
@@ -25,7 +26,10 @@ class ServiceError(Exception):
     """A request the domain refuses, with a stable code and the HTTP status it maps to.
 
     `extra` carries machine-readable details (for an illegal action: its index,
-    token and reason code) that are merged into the error body.
+    token and reason code) that are merged into the error body. A message with
+    `words` is a template (`"There is no game {game}."`, marked for translation
+    with `gettext_noop`): the API says it in English, the pages in the
+    visitor's language (`in_language`).
     """
 
     def __init__(
@@ -35,16 +39,24 @@ class ServiceError(Exception):
         *,
         status_code: int = status.HTTP_400_BAD_REQUEST,
         expected: bool = False,
+        words: Mapping[str, object] | None = None,
         **extra: Any,
     ) -> None:
-        super().__init__(message)
+        self.template = message
+        self.words = dict(words or {})
+        self.message = message.format(**self.words) if words else message
+        super().__init__(self.message)
         self.code = code
-        self.message = message
         self.status_code = status_code
         # A normal answer a client asks for as a matter of course ("no attempt
         # yet"): logged at debug level, where Django logs every 4xx as a warning.
         self.expected = expected
         self.extra = extra
+
+    def in_language(self) -> str:
+        """The message in the active language: the pages' words for a refusal."""
+        template = gettext(self.template)
+        return template.format(**self.words) if self.words else template
 
 
 def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:

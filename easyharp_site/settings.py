@@ -338,11 +338,12 @@ PASSWORD_HASHERS = [
     "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
 ]
 
+# Django's checks, in the site's words (Django's Spanish says "usted"; the site, "tú").
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
-    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
-    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    {"NAME": "easyharp_site.accounts.validators.UserAttributeSimilarityValidator"},
+    {"NAME": "easyharp_site.accounts.validators.MinimumLengthValidator"},
+    {"NAME": "easyharp_site.accounts.validators.CommonPasswordValidator"},
+    {"NAME": "easyharp_site.accounts.validators.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
+from django.utils.translation import gettext_noop
 from rest_framework import status
 
 from easyharp_site.dates import today
@@ -38,23 +39,32 @@ def daily_deal_get(*, date: datetime.date) -> DailyDeal:
     if date > today():
         raise ServiceError(
             "day_not_open",
-            f"The deal of {date.isoformat()} is not served before that day.",
+            gettext_noop("The deal of {date} is not served before that day."),
             status_code=status.HTTP_404_NOT_FOUND,
+            words={"date": date.isoformat()},
         )
     if date < daily_deal_first_date():
         raise ServiceError(
             "day_not_served",
-            f"There is no deal of the day before {daily_deal_first_date().isoformat()}.",
+            gettext_noop("There is no deal of the day before {date}."),
             status_code=status.HTTP_404_NOT_FOUND,
+            words={"date": daily_deal_first_date().isoformat()},
         )
     day = DailyDeal.objects.filter(date=date).first()
     if day is None:
         raise ServiceError(
             "day_not_prepared",
-            f"The deal of {date.isoformat()} is not prepared yet; try again in a minute.",
+            gettext_noop("The deal of {date} is not prepared yet; try again in a minute."),
             status_code=status.HTTP_404_NOT_FOUND,
+            words={"date": date.isoformat()},
         )
     return day
+
+
+def daily_deal_before(*, number: int, before: datetime.date) -> DailyDeal | None:
+    """The last day before `before` whose deal was deal `number`, or None: a past day's
+    deal played again from the archive is that day's, as practice."""
+    return DailyDeal.objects.filter(number=number, date__lt=before).order_by("-date").first()
 
 
 def daily_deals_served(*, until: datetime.date) -> QuerySet[DailyDeal]:
@@ -69,9 +79,12 @@ def deal_start(*, code: str) -> dict[str, Any]:
     """
     try:
         deal = rules.Deal.from_code(code)
-    except ValueError as error:
+    except rules.InvalidDealError as error:
         raise ServiceError(
-            "invalid_deal", str(error), status_code=status.HTTP_404_NOT_FOUND
+            "invalid_deal",
+            rules.DEAL_REASONS[error.code],
+            status_code=status.HTTP_404_NOT_FOUND,
+            words=error.params,
         ) from None
     return {"code": deal.code, "number": deal.number, "table": rules.Game(deal).table()}
 
@@ -81,7 +94,10 @@ def game_get(*, game_id: int) -> Game:
     game = Game.objects.select_related("player", "daily").filter(pk=game_id).first()
     if game is None:
         raise ServiceError(
-            "not_found", f"There is no game {game_id}.", status_code=status.HTTP_404_NOT_FOUND
+            "not_found",
+            gettext_noop("There is no game {game}."),
+            status_code=status.HTTP_404_NOT_FOUND,
+            words={"game": game_id},
         )
     return game
 
@@ -294,12 +310,29 @@ def attempt_get(*, player: User, date: datetime.date) -> Attempt:
     return attempt
 
 
+def ranked_game_of(*, player: User, date: datetime.date) -> Game | None:
+    """The player's ranked game of `date` (assisted, held or voided too), or None."""
+    return (
+        Game.objects.select_related("daily", "player")
+        .filter(player=player, ranked=True, daily__date=date)
+        .first()
+    )
+
+
+def attempt_is_open(*, player: User, date: datetime.date) -> bool:
+    """Whether the player has started the ranked attempt of `date` and not submitted it."""
+    return Attempt.objects.filter(player=player, daily__date=date, game__isnull=True).exists()
+
+
 def player_get(*, username: str) -> User:
     """The active player named `username`, or a 404 error."""
     player = get_user_model().objects.filter(username=username, is_active=True).first()
     if player is None:
         raise ServiceError(
-            "not_found", f"There is no player {username!r}.", status_code=status.HTTP_404_NOT_FOUND
+            "not_found",
+            gettext_noop("There is no player {player}."),
+            status_code=status.HTTP_404_NOT_FOUND,
+            words={"player": repr(username)},
         )
     return player
 

@@ -1,6 +1,8 @@
-"""HTML pages of games: play, replay, rules; and what every page shares (`page_config`).
+"""HTML pages of games: play, rules, examples, FAQ; and what every page shares
+(`page_config`).
 
-The pages that show a board (home, leaderboard, player) are the leaderboards'.
+The pages that show a board or a place on one (home, leaderboard, player,
+replay) are the leaderboards'.
 
 The views only gather what a page shows first and hand the rest to the
 browser: the play page plays with the JavaScript engine
@@ -31,11 +33,10 @@ from django.utils.translation import gettext as _
 from easyharp_site.accounts.selectors import account_settings
 from easyharp_site.dates import today
 from easyharp_site.errors import ServiceError
-from easyharp_site.site import site_url
 from games import rules
 from games.models import DailyDeal
-from games.rules import REASONS, Deal, IllegalActionError
-from games.selectors import daily_deal_get, game_get, game_held_for, game_lock
+from games.rules import DEAL_REASONS, REASONS, Deal, IllegalActionError, InvalidDealError
+from games.selectors import daily_deal_before, daily_deal_get
 
 T = TypeVar("T")
 
@@ -240,7 +241,7 @@ def found(read: Callable[..., T], /, **kwargs: Any) -> T:
     try:
         return read(**kwargs)
     except ServiceError as error:
-        raise Http404(error.message) from None
+        raise Http404(error.in_language()) from None
 
 
 def daily_deal_or_404(date: datetime.date) -> DailyDeal:
@@ -259,14 +260,20 @@ def play(request: HttpRequest) -> HttpResponse:
     if requested:
         try:
             deal = Deal.from_code(requested).code
-        except ValueError as error:
-            deal_error = str(error)
+        except InvalidDealError as error:
+            # The engine's reason, in the player's words (marked in games/rules/errors.py).
+            deal_error = _(DEAL_REASONS[error.code]).format(**error.params)
+    # A past day's deal (from the archive, say) is that day's, played as practice.
+    past_day = None
+    if deal != daily_code:
+        past_day = daily_deal_before(number=Deal.from_code(deal).number, before=day)
     context = {
         "deal": deal,
         "deal_error": deal_error,
         "is_daily": deal == daily_code,
-        # The par is the day's: another deal has none to beat.
-        "par": daily.par if deal == daily_code else None,
+        "past_day": past_day,
+        # The par is a day's: another deal has none to beat.
+        "par": daily.par if deal == daily_code else past_day.par if past_day else None,
         "config": page_config(
             request,
             deal=deal,
@@ -280,38 +287,6 @@ def play(request: HttpRequest) -> HttpResponse:
         ),
     }
     return render(request, "games/play.html", context, status=400 if deal_error else 200)
-
-
-def replay(request: HttpRequest, game_id: int) -> HttpResponse:
-    """A stored game, step by step from the API's replay frames; while its day runs,
-    only for its player and those who have played the day (the no-spoiler rule)."""
-    game = found(game_get, game_id=game_id)
-    # A shared link unfurls with the game's result card (drawn by the boards' app,
-    # which knows its rank; a plain path, as games does not import it), locked or not.
-    og = {
-        "title": _("Game by %(player)s") % {"player": game.player.get_username()},
-        "description": _("Score %(score)s, %(moves)s moves.")
-        % {"score": game.score, "moves": game.moves},
-        "image": site_url(f"/cards/games/{game.pk}.png"),
-        "url": site_url(request.path),
-    }
-    lock = game_lock(game=game, viewer=request.user)
-    if lock is not None:
-        locked = {"game": game, "lock": lock, "og": og, "config": page_config(request)}
-        return render(request, "games/replay_locked.html", locked, status=403)
-    context = {
-        "game": game,
-        "held": game_held_for(game=game, viewer=request.user),
-        "config": page_config(
-            request,
-            game=game.pk,
-            replay_url=f"/api/games/{game.pk}/replay/",
-            # Per-action times (ms since the attempt's start): the replay's real speed.
-            times=game.times,
-        ),
-        "og": og,
-    }
-    return render(request, "games/replay.html", context)
 
 
 RULES_TEMPLATES = {"es": "games/rules/es.html", "nl": "games/rules/nl.html"}

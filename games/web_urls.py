@@ -6,7 +6,6 @@ from games import web
 
 urlpatterns = [
     path("play/", web.play, name="play"),
-    path("replays/<int:game_id>/", web.replay, name="replay"),
     path("rules/", web.rules_page, name="rules"),
     path("examples/", web.examples_page, name="examples"),
     path("faq/", web.faq_page, name="faq"),

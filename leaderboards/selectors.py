@@ -29,6 +29,7 @@ from django.db.models import Q
 from easyharp_site.dates import today, utc_aware
 from games.models import DailyDeal, Game, ReviewState
 from games.rules import Deal
+from games.selectors import ranked_game_of
 from leaderboards import mirror
 from leaderboards.audiences import AudienceSql
 from leaderboards.mirror import DURATION, GAME, KIND, MOVES, SCORE, SUBMITTED
@@ -681,6 +682,20 @@ def player_stats(*, player: User, on: datetime.date | None = None) -> dict[str, 
     }
 
 
+def player_day(*, player: User, date: datetime.date) -> dict[str, Any] | None:
+    """How the player's ranked game of `date` stands: `game_share`'s facts with `game`
+    and `percentile` (on the score board, None off it); None without a ranked game."""
+    game = ranked_game_of(player=player, date=date)
+    if game is None:
+        return None
+    facts = game_share(game=game)
+    facts["game"] = game
+    facts["percentile"] = (
+        _percentile(facts["rank"], facts["total"]) if facts["rank"] is not None else None
+    )
+    return facts
+
+
 # --- A day's results ---------------------------------------------------------------------
 
 
@@ -838,9 +853,9 @@ def days_between(
 
 def game_share(*, game: Game) -> dict[str, Any]:
     """What a share card of a game says, without any card or action of its log:
-    `{date, deal, won, score, moves, par, assisted, rank, total, streak}` (rank, total
-    and streak are None when the game is not on the day's board: practice, assisted,
-    voided or held for review)."""
+    `{date, deal, won, score, moves, par, assisted, rank, total, final, streak}` (rank,
+    total and streak are None when the game is not on the day's board: practice,
+    assisted, voided or held for review; `final` says the rank is the closed day's)."""
     daily = game.daily
     facts: dict[str, Any] = {
         "date": daily.date if daily is not None else None,
@@ -852,6 +867,7 @@ def game_share(*, game: Game) -> dict[str, Any]:
         "assisted": game.ranked and game.assisted,
         "rank": None,
         "total": None,
+        "final": False,
         "streak": None,
     }
     off_board = game.assisted or game.is_voided or game.review_state == ReviewState.HELD
@@ -869,6 +885,7 @@ def game_share(*, game: Game) -> dict[str, Any]:
             closed = DayResult.objects.filter(date=daily.date).values_list("players", flat=True)
             rank, total = final_rank, closed.first() or total
         facts["rank"], facts["total"] = rank, total
+        facts["final"] = final_rank is not None
         record = stats_record(PlayerStats.objects.filter(player_id=game.player_id).first())
         # The streak the game made: known while it is the player's last day counted.
         if record.last_date == daily.date:

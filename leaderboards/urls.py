@@ -9,6 +9,7 @@ urlpatterns = [
     path("leaderboard/", web.leaderboard, name="leaderboard"),
     path("leaderboard/<str:date>/", web.leaderboard, name="leaderboard-day"),
     path("players/<str:username>/", web.player, name="player"),
+    path("replays/<int:game_id>/", web.replay, name="replay"),
     path("archive/", web.archive, name="archive"),
     path("archive/<str:month>/", web.archive, name="archive-month"),
     path("cards/games/<int:game_id>.png", web.card_game, name="card-game"),

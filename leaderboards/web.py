@@ -29,6 +29,7 @@ from easyharp_site.dates import day_from_text, today
 from easyharp_site.site import site_host, site_url
 from easyharp_site.throttling import limit_refusal
 from games.selectors import (
+    attempt_is_open,
     daily_deal_first_date,
     daily_deal_neighbours,
     daily_deals_served,
@@ -54,6 +55,7 @@ from leaderboards.selectors import (
     leaderboard_entry,
     leaderboard_page,
     player_board_results,
+    player_day,
     player_stats,
 )
 
@@ -130,14 +132,37 @@ def _og(request: HttpRequest, *, title: str, description: str, image: str) -> di
     }
 
 
+def _your_day(player: Any, day: datetime.date, yesterday: datetime.date | None) -> dict[str, Any]:
+    """The signed-in player's day for the home page: today's ranked game as it stands
+    (its result line as the share card words it), whether the attempt is open, the
+    streak, and yesterday's final result."""
+    if not player.is_authenticated:
+        return {}
+    mine = player_day(player=player, date=day)
+    before = player_day(player=player, date=yesterday) if yesterday else None
+    return {
+        "mine": mine,
+        "mine_result": share_lines(mine)[0] if mine else None,
+        "attempt_open": mine is None and attempt_is_open(player=player, date=day),
+        "streak": player_stats(player=player, on=day)["current_streak"],
+        "yesterday_mine": before,
+        # Its result and rank; the streak is today's, shown once.
+        "yesterday_lines": share_lines({**before, "streak": None}) if before else [],
+    }
+
+
 def home(request: HttpRequest) -> HttpResponse:
-    """Today's deal, the player's own result and rank, the top 10 live, today's spread of
-    scores so far, yesterday's winners and the countdown to the next deal."""
+    """Today's deal and the player's day: before they played, an invitation to play;
+    after, their result against par, rank and percentile now, streak and yesterday's
+    final result. Then the top 10 live, today's spread of scores so far, yesterday's
+    winners and the countdown to the next deal."""
     day = today()
     daily = daily_deal_or_404(day)
-    page, me = _board(day, Board.SCORE, request.user)
-    recent = daily_deals_served(until=day)[1 : RECENT_DAYS + 1]
+    page = leaderboard_page(date=day, order=Board.SCORE, limit=10)
+    recent = list(daily_deals_served(until=day)[1 : RECENT_DAYS + 1])
     yesterday = day - datetime.timedelta(days=1)
+    served_yesterday = yesterday if yesterday >= daily_deal_first_date() else None
+    yesterday_deal = recent[0].deal_code if recent and recent[0].date == yesterday else None
     results = day_results(date=day)
     replays_locked = day_lock(date=day, viewer=request.user)
     context = {
@@ -147,12 +172,13 @@ def home(request: HttpRequest) -> HttpResponse:
         "closes_at": daily.closes_at,
         "top": page["entries"][:10],
         "total": page["total"],
-        "me": me,
+        **_your_day(request.user, day, served_yesterday),
         "results": results,
         "score_bars": distribution_bars(
             [(row["score"], row["players"]) for row in results["score_distribution"]]
         ),
-        "yesterday": yesterday if yesterday >= daily_deal_first_date() else None,
+        "yesterday": served_yesterday,
+        "yesterday_deal": yesterday_deal,
         "yesterday_winners": day_winners(date=yesterday, limit=3),
         "recent_days": [served.date for served in recent],
         "replays_locked": replays_locked,
@@ -165,6 +191,42 @@ def home(request: HttpRequest) -> HttpResponse:
         ),
     }
     return render(request, "leaderboards/home.html", context)
+
+
+def replay(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A stored game, step by step from the API's replay frames, with what it was:
+    its day, its player, ranked or practice, its rank on the day's board and its
+    time. While its day runs, only for its player and those who have played the
+    day (the no-spoiler rule)."""
+    game = found(game_get, game_id=game_id)
+    # A shared link unfurls with the game's result card, locked or not.
+    og = _og(
+        request,
+        title=_("Game by %(player)s") % {"player": game.player.get_username()},
+        description=_("Score %(score)s, %(moves)s moves.")
+        % {"score": game.score, "moves": game.moves},
+        image=reverse("card-game", args=[game.pk]),
+    )
+    lock = game_lock(game=game, viewer=request.user)
+    if lock is not None:
+        locked = {"game": game, "lock": lock, "og": og, "config": page_config(request)}
+        return render(request, "games/replay_locked.html", locked, status=403)
+    context = {
+        "game": game,
+        "facts": game_share(game=game),
+        # A game of another deal than the day's has no day: the date it was played.
+        "played_on": game.created_at.date(),
+        "held": game_held_for(game=game, viewer=request.user),
+        "config": page_config(
+            request,
+            game=game.pk,
+            replay_url=f"/api/games/{game.pk}/replay/",
+            # Per-action times (ms since the attempt's start): the replay's real speed.
+            times=game.times,
+        ),
+        "og": og,
+    }
+    return render(request, "games/replay.html", context)
 
 
 def _day_of_page(text: str) -> datetime.date:
@@ -210,10 +272,24 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
             around = leaderboard_around(date=day, order=order, player=request.user, limit=AROUND_ME)
     previous_day, next_day = daily_deal_neighbours(date=day, until=current)
     replays_locked = day_lock(date=day, viewer=request.user)
+    # A day that is over shows its results (final once it has closed) and spreads.
+    results = day_results(date=day) if day != current else None
     context = {
         "day": day,
         "replays_locked": replays_locked,
         "is_today": day == current,
+        "day_over": day != current,
+        "results": results,
+        "score_bars": distribution_bars(
+            [(row["score"], row["players"]) for row in results["score_distribution"]]
+        )
+        if results
+        else [],
+        "moves_bars": distribution_bars(
+            [(row["moves"], row["players"]) for row in results["moves_distribution"]]
+        )
+        if results
+        else [],
         "order": order,
         "friends": friends,
         "deal_code": daily.deal_code,
@@ -297,12 +373,12 @@ def _month_of_page(text: str | None, default: datetime.date) -> datetime.date:
 
 
 def archive(request: HttpRequest, month: str | None = None) -> HttpResponse:
-    """A month of past days as a calendar: each day's deal (playable as practice), its
-    board, and the signed-in player's result marked. Without a month: the month of
-    the last day closed (yesterday's)."""
+    """A month of days as a calendar: each past day's deal (playable as practice) and
+    board, today's deal (the day's ranked game), and the signed-in player's results
+    marked and counted, today's too. Without a month: this month."""
     current = today()
     served_from = daily_deal_first_date()
-    first = _month_of_page(month, max(current - datetime.timedelta(days=1), served_from))
+    first = _month_of_page(month, max(current, served_from))
     if first > current or first < served_from.replace(day=1):
         raise Http404(_("There is no archive for that month."))
     last = first.replace(day=calendar.monthrange(first.year, first.month)[1])
@@ -311,7 +387,7 @@ def archive(request: HttpRequest, month: str | None = None) -> HttpResponse:
         day["date"]: day
         for day in days_between(
             first=max(first, served_from),
-            last=min(last, current - datetime.timedelta(days=1)),
+            last=min(last, current),
             player=player_,
         )
     }
@@ -319,7 +395,7 @@ def archive(request: HttpRequest, month: str | None = None) -> HttpResponse:
     for week in calendar.Calendar(firstweekday=0).monthdatescalendar(first.year, first.month):
         weeks.append(
             [
-                {"date": date, "day": days.get(date.isoformat())}
+                {"date": date, "day": days.get(date.isoformat()), "today": date == current}
                 if date.month == first.month
                 else None
                 for date in week

@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import connection
 from django.db.models import QuerySet
+from django.utils.translation import gettext_noop
 
 from easyharp_site.errors import ServiceError
 from leaderboards.audiences import AudienceSql
@@ -54,12 +55,12 @@ def followed_players(*, follower: User) -> list[str]:
 def league_get(*, slug: str, viewer: User) -> League:
     """The league `slug` if `viewer` is one of its members, else a 404 `not_found`."""
     if not viewer.is_authenticated:
-        raise ServiceError("not_found", "There is no such league.", status_code=404)
+        raise ServiceError("not_found", gettext_noop("There is no such league."), status_code=404)
     league = (
         League.objects.filter(slug=slug, memberships__player=viewer).select_related("owner").first()
     )
     if league is None:
-        raise ServiceError("not_found", "There is no such league.", status_code=404)
+        raise ServiceError("not_found", gettext_noop("There is no such league."), status_code=404)
     return league
 
 

@@ -28,6 +28,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.text import slugify
+from django.utils.translation import gettext_noop
 from rest_framework import status
 
 from easyharp_site.dates import today
@@ -61,7 +62,7 @@ DAY_POINTS_SPREAD = 90
 def _not_found() -> ServiceError:
     # The same answer for a league that does not exist and one the player is
     # not in: a non-member learns nothing of a league, not even that it exists.
-    return ServiceError("not_found", "There is no such league.", status_code=404)
+    return ServiceError("not_found", gettext_noop("There is no such league."), status_code=404)
 
 
 def _player_locked(player: User) -> User:

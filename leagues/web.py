@@ -197,7 +197,7 @@ def league_action(request: HttpRequest, slug: str, action: str) -> HttpResponse:
             raise Http404
     except ServiceError as error:
         if error.code == "not_found":
-            raise Http404(error.message) from None
+            raise Http404(error.in_language()) from None
         _refused(request, error)
     return redirect("league", slug=slug)
 

@@ -52,7 +52,38 @@ def error_text(error: ServiceError) -> str:
     return str(ERROR_TEXTS.get(error.code, error.message))
 
 
-class SignupForm(UserCreationForm):
+# Django's forms say these in Spanish with "usted" ("Por favor, vuelva a
+# introducirla"); the site says "tú", in msgids of its own (the password
+# checks' words are in accounts/validators.py).
+PASSWORD_ERRORS = {
+    "password_mismatch": gettext_lazy("The two passwords you typed are not the same."),
+    "password_incorrect": gettext_lazy("Your current password is not right; type it again."),
+}
+PASSWORD_AGAIN_HELP = gettext_lazy("Type the same password again, to be sure of it.")
+
+
+class PasswordAgainHelp:
+    """Our words under a password form's "the same again" field."""
+
+    again_field = "new_password2"
+    fields: dict[str, Any]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields[self.again_field].help_text = PASSWORD_AGAIN_HELP
+
+
+class OurPasswordChangeForm(PasswordAgainHelp, PasswordChangeForm):
+    error_messages = {**PasswordChangeForm.error_messages, **PASSWORD_ERRORS}
+
+
+class OurSetPasswordForm(PasswordAgainHelp, SetPasswordForm):
+    error_messages = {**SetPasswordForm.error_messages, **PASSWORD_ERRORS}
+
+
+class SignupForm(PasswordAgainHelp, UserCreationForm):
+    error_messages = {**UserCreationForm.error_messages, **PASSWORD_ERRORS}
+    again_field = "password2"
     email = forms.EmailField(
         label=gettext_lazy("E-mail address (optional)"),
         required=False,
@@ -212,7 +243,7 @@ class PasswordChange(auth_views.PasswordChangeView):
     """Django's password change; the new password also replaces the API token."""
 
     template_name = "accounts/password_change.html"
-    form_class = PasswordChangeForm
+    form_class = OurPasswordChangeForm
     success_url = reverse_lazy("account")
 
     def form_valid(self, form: Any) -> HttpResponse:
@@ -255,7 +286,7 @@ class PasswordResetConfirm(auth_views.PasswordResetConfirmView):
     player is signed in."""
 
     template_name = "accounts/password_reset_confirm.html"
-    form_class = SetPasswordForm
+    form_class = OurSetPasswordForm
     success_url = reverse_lazy("password-reset-done")
 
     def form_valid(self, form: Any) -> HttpResponse:

@@ -13,7 +13,14 @@ from typing import Final
 from .actions import Action, format_log, parse_log
 from .cards import Card
 from .deal import DEAL_MAX, Deal
-from .errors import REASONS, ActionError, IllegalActionError, InvalidActionError
+from .errors import (
+    DEAL_REASONS,
+    REASONS,
+    ActionError,
+    IllegalActionError,
+    InvalidActionError,
+    InvalidDealError,
+)
 from .game import (
     FOUNDATION_SUITS,
     UNDO_LIMIT,
@@ -31,6 +38,7 @@ __all__ = [
     "DEAL_MAX",
     "FOUNDATION_SUITS",
     "UNDO_LIMIT",
+    "DEAL_REASONS",
     "REASONS",
     "Action",
     "ActionError",
@@ -39,6 +47,7 @@ __all__ = [
     "Game",
     "IllegalActionError",
     "InvalidActionError",
+    "InvalidDealError",
     "Position",
     "format_log",
     "parse_log",

@@ -6,6 +6,7 @@ from functools import lru_cache
 from typing import Final
 
 from .cards import CARD_COUNT, Card
+from .errors import InvalidDealError
 
 __all__ = ["Deal", "DEAL_MAX", "CODE_PREFIX", "splitmix64"]
 
@@ -33,7 +34,7 @@ def splitmix64(seed: int, count: int) -> list[int]:
 
 def _check_number(number: object) -> int:
     if type(number) is not int or not 1 <= number <= DEAL_MAX:
-        raise ValueError(f"a deal number is 1 to {DEAL_MAX:,}, not {number!r}")
+        raise InvalidDealError("deal_number_range", last=f"{DEAL_MAX:,}", number=repr(number))
     return number
 
 
@@ -73,30 +74,31 @@ def _decode(text: str) -> int:
     strange = [ch for ch in text.strip() if not ch.isascii()]
     if strange:
         # Before upper(): it would turn e.g. "ı" into "I".
-        raise ValueError(
-            f"a deal code uses only the letters A to Z, not {strange[0]!r} in {text!r}"
-        )
+        raise InvalidDealError("deal_code_letter", character=repr(strange[0]), text=repr(text))
     cleaned = text.strip().upper()
     parts = cleaned.split("-")
     if len(parts) != 3 or parts[0] != "EH1":
-        raise ValueError(f'a deal code starts with "{CODE_PREFIX}": {text!r} does not')
+        raise InvalidDealError("deal_code_prefix", prefix=CODE_PREFIX, text=repr(text))
     if parts[1] != "N":
-        raise ValueError(f'unknown deal variant {parts[1]!r} in {text!r}: EH1 codes use "N"')
+        raise InvalidDealError("deal_code_variant", variant=repr(parts[1]), text=repr(text))
     letters = parts[2]
     if len(letters) != CODE_LETTERS:
-        raise ValueError(
-            f'a deal code has {CODE_LETTERS} letters after "{CODE_PREFIX}", '
-            f"{text!r} has {len(letters)}"
+        raise InvalidDealError(
+            "deal_code_length",
+            letters=str(CODE_LETTERS),
+            prefix=CODE_PREFIX,
+            text=repr(text),
+            count=str(len(letters)),
         )
     bad = [ch for ch in letters if not "A" <= ch <= "Z"]
     if bad:
-        raise ValueError(f"a deal code uses only the letters A to Z, not {bad[0]!r} in {text!r}")
+        raise InvalidDealError("deal_code_letter", character=repr(bad[0]), text=repr(text))
     number = 0
     for ch in letters:
         number = number * 26 + ord(ch) - ord("A")
     if not 1 <= number <= DEAL_MAX:
-        raise ValueError(
-            f"deal code {cleaned} stands for deal {number:,}; deals are numbered 1 to {DEAL_MAX:,}"
+        raise InvalidDealError(
+            "deal_code_range", deal=cleaned, number=f"{number:,}", last=f"{DEAL_MAX:,}"
         )
     return number
 
@@ -121,11 +123,12 @@ class Deal:
     def from_code(cls, text: str) -> Deal:
         """Read a deal code such as ``EH1-N-AAAAAAF`` (case and surrounding blanks ignored).
 
-        Raises ValueError saying what is wrong: the prefix or variant, the letter
-        count, a character outside A–Z, or a number outside 1..999,999.
+        Raises InvalidDealError (a ValueError) saying what is wrong: the prefix or
+        variant, the letter count, a character outside A–Z, or a number outside
+        1..999,999.
         """
         if not isinstance(text, str):
-            raise ValueError(f"a deal code is text such as EH1-N-AAAAAAB, not {text!r}")
+            raise InvalidDealError("deal_code_not_text", text=repr(text))
         return cls(_decode(text))
 
     @property

@@ -14,7 +14,14 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["REASONS", "IllegalActionError", "InvalidActionError", "ActionError"]
+__all__ = [
+    "DEAL_REASONS",
+    "REASONS",
+    "IllegalActionError",
+    "InvalidActionError",
+    "ActionError",
+    "InvalidDealError",
+]
 
 
 def gettext_noop(message: str) -> str:
@@ -58,6 +65,43 @@ REASONS: Final[dict[str, str]] = {
         "this is not an action: write S, U or a move such as 37, W3, WF, 3F2 or F27"
     ),
 }
+
+
+# Why a text is not a deal code, by code. The fields are filled in as written:
+# `text` and `character` quoted as Python would (`'EH2-N-A'`), numbers with
+# thousands separators.
+DEAL_REASONS: Final[dict[str, str]] = {
+    "deal_code_not_text": gettext_noop("a deal code is text such as EH1-N-AAAAAAB, not {text}"),
+    "deal_code_letter": gettext_noop(
+        "a deal code uses only the letters A to Z, not {character} in {text}"
+    ),
+    "deal_code_prefix": gettext_noop('a deal code starts with "{prefix}": {text} does not'),
+    "deal_code_variant": gettext_noop(
+        'unknown deal variant {variant} in {text}: EH1 codes use "N"'
+    ),
+    "deal_code_length": gettext_noop(
+        'a deal code has {letters} letters after "{prefix}", {text} has {count}'
+    ),
+    "deal_code_range": gettext_noop(
+        "deal code {deal} stands for deal {number}; deals are numbered 1 to {last}"
+    ),
+    "deal_number_range": gettext_noop("a deal number is 1 to {last}, not {number}"),
+}
+
+
+class InvalidDealError(ValueError):
+    """Text that is not a deal code, or a number that is not a deal's: `code` is a key of
+    `DEAL_REASONS`, `params` its fields, and the message the English sentence.
+
+    >>> error = InvalidDealError("deal_code_variant", variant="'X'", text="'EH1-X-AAAAAAB'")
+    >>> print(error)
+    unknown deal variant 'X' in 'EH1-X-AAAAAAB': EH1 codes use "N"
+    """
+
+    def __init__(self, code: str, **params: str) -> None:
+        self.code = code
+        self.params = params
+        super().__init__(DEAL_REASONS[code].format(**params))
 
 
 def place_in_words(place: str) -> str:

@@ -25,6 +25,7 @@ from tests.fixtures import WIN, WIN_LOG, stored_game
 from tests.paths import ROOT
 from tests.web.conftest import ARTIFACTS, shot
 from tests.web.test_browser import log_in, play_keys
+from tests.web.test_layout import axe_violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -124,27 +125,54 @@ def test_a_player_page_shows_the_record(site, past_days) -> None:
     assert "Racha actual" in spanish.inner_text("#record")
 
 
-def test_the_archive_marks_the_players_days_and_plays_a_past_deal(site, past_days, today) -> None:
-    page = site("/")
-    log_in(page, "alice")
-    page.wait_for_url(re.compile(r"/$"))
-    page.goto(page.url.rstrip("/") + "/archive/")
-    # The archive opens on yesterday's month.
-    month = (today - datetime.timedelta(days=1)).month
-    month_days = [today - datetime.timedelta(days=back) for back in range(1, 10)]
-    month_days = [day for day in month_days if day.month == month]
+def test_the_archive_marks_the_players_days_today_too_and_plays_a_past_deal_as_practice(
+    site, past_days, today
+) -> None:
+    page = alice_wins_today(site("/play/"))
+    page.goto(page.url.split("/play/")[0] + "/archive/")
+    # The archive opens on this month, today marked and counted at once.
+    month_days = [today - datetime.timedelta(days=back) for back in range(0, 10)]
+    month_days = [day for day in month_days if day.month == today.month]
     won = page.locator("#calendar td.won").count()
     lost = page.locator("#calendar td.lost").count()
     assert won + lost == sum(1 for day in month_days if (today - day).days not in (4, 7))
+    expect(page.locator("#archive-today")).to_have_class(re.compile(r"\btoday\b.*\bwon\b"))
+    summary = page.inner_text("#month-summary")
+    assert summary.startswith(f"You played {won + lost} day")
     shot_for_readme(page, "archive")
-    page.locator("#calendar td.served a.play").first.click()
+    # A past day's deal opens as that day's practice, with its date and par.
+    page.locator("#calendar td.served:not(.today) a.play").first.click()
     page.wait_for_url(re.compile(r"/play/\?deal=EH1-"))
-    assert page.locator("#deal-code").inner_text().startswith("EH1-")
+    notice = page.locator("#past-day-notice")
+    expect(notice).to_contain_text("Practice: the deal of ")
+    day = re.search(r"\d{4}-\d\d-\d\d", notice.inner_text()).group(0)
+    assert page.inner_text(".deal-label") == f"Deal of {day}"
+    assert "Par: 300 moves" in page.inner_text("#par")
+    shot(page, "archive-practice-desktop")
+    phone = site("/" + page.url.split("/", 3)[3], **PHONE)  # the same path, on a phone
+    expect(phone.locator("#past-day-notice")).to_be_visible()
+    fits(phone, PHONE["width"])
+    shot(phone, "archive-practice-320")
     phone = site("/archive/", **PHONE)
     fits(phone, PHONE["width"])
+    assert axe_violations(phone) == []
     shot(phone, "archive-phone")
     dutch = site("/archive/", language="nl")
     assert "Archief" in dutch.inner_text("h1")
+
+
+def test_a_closed_day_shows_its_final_results_and_spreads(site, past_days, today) -> None:
+    day = (today - datetime.timedelta(days=2)).isoformat()
+    for width, name in [(1280, "desktop"), (PHONE["width"], "320")]:
+        page = site(f"/leaderboard/{day}/", width=width)
+        results = page.locator("#day-results")
+        expect(results).to_contain_text("Final results")
+        expect(results).to_contain_text("of 4 players won.")
+        assert results.locator("table.bars").count() == 2
+        assert page.locator("table.board tbody tr").count() == 4
+        fits(page, width)
+        assert axe_violations(page) == []
+        shot(page, f"day-final-results-{name}")
 
 
 def alice_wins_today(page: Any) -> Any:
@@ -260,3 +288,30 @@ def test_the_after_game_panel_on_a_phone_in_spanish_and_dutch(
     assert "Won in" not in shared, shared
     page.locator("#aftergame").scroll_into_view_if_needed()
     shot(page, f"aftergame-phone-{language}")
+
+
+def test_the_home_page_invites_before_playing_and_shows_the_players_day_after(
+    site, past_days, today
+) -> None:
+    alice = past_days[0]
+    DailyDeal.objects.filter(date=today).update(par=WIN["moves"] - 3)
+    for language, width in [("en", PHONE["width"]), ("es", 1280)]:
+        before = site("/", player=alice, language=language, width=width)
+        expect(before.locator("#your-day")).to_have_attribute("data-state", "to-play")
+        fits(before, width)
+        shot(before, f"home-before-{language}-{width}")
+    page = alice_wins_today(site("/play/"))
+    for language, width in [("en", 1280), ("en", PHONE["width"]), ("nl", PHONE["width"])]:
+        after = site("/", player=alice, language=language, width=width)
+        expect(after.locator("#your-day")).to_have_attribute("data-state", "played")
+        expect(after.locator("#day-rank")).not_to_have_text("–")
+        # Three won days before today: the win makes it four in a row.
+        assert after.inner_text("#day-streak") == "4"
+        if language == "en":
+            assert after.inner_text("#day-result").endswith(", +3)")
+        assert after.locator("#yesterday-mine a").count() == 1  # yesterday's own replay
+        assert re.search(r"\d{1,2}:\d\d:\d\d", after.inner_text("time[data-countdown]"))
+        fits(after, width)
+        assert axe_violations(after) == []
+        shot(after, f"home-after-{language}-{width}")
+    assert page.errors == []

@@ -15,7 +15,7 @@ from rest_framework.authtoken.models import Token
 
 from games.models import DailyDeal, Game
 from games.rules import REASONS
-from tests.fixtures import DEAL, WIN, WIN_LOG, play_assisted
+from tests.fixtures import DEAL, WIN, WIN_LOG, play_assisted, stored_game
 
 from .conftest import PASSWORD
 
@@ -74,8 +74,8 @@ class TestHome:
         client.force_login(bob)
         response = client.get("/")
         assert response.status_code == 200
-        assert 'id="my-result"' in response.content.decode()
-        assert response.context["me"]["rank"] == 2
+        assert 'id="day-rank"' in response.content.decode()
+        assert response.context["mine"]["rank"] == 2
         assert page_config(response)["user"] == "bob"
 
     def test_it_escapes_player_names(self, client: Client, daily, hostile_player, submit) -> None:
@@ -280,6 +280,53 @@ class TestReplay:
         replay = client.get(f"/api/games/{game.pk}/replay/").json()
         assert replay["start"]["deal"] == game.deal_code
         assert len(replay["steps"]) == len(WIN_LOG)
+
+    @staticmethod
+    def facts(response) -> dict[str, str]:
+        """The replay's facts, by their element's id (`fact-rank`), as text."""
+        body = response.content.decode()
+        found = re.findall(r'<dd id="fact-(\w+)"[^>]*>(.*?)</dd>', body, flags=re.S)
+        return {name: html.unescape(re.sub(r"<[^>]+>", " ", text)).split() for name, text in found}
+
+    def test_it_says_the_day_the_player_the_rank_so_far_and_the_time_of_a_ranked_game(
+        self, client: Client, daily: DailyDeal, make_player, submit
+    ) -> None:
+        submit(make_player("bob"), WIN_LOG)
+        game = submit(make_player("alice"), WIN_LOG[:40])
+        Game.objects.filter(pk=game.pk).update(duration_ms=(4 * 60 + 7) * 1000)
+        client.force_login(game.player)
+        facts = self.facts(client.get(f"/replays/{game.pk}/"))
+        assert facts == {
+            "player": ["alice"],
+            "date": [daily.date.isoformat()],
+            "kind": ["Ranked"],
+            "rank": ["2", "of", "2", "so", "far"],
+            "time": ["4:07"],
+        }
+
+    def test_it_says_a_practice_game_has_no_rank_and_a_closed_day_gives_the_final_rank(
+        self, client: Client, daily: DailyDeal, make_player
+    ) -> None:
+        from leaderboards.services import day_close
+
+        yesterday = DailyDeal.objects.create(
+            date=daily.date - datetime.timedelta(days=1), number=7, par=120
+        )
+        alice, bob = make_player("alice"), make_player("bob")
+        ranked = stored_game(
+            player=alice, daily=yesterday, score=60, moves=130, won=True, duration_ms=95_000
+        )
+        stored_game(player=bob, daily=yesterday, score=80, moves=125, won=True)
+        practice = stored_game(player=alice, daily=yesterday, score=20, moves=40, ranked=False)
+        day_close(date=yesterday.date)
+        facts = self.facts(client.get(f"/replays/{practice.pk}/", HTTP_ACCEPT_LANGUAGE="es"))
+        assert facts["kind"] == ["Práctica"] and facts["rank"] == ["–"]
+        assert facts["time"] == ["–"]
+        facts = self.facts(client.get(f"/replays/{ranked.pk}/", HTTP_ACCEPT_LANGUAGE="nl"))
+        assert facts["kind"] == ["Telt", "mee"]
+        assert facts["rank"] == ["2", "van", "2", "definitief"]
+        assert facts["date"] == [yesterday.date.isoformat()]
+        assert facts["time"] == ["1:35"]
 
     def test_it_is_404_for_an_unknown_game(self, client: Client, db: None) -> None:
         assert client.get("/replays/999999/").status_code == 404

@@ -12,6 +12,7 @@ from games.models import Game
 from tests.fixtures import WIN, WIN_LOG
 
 from .conftest import DEAL_1, fill_log_in, shot
+from .test_layout import axe_violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -198,3 +199,52 @@ def test_a_signed_in_players_settings_follow_them_to_another_browser(site, make_
         fill_log_in(other, "alice")
     other.wait_for_function("() => document.documentElement.classList.contains('four-colour')")
     assert other.locator("#setting-four-colour").is_checked()
+
+
+def step_is(page: Any, index: int) -> None:
+    page.wait_for_function(f"() => document.getElementById('table').dataset.step === '{index}'")
+
+
+@pytest.mark.parametrize(("width", "height", "name"), [(320, 640, "320"), (1366, 900, "desktop")])
+def test_a_replay_is_studied_from_the_keyboard_and_says_whose_game_of_which_day_it_was(
+    site, make_player, submit, today, width: int, height: int, name: str
+) -> None:
+    submit(make_player("bob"), WIN_LOG)
+    game = submit(make_player("carol"), WIN_LOG[:60])  # not won: below bob's win
+    Game.objects.filter(pk=game.pk).update(duration_ms=(6 * 60 + 5) * 1000)
+    page = site(f"/replays/{game.pk}/", player=game.player, width=width, height=height)
+    step_is(page, 0)
+    assert page.inner_text("#fact-player") == "carol"
+    assert page.inner_text("#fact-date") == today.isoformat()
+    assert page.get_attribute("#fact-kind", "data-kind") == "ranked"
+    assert page.inner_text("#fact-kind") == "Ranked"
+    assert page.inner_text("#fact-rank").split() == ["2", "of", "2", "so", "far"]
+    assert page.inner_text("#fact-time") == "6:05"
+
+    last = 60
+    page.keyboard.press("ArrowRight")
+    step_is(page, 1)
+    assert page.inner_text("#step-label").endswith("(4F1)")
+    page.keyboard.press("ArrowRight")
+    step_is(page, 2)
+    page.keyboard.press("ArrowLeft")
+    step_is(page, 1)
+    page.keyboard.press("End")
+    step_is(page, last)
+    assert page.inner_text("#step-label").startswith(f"Action {last} of {last}")
+    assert int(page.inner_text("#score")) == game.score
+    page.keyboard.press("Home")
+    step_is(page, 0)
+    assert page.inner_text("#step-label") == "Deal"
+    # After a click the button keeps the focus, and the keys still step.
+    page.click("#forward")
+    step_is(page, 1)
+    page.keyboard.press("ArrowRight")
+    step_is(page, 2)
+    for _ in range(10):
+        page.keyboard.press("ArrowRight")
+    step_is(page, 12)
+    # The arrows step the replay; the page does not scroll sideways.
+    assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
+    assert axe_violations(page) == []
+    shot(page, f"replay-keyboard-{name}")

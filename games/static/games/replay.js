@@ -122,11 +122,22 @@ document.getElementById("jump-form").addEventListener("submit", (event) => {
 speed.addEventListener("change", () => {
   if (timer) play();
 });
+/** The keys that study a replay: arrows step, Home and End jump to the deal and the last action. */
+const STUDY_KEYS = {
+  ArrowLeft: () => step(-1),
+  ArrowRight: () => step(1),
+  Home: () => step(-tables.length),
+  End: () => step(tables.length),
+};
 document.addEventListener("keydown", (event) => {
-  if (event.target.closest("input, select, textarea, button")) return;
-  if (event.key === "ArrowLeft") step(-1);
-  else if (event.key === "ArrowRight") step(1);
-  else if (event.key === " ") {
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  // Fields keep their own keys (the slider steps itself, the number box edits);
+  // a button that was just clicked keeps the focus, and the keys still study.
+  if (event.target.closest("input, select, textarea")) return;
+  if (STUDY_KEYS[event.key]) {
+    event.preventDefault();
+    STUDY_KEYS[event.key]();
+  } else if (event.key === " " && !event.target.closest("button, a")) {
     event.preventDefault();
     timer ? pause() : play();
   }

@@ -6,7 +6,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from games.rules import Action, Card, Deal, InvalidActionError, format_log, parse_log
+from games.rules import (
+    DEAL_REASONS,
+    Action,
+    Card,
+    Deal,
+    InvalidActionError,
+    InvalidDealError,
+    format_log,
+    parse_log,
+)
 from games.rules.actions import TOKENS
 from games.rules.cards import card_text
 
@@ -97,8 +106,13 @@ def test_every_deal_code_round_trips_and_deals_all_104_cards(number: int) -> Non
     ],
 )
 def test_a_bad_deal_code_is_refused_with_what_is_wrong(code: str, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=message) as refused:
         Deal.from_code(code)
+    # The refusal carries its reason's code and fields, so a page says it in its own
+    # language from the same template.
+    error = refused.value
+    assert isinstance(error, InvalidDealError)
+    assert str(error) == DEAL_REASONS[error.code].format(**error.params)
 
 
 @pytest.mark.parametrize("number", [0, -1, 1_000_000, True, "5", 5.0])

@@ -1,11 +1,14 @@
 from django.apps import AppConfig
 
+from easyharp_site.jobs import jobs_schedule_after_migrate
+
 
 class LeaguesConfig(AppConfig):
     name = "leagues"
     verbose_name = "Friends and leagues"
 
     def ready(self) -> None:
+        jobs_schedule_after_migrate(self)
         # The receivers of games' and accounts' signals, and the audiences the
         # boards can be narrowed to (a player's friends, a league's members).
         from leaderboards.audiences import audience_register

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from games.models import DailyDeal
 from games.services import game_void
-from leagues import services, settler
+from leagues import services, tasks
 from leagues.models import DayPoints, SettledDay
 from leagues.periods import period_bounds
 from tests.fixtures import DEAL_NUMBER, client_for, stored_game
@@ -180,14 +180,17 @@ def test_period_bounds() -> None:
     )
 
 
-def test_the_server_process_settles_the_closed_days_once(
+def test_the_standings_job_settles_the_closed_days_once(
     transactional_db, make_player, settings
 ) -> None:
-    # Under `make run` the server process settles the standings itself (leagues.settler).
     settings.DAILY_DEAL_FIRST_DATE = MONDAY
     stored_game(player=make_player("ann"), daily=day(0), score=90, moves=10)
     due = (timezone.now().date() - MONDAY).days  # every day from Monday to yesterday
 
-    assert settler.settle_once() == due
+    assert tasks.standings_refresh() == f"{due} day(s) settled"
+    settled = list(SettledDay.objects.values_list("date", "settled_at"))
     assert points(MONDAY) == {"ann": (1, 100)}
-    assert settler.settle_once() == 0  # nothing new to settle
+    # Run again (a retry, or the next turn): nothing new to settle, nothing written.
+    assert tasks.standings_refresh() == "0 day(s) settled"
+    assert list(SettledDay.objects.values_list("date", "settled_at")) == settled
+    assert points(MONDAY) == {"ann": (1, 100)}

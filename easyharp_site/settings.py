@@ -194,6 +194,19 @@ GAME_MAX_ACTIONS = env_int("GAME_MAX_ACTIONS", 20_000)
 HINT_SOLVER_NODES = env_int("HINT_SOLVER_NODES", 20_000, positive=True)
 # Only a safety cap on the time per hint: a hint it cuts short says so ("cut_short").
 HINT_SOLVER_SECONDS = env_float("HINT_SOLVER_SECONDS", 10.0, positive=True)
+# The heavy work of requests (hints, replays) runs in a pool of processes of
+# each server process, at a lower CPU priority (games/pool.py): processes,
+# jobs that may wait for them (one more is a 503 `busy`), the Retry-After of
+# that refusal in seconds, and the processes' niceness (0 to 19; at 10 a
+# server process busy at the same time gets about 90% of a shared core).
+HEAVY_WORK_PROCESSES = env_int("HEAVY_WORK_PROCESSES", 1, positive=True)
+HEAVY_WORK_NICENESS = env_int("HEAVY_WORK_NICENESS", 10)
+if not 0 <= HEAVY_WORK_NICENESS <= 19:
+    raise ImproperlyConfigured("HEAVY_WORK_NICENESS must be 0 to 19")
+HEAVY_WORK_QUEUE = env_int("HEAVY_WORK_QUEUE", 4)
+HEAVY_WORK_RETRY_AFTER = env_int("HEAVY_WORK_RETRY_AFTER", 10, positive=True)
+# Seconds a built replay is kept in the cache (a stored game's log never changes).
+REPLAY_CACHE_SECONDS = env_int("REPLAY_CACHE_SECONDS", 7 * 24 * 3600, positive=True)
 # How much later than the server measured a ranked game its last per-action
 # time may be (milliseconds): the client's clock and the network's delay.
 ATTEMPT_TIMES_ALLOWANCE_MS = env_int("ATTEMPT_TIMES_ALLOWANCE_MS", 2_000)

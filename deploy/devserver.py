@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,10 +25,11 @@ GRACE_SECONDS = 10.0
 
 
 def stop(worker: subprocess.Popen[bytes]) -> None:
-    """Ask the worker's process group to stop, then kill it after the grace."""
-    for sig, wait in ((signal.SIGTERM, GRACE_SECONDS), (signal.SIGKILL, 0.0)):
+    """Ask the worker to stop (its main process stops the others), then kill its
+    process group after the grace."""
+    for kill, wait in ((worker.terminate, GRACE_SECONDS), (_kill_group(worker), 0.0)):
         try:
-            os.killpg(worker.pid, sig)
+            kill()
         except ProcessLookupError:
             return
         deadline = time.monotonic() + wait
@@ -37,6 +39,10 @@ def stop(worker: subprocess.Popen[bytes]) -> None:
             except ProcessLookupError:
                 return
             time.sleep(0.1)
+
+
+def _kill_group(worker: subprocess.Popen[bytes]) -> Callable[[], None]:
+    return lambda: os.killpg(worker.pid, signal.SIGKILL)
 
 
 def main() -> int:

@@ -74,7 +74,7 @@ def worker(env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
         yield process
     finally:
         if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
+            process.terminate()  # the cluster's main process stops the others
             try:
                 process.wait(timeout=30)
             except subprocess.TimeoutExpired:

@@ -35,7 +35,7 @@ from easyharp_site.dates import ISO_DAY_PATTERN, parse_day, today
 from easyharp_site.errors import BODY_REFUSALS, ServiceError, error_responses
 from easyharp_site.fields import StrictBooleanField
 from easyharp_site.site import site_url
-from games import selectors, services
+from games import replays, selectors, services
 from games.models import Attempt, Game
 
 IDEMPOTENCY_KEY_MAX = 255
@@ -491,7 +491,7 @@ class GameReplayApi(APIView):
         game, private = selectors.game_get_unlocked(game_id=game_id, viewer=request.user)
         # Built once, away from this process, and kept (gzipped JSON): a read
         # of a kept replay costs a cache read, whatever its length.
-        body = selectors.game_replay_gzipped(game=game)
+        body = replays.game_replay_gzipped(game=game)
         if ACCEPTS_GZIP.search(request.META.get("HTTP_ACCEPT_ENCODING", "")):
             response = HttpResponse(body, content_type="application/json")
             response["Content-Encoding"] = "gzip"

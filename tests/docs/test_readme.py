@@ -31,7 +31,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.servers import ROOT, free_port, server_env, uvicorn
+from tests.servers import ROOT, free_port, process_group_gone, server_env, uvicorn
 
 README = ROOT / "README.md"
 FENCE = re.compile(r"^```(\w+)(?: (\w+))?\n(.*?)^```$", re.MULTILINE | re.DOTALL)
@@ -224,17 +224,9 @@ def test_make_run_serves_the_site(tmp_path: Path) -> None:
         process.wait(timeout=30)
     # The worker stopped with the server: nothing of `make run` is left.
     deadline = time.monotonic() + 30
-    while not _group_gone(process.pid):
+    while not process_group_gone(process.pid):
         assert time.monotonic() < deadline, "processes of make run outlived it"
         time.sleep(0.1)
-
-
-def _group_gone(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return True
-    return False
 
 
 def test_make_test_runs_in_the_processes_the_readme_names() -> None:

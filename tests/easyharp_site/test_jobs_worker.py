@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.mailserver import MailServer, link_in, mail_server
-from tests.servers import ROOT, manage, server_env
+from tests.servers import ROOT, manage, process_group_gone, server_env
 
 RESET = (
     "from easyharp_site.accounts.passwords import password_reset_request; "
@@ -86,15 +86,7 @@ def kill(process: subprocess.Popen[bytes]) -> None:
     """Kill the worker and all its processes at once, as a crash or an OOM kill would."""
     os.killpg(process.pid, signal.SIGKILL)
     process.wait(timeout=30)
-    wait_for(lambda: _group_gone(process.pid), "the worker's processes gone")
-
-
-def _group_gone(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return True
-    return False
+    wait_for(lambda: process_group_gone(process.pid), "the worker's processes gone")
 
 
 @pytest.fixture

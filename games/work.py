@@ -14,6 +14,8 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -28,8 +30,18 @@ GZIP_LEVEL = 6
 
 def process_start(niceness: int) -> None:
     """Each pool process runs at a lower CPU priority (`niceness`, 0 to 19): the server
-    processes on the same machine answer first, and the heavy work takes what is left."""
+    processes on the same machine answer first, and the heavy work takes what is left.
+    It ends with its server process, however that stops (a pool process waiting for
+    work would otherwise outlive a server killed or stopped by a signal)."""
     os.nice(niceness)
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def hint_find(deal_number: int, tokens: Sequence[str], decide: int, seconds: float) -> Hint:

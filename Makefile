@@ -33,8 +33,10 @@ run: $(STAMP) messages
 	$(BIN)/python manage.py migrate --noinput
 	@# Today's deal is chosen by the solver (about ten seconds of CPU), once: here, not on the first visit.
 	$(BIN)/python manage.py prepare_daily_deals --days 1
-	@# The server keeps today's and tomorrow's deals prepared while it runs (past midnight too).
-	DAILY_DEAL_PREPARE_IN_PROCESS=true $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+	@# The job worker runs beside the server and stops with it (deploy/devserver.py): it keeps
+	@# today's and tomorrow's deals prepared (past midnight too), closes the days, settles the
+	@# standings and sends the mail (queued in the database: none is lost when it stops).
+	DAILY_DEAL_DAYS_AHEAD=2 $(BIN)/python deploy/devserver.py 127.0.0.1:$(PORT)
 
 ## Compile the Spanish and Dutch translations (needs gettext's msgfmt).
 messages: $(STAMP)

@@ -28,10 +28,19 @@ limits) on a free loopback port, then:
    away (a third server process, its REDIS_URL at a closed port): share
    pictures drawn and `/healthz/` degraded;
 26.6. on that server: 25 sign-ups and 45 wrong passwords still limited, and
-   the log says so once.
+   the log says so once;
+25.4 (issue 25, item 4) heavy work off the web process, each flood against a
+   server of its own (production's hint settings, a bounded database pool on
+   PostgreSQL with `--database-url`), while a bystander from another address
+   reads `GET /api/daily/` every 100 ms and submits a practice game every
+   600 ms: 30 parallel anonymous hints from one address (the 30/min limit),
+   then 60 parallel replays of 20,000-action games (four games, cold; the
+   60/min limit). The bystander's p99 must stay under 100 ms.
 
     .venv/bin/python bench/abuse.py
     .venv/bin/python bench/abuse.py --redis-url redis://127.0.0.1:6379/5 --servers 2
+    .venv/bin/python bench/abuse.py --only floods \
+        --database-url postgres://postgres@127.0.0.1:5432/eh_flood
 
 Loopback only (127.0.0.0/8); about 300 requests in all, each with a timeout,
 and the whole run stops by itself within `--deadline` seconds. The exit code is
@@ -46,10 +55,12 @@ import contextlib
 import datetime
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -62,6 +73,9 @@ import websockets
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import load  # noqa: E402
+from engine import random_log  # noqa: E402
+
+from games import rules  # noqa: E402
 
 ROOT = load.ROOT
 PASSWORD = "abuse-bench-passphrase-42"
@@ -71,8 +85,11 @@ HINT = {"deal": "EH1-N-AAAAAAB", "log": ""}
 UNPREPARED_DAY = "2026-02-01"
 
 
-def server_env(database: Path, redis_url: str | None) -> dict[str, str]:
-    """Production-like settings as in tests/security/test_server_limits.py, default limits."""
+def server_env(
+    database: Path, redis_url: str | None, database_url: str | None = None
+) -> dict[str, str]:
+    """Production-like settings as in tests/security/test_server_limits.py, default limits;
+    on PostgreSQL (`database_url`, emptied) with compose's pool of 20 connections."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -97,6 +114,8 @@ def server_env(database: Path, redis_url: str | None) -> dict[str, str]:
     )
     if redis_url:
         env["REDIS_URL"] = redis_url
+    if database_url:
+        env.update(DATABASE_URL=database_url, DATABASE_POOL_MAX_SIZE="20")
     return env
 
 
@@ -544,15 +563,177 @@ def redis_away(bench: Bench, env: dict[str, str], log: Path) -> None:
         server.stop()
 
 
+# --- 25.4. Floods of heavy work, and a bystander -----------------------------------------
+
+BYSTANDER_READ_EVERY = 0.1
+BYSTANDER_SUBMIT_EVERY = 0.6
+FLOOD_CAP_SECONDS = 120.0
+REPLAY_GAMES = 4
+REPLAY_ACTIONS = 20_000
+
+
+@dataclass
+class Latencies:
+    reads: list[float] = field(default_factory=list)
+    submissions: list[float] = field(default_factory=list)
+    failed: Counter[str] = field(default_factory=Counter)
+
+    @staticmethod
+    def summary(values: list[float]) -> str:
+        if not values:
+            return "none"
+        ordered = sorted(values)
+        p50 = ordered[len(ordered) // 2]
+        p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+        return (f"{len(values)}: p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, "
+                f"max {ordered[-1] * 1000:.0f} ms")  # fmt: skip
+
+    @staticmethod
+    def p99(values: list[float]) -> float:
+        ordered = sorted(values) or [float("inf")]
+        return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+
+
+async def _bystander(base: str, token: str, stop: asyncio.Event, seen: Latencies) -> None:
+    """Reads every 100 ms and a practice submission every 600 ms, each timed, until `stop`."""
+    transport = httpx.AsyncHTTPTransport(local_address="127.0.0.50")
+    auth = {"Authorization": f"Token {token}"}
+    async with httpx.AsyncClient(timeout=TIMEOUT, transport=transport) as http:
+
+        async def timed_call(kind: list[float], call: Any, ok: int) -> None:
+            started = time.perf_counter()
+            try:
+                response = await call
+                if response.status_code != ok:
+                    seen.failed[f"{response.status_code}"] += 1
+            except httpx.HTTPError as error:
+                seen.failed[type(error).__name__] += 1
+            kind.append(time.perf_counter() - started)
+
+        async def reads() -> None:
+            while not stop.is_set():
+                await timed_call(seen.reads, http.get(f"{base}/api/daily/"), 200)
+                await asyncio.sleep(BYSTANDER_READ_EVERY)
+
+        async def submissions() -> None:
+            while not stop.is_set():
+                body = {"deal": HINT["deal"], "log": "S W9 S", "practice": True}
+                key = {"Idempotency-Key": f"bystander-{uuid.uuid4()}"}
+                call = http.post(f"{base}/api/games/", json=body, headers={**auth, **key})
+                await timed_call(seen.submissions, call, 201)
+                await asyncio.sleep(BYSTANDER_SUBMIT_EVERY)
+
+        await asyncio.gather(reads(), submissions())
+
+
+async def _flood_with_bystander(
+    base: str, token: str, calls: Callable[[httpx.AsyncClient], list[Any]]
+) -> tuple[Counter[int], float, Latencies, Latencies]:
+    """The bystander alone for 5 s, then during the flood; the flood's statuses and time."""
+    quiet, during = Latencies(), Latencies()
+    stop = asyncio.Event()
+    watcher = asyncio.create_task(_bystander(base, token, stop, quiet))
+    await asyncio.sleep(5)
+    stop.set()
+    await watcher
+    stop = asyncio.Event()
+    watcher = asyncio.create_task(_bystander(base, token, stop, during))
+    transport = httpx.AsyncHTTPTransport(local_address="127.0.0.60")
+    async with httpx.AsyncClient(
+        timeout=FLOOD_CAP_SECONDS, transport=transport, limits=httpx.Limits(max_connections=100)
+    ) as http:
+        started = time.perf_counter()
+        responses = await asyncio.gather(*calls(http), return_exceptions=True)
+        took = time.perf_counter() - started
+    stop.set()
+    await watcher
+    statuses = Counter(r.status_code if isinstance(r, httpx.Response) else 0 for r in responses)
+    return statuses, took, quiet, during
+
+
+def _flood_server(env: dict[str, str], tmp: str, name: str) -> load.Server:
+    server = load.Server({**env, "BENCH_SERVER_LOG": f"{tmp}/server-{name}.log",
+                          # Production's hint work, not the cheap hints of item 2.
+                          "HINT_SOLVER_SECONDS": "10"})  # fmt: skip
+    server.start()
+    return server
+
+
+def _judge(item: Item, quiet: Latencies, during: Latencies) -> None:
+    item.lines.append(f"        bystander alone, reads {Latencies.summary(quiet.reads)}; "
+                      f"submissions {Latencies.summary(quiet.submissions)}")  # fmt: skip
+    for label, values in (("reads", during.reads), ("submissions", during.submissions)):
+        item.check(
+            Latencies.p99(values) < 0.1,
+            f"bystander's {label} during the flood: {Latencies.summary(values)}",
+        )
+    item.check(not during.failed, f"bystander's failed requests: {dict(during.failed) or 0}")
+
+
+def _flood(
+    item: Item, base: str, token: str, what: str, calls: Callable[[httpx.AsyncClient], list[Any]]
+) -> None:
+    """Send the flood's `calls` at once, with the bystander watching, and judge."""
+    fresh_window(FLOOD_CAP_SECONDS / 2)
+    statuses, took, quiet, during = asyncio.run(_flood_with_bystander(base, token, calls))
+    item.lines.append(f"        load average {os.getloadavg()[0]:.1f}")
+    item.check(statuses[0] == 0, f"{what}: {dict(sorted(statuses.items()))} in {took:.1f} s")
+    _judge(item, quiet, during)
+
+
+def hint_flood(bench: Bench, env: dict[str, str], tmp: str) -> None:
+    item = bench.item("25.4", "a hint flood leaves a bystander's read and submission fast")
+    server = _flood_server(env, tmp, "hints")
+    try:
+        token = _a_token(Bench([server.base], [], bench.day), "hint-bystander")
+        _flood(item, server.base, token, "30 parallel anonymous hints from one address",
+               lambda http: [http.post(f"{server.base}/api/hint/", json=HINT)
+                             for _ in range(30)])  # fmt: skip
+    finally:
+        server.stop()
+
+
+def _long_games(base: str, token: str) -> list[int]:
+    """REPLAY_GAMES games of REPLAY_ACTIONS legal actions (practice: public at once)."""
+    ids = []
+    deal = rules.Deal(7)
+    with client("127.0.0.70") as http:
+        for seed in range(1, REPLAY_GAMES + 1):
+            log = random_log(deal, REPLAY_ACTIONS, random.Random(seed))
+            response = post_json(http, f"{base}/api/games/",
+                                 {"deal": deal.code, "log": log, "practice": True},
+                                 Authorization=f"Token {token}")  # fmt: skip
+            assert response.status_code == 201, response.text[:300]
+            ids.append(int(response.json()["id"]))
+    return ids
+
+
+def replay_flood(bench: Bench, env: dict[str, str], tmp: str) -> None:
+    item = bench.item("25.4", "a replay flood leaves a bystander's read and submission fast")
+    server = _flood_server(env, tmp, "replays")
+    try:
+        token = _a_token(Bench([server.base], [], bench.day), "replay-bystander")
+        games = _long_games(server.base, _a_token(Bench([server.base], [], bench.day), "long"))
+        replay = [f"{server.base}/api/games/{games[i % len(games)]}/replay/" for i in range(60)]
+        _flood(item, server.base, token,
+               f"60 parallel replays of {len(games)} {REPLAY_ACTIONS:,}-action games from one "
+               "address",
+               lambda http: [http.get(url, headers={"Accept-Encoding": "gzip"})
+                             for url in replay])  # fmt: skip
+    finally:
+        server.stop()
+
+
 # --- Running ----------------------------------------------------------------------------
 
 
 def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="easyharp-abuse-") as tmp:
-        env = server_env(Path(tmp) / "db.sqlite3", args.redis_url)
+        env = server_env(Path(tmp) / "db.sqlite3", args.redis_url, args.database_url)
         today = datetime.datetime.now(datetime.UTC).date().isoformat()
-        for command in (["migrate", "--noinput"],
+        empty = ["flush", "--noinput"] if args.database_url else ["check"]
+        for command in (["migrate", "--noinput"], empty,
                         ["prepare_daily_deals", "--start", today, "--days", "1"]):  # fmt: skip
             subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env,
                            check=True, capture_output=True, timeout=180)  # fmt: skip
@@ -584,6 +765,11 @@ def run(args: argparse.Namespace) -> int:
                 lambda: far_dates(bench, _a_token(bench, "far-dates")),
                 lambda: redis_away(bench, env, Path(tmp) / "server-redis-away.log"),
             ]
+            floods: list[Callable[[], None]] = [
+                lambda: hint_flood(bench, env, tmp),
+                lambda: replay_flood(bench, env, tmp),
+            ]
+            steps = {"all": steps + floods, "floods": floods, "limits": steps}[args.only]
             for step in steps:
                 if time.monotonic() - started > args.deadline:
                     bench.item("-", "stopped at the deadline").check(False, f"{args.deadline} s")
@@ -617,6 +803,9 @@ def main() -> int:
     parser.add_argument("--redis-url", help="share limits through this Redis db (flushed)")
     parser.add_argument("--servers", type=int, default=1, help="server processes (2 needs Redis)")
     parser.add_argument("--deadline", type=float, default=420.0, help="stop after this many s")
+    parser.add_argument("--database-url", help="a PostgreSQL database to use (emptied)")
+    parser.add_argument("--only", choices=["all", "limits", "floods"], default="all",
+                        help="the limits' items, the floods (25.4), or both")  # fmt: skip
     args = parser.parse_args()
     if args.servers > 1 and not args.redis_url:
         parser.error("--servers above 1 needs --redis-url (the processes share limits there)")

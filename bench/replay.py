@@ -6,7 +6,7 @@ It plays one random legal game of `--actions` actions (bench/engine.py's mix
 of taps, recycles, column moves, foundations and undos; a fixed seed), then
 does what `GET /api/games/{id}/replay/` does with it: replay the log, build the
 body, render it as JSON (DRF's renderer) and gzip it, as served now (`start`
-and compact `steps`, `games.selectors.game_replay`) and as served before (a
+and compact `steps`, `games.replays.game_replay`) and as served before (a
 frame per action with its whole table). For each it prints the body's size,
 plain and gzipped, the CPU seconds to build, render and compress it (the best
 of `--repeat`), and the peak memory of one request (tracemalloc, measured in a
@@ -40,7 +40,7 @@ from rest_framework.renderers import JSONRenderer  # noqa: E402
 from bench.engine import random_log  # noqa: E402
 from games import rules  # noqa: E402
 from games.models import Game  # noqa: E402
-from games.selectors import game_replay  # noqa: E402
+from games.replays import game_replay  # noqa: E402
 
 
 def full_frames(game: Game) -> dict[str, Any]:

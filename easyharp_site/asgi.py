@@ -43,24 +43,12 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from django.conf import settings  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
 from easyharp_site.middleware import BodyCapMiddleware  # noqa: E402
 from easyharp_site.sockets import DirectFrames, OriginCheck, refuse_socket  # noqa: E402
-from games import preparer  # noqa: E402
-from leaderboards import checker, closer  # noqa: E402
 from leaderboards.routing import websocket_urlpatterns  # noqa: E402
-from leagues import settler  # noqa: E402
 from leagues.routing import websocket_urlpatterns as league_urlpatterns  # noqa: E402
-
-if settings.DAILY_DEAL_PREPARE_IN_PROCESS:
-    # The embedded default has no separate jobs to prepare the days ahead, to
-    # close the days over, to settle the standings and to check the boards.
-    preparer.start()
-    closer.start()
-    settler.start()
-    checker.start()
 
 # Channels routes ASGI applications with Django's re_path, typed for views.
 unrouted = re_path(r"", refuse_socket)  # type: ignore[arg-type]

@@ -40,6 +40,7 @@ class ServiceError(Exception):
         status_code: int = status.HTTP_400_BAD_REQUEST,
         expected: bool = False,
         words: Mapping[str, object] | None = None,
+        retry_after: int | None = None,
         **extra: Any,
     ) -> None:
         self.template = message
@@ -48,6 +49,8 @@ class ServiceError(Exception):
         super().__init__(self.message)
         self.code = code
         self.status_code = status_code
+        # Seconds a client should wait before it tries again (the `Retry-After` header).
+        self.retry_after = retry_after
         # A normal answer a client asks for as a matter of course ("no attempt
         # yet"): logged at debug level, where Django logs every 4xx as a warning.
         self.expected = expected
@@ -242,6 +245,8 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     """DRF's EXCEPTION_HANDLER: map every error to `{"error": {"code", "message", ...}}`."""
     if isinstance(exc, ServiceError):
         refusal = Response(error_body(exc.code, exc.message, **exc.extra), status=exc.status_code)
+        if exc.retry_after is not None:
+            refusal["Retry-After"] = str(exc.retry_after)
         if exc.expected:
             # Logged here, at debug level, it is not logged again by Django.
             request = context["request"]

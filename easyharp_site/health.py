@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
@@ -9,6 +11,7 @@ from django.http import HttpRequest, JsonResponse
 from redis.exceptions import RedisError
 
 from easyharp_site.errors import error_body
+from easyharp_site.jobs import jobs_queue_size, jobs_report
 
 # What the service still does, and what it does not, while Redis is away.
 WITHOUT_REDIS = {
@@ -39,6 +42,9 @@ def healthz(request: HttpRequest) -> JsonResponse:
     200 `degraded`, saying what still works, without Redis; else 503 in the error shape.
 
     A missing Redis leaves the process able to serve, so a load balancer keeps it.
+    With `?details=1` the answer also lists each periodic job's last run and
+    next run (`jobs`), and how many jobs (mails among them) wait in the queue
+    or are being run (`queue`).
     """
     try:
         with connection.cursor() as cursor:
@@ -47,8 +53,10 @@ def healthz(request: HttpRequest) -> JsonResponse:
         return JsonResponse(
             error_body("database_unavailable", "The database does not answer."), status=503
         )
+    body: dict[str, Any] = {"status": "ok"}
     if settings.REDIS_URL and not _redis_answers():
-        return JsonResponse(
-            {"status": "degraded", "database": "ok", "redis": "unavailable", **WITHOUT_REDIS}
-        )
-    return JsonResponse({"status": "ok"})
+        body = {"status": "degraded", "database": "ok", "redis": "unavailable", **WITHOUT_REDIS}
+    if request.GET.get("details") == "1":
+        body["jobs"] = jobs_report()
+        body["queue"] = jobs_queue_size()
+    return JsonResponse(body)

@@ -184,9 +184,9 @@ DAILY_DEAL_SOLVER_NODES = env_int("DAILY_DEAL_SOLVER_NODES", 100_000, positive=T
 DAILY_DEAL_SOLVER_SECONDS = env_float("DAILY_DEAL_SOLVER_SECONDS", 300.0, positive=True)
 # The first day served; earlier dates are not served (and never stored).
 DAILY_DEAL_FIRST_DATE = env_date("DAILY_DEAL_FIRST_DATE", "2026-01-01")
-# Whether the server process itself keeps today's and tomorrow's deals prepared
-# (games.preparer): on for `make run`, off where a separate job does it.
-DAILY_DEAL_PREPARE_IN_PROCESS = env_bool("DAILY_DEAL_PREPARE_IN_PROCESS", False)
+# The days kept prepared ahead by the `prepare deals` job, today included
+# (`make run` keeps 2: the solver takes seconds a day).
+DAILY_DEAL_DAYS_AHEAD = env_int("DAILY_DEAL_DAYS_AHEAD", 30, positive=True)
 # Longest move log a submission may carry.
 GAME_MAX_ACTIONS = env_int("GAME_MAX_ACTIONS", 20_000)
 # Positions the solver may expand deciding a hint (POST /api/hint/); the rest of a
@@ -194,6 +194,19 @@ GAME_MAX_ACTIONS = env_int("GAME_MAX_ACTIONS", 20_000)
 HINT_SOLVER_NODES = env_int("HINT_SOLVER_NODES", 20_000, positive=True)
 # Only a safety cap on the time per hint: a hint it cuts short says so ("cut_short").
 HINT_SOLVER_SECONDS = env_float("HINT_SOLVER_SECONDS", 10.0, positive=True)
+# The heavy work of requests (hints, replays) runs in a pool of processes of
+# each server process, at a lower CPU priority (games/pool.py): processes,
+# jobs that may wait for them (one more is a 503 `busy`), the Retry-After of
+# that refusal in seconds, and the processes' niceness (0 to 19; at 10 a
+# server process busy at the same time gets about 90% of a shared core).
+HEAVY_WORK_PROCESSES = env_int("HEAVY_WORK_PROCESSES", 1, positive=True)
+HEAVY_WORK_NICENESS = env_int("HEAVY_WORK_NICENESS", 10)
+if not 0 <= HEAVY_WORK_NICENESS <= 19:
+    raise ImproperlyConfigured("HEAVY_WORK_NICENESS must be 0 to 19")
+HEAVY_WORK_QUEUE = env_int("HEAVY_WORK_QUEUE", 4)
+HEAVY_WORK_RETRY_AFTER = env_int("HEAVY_WORK_RETRY_AFTER", 10, positive=True)
+# Seconds a built replay is kept in the cache (a stored game's log never changes).
+REPLAY_CACHE_SECONDS = env_int("REPLAY_CACHE_SECONDS", 7 * 24 * 3600, positive=True)
 # How much later than the server measured a ranked game its last per-action
 # time may be (milliseconds): the client's clock and the network's delay.
 ATTEMPT_TIMES_ALLOWANCE_MS = env_int("ATTEMPT_TIMES_ALLOWANCE_MS", 2_000)
@@ -215,6 +228,8 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "channels",
     "csp",
+    # The job queue and its schedules, kept in the database (easyharp_site/jobs.py).
+    "django_q",
     "easyharp_site.accounts",
     "games",
     "leaderboards",
@@ -267,6 +282,17 @@ DATABASES = {
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # The embedded default has two processes writing (the server and the job
+    # worker): a write waits for the other's lock instead of failing at once,
+    # and readers never block the writer (write-ahead log).
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
 
 # A bounded connection pool per server process (PostgreSQL only; 0 turns it
 # off). Under ASGI each in-flight request runs its sync code in a thread of its
@@ -351,8 +377,8 @@ LOGOUT_REDIRECT_URL = "home"
 
 # Mail (password reset links, e-mail address checks). With no EMAIL_HOST the
 # mail is written to the console (the embedded default); with one, it goes out
-# over SMTP. Mail is sent by a small pool of threads of each server process,
-# never by the request that asked for it (easyharp_site/accounts/mail.py).
+# over SMTP. Mail is stored with the request's transaction and sent by the job
+# worker, never by the request that asked for it (easyharp_site/accounts/mail.py).
 EMAIL_HOST = env_str("EMAIL_HOST", "")
 EMAIL_PORT = env_int("EMAIL_PORT", 587)
 EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
@@ -366,9 +392,8 @@ EMAIL_BACKEND = (
     else "django.core.mail.backends.console.EmailBackend"
 )
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Easy Harp Daily <noreply@localhost>")
-# Threads per server process that send mail, and the most mails waiting for
-# them before a request that wants to send one is told to try again later.
-EMAIL_SEND_THREADS = env_int("EMAIL_SEND_THREADS", 2)
+# The most mails waiting to be sent before a request that wants to send one is
+# told to try again later.
 EMAIL_QUEUE_MAX = env_int("EMAIL_QUEUE_MAX", 200)
 # Seconds a password reset link works (once: setting the password uses it up).
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3600)
@@ -376,6 +401,36 @@ PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3600)
 EMAIL_VERIFY_TIMEOUT = env_int("EMAIL_VERIFY_TIMEOUT", 3 * 24 * 3600)
 # Days the username of a deleted account stays reserved; then anyone may take it.
 ACCOUNT_USERNAME_RESERVED_DAYS = env_int("ACCOUNT_USERNAME_RESERVED_DAYS", 90)
+
+# The jobs (preparing deals, closing days, standings, the board mirror, mail)
+# run in django-q2's worker, `manage.py qcluster` (compose's `worker`, started
+# beside the server by `make run`). Its queue is a table of the database (the
+# ORM broker): a job queued survives any restart, and one taken by a worker
+# that died is taken again once TASK_RETRY_SECONDS have passed since it was taken.
+TASK_TIMEOUT_SECONDS = env_int("TASK_TIMEOUT_SECONDS", 1800, positive=True)
+TASK_RETRY_SECONDS = env_int("TASK_RETRY_SECONDS", TASK_TIMEOUT_SECONDS + 60, positive=True)
+if TASK_RETRY_SECONDS <= TASK_TIMEOUT_SECONDS:
+    raise ImproperlyConfigured("TASK_RETRY_SECONDS must be above TASK_TIMEOUT_SECONDS")
+Q_CLUSTER = {
+    "name": "easyharp",
+    "orm": "default",
+    "workers": env_int("TASK_WORKERS", 2, positive=True),
+    "timeout": TASK_TIMEOUT_SECONDS,
+    "retry": TASK_RETRY_SECONDS,
+    # A failed job is tried again (after TASK_RETRY_SECONDS), three times in all.
+    "max_attempts": env_int("TASK_MAX_ATTEMPTS", 3, positive=True),
+    "ack_failures": False,
+    # Seconds between looks at an empty queue: the delay of a new mail.
+    "poll": env_float("TASK_POLL_SECONDS", 0.5, positive=True),
+    # The last 100 successful runs of each job (admin, /healthz/?details=1).
+    "save_limit": 100,
+    "save_limit_per": "func",
+    # A worker that was away runs a missed periodic job once, not once per miss.
+    "catch_up": False,
+    "label": "Jobs",
+    # Jobs run where they are queued, at once (the tests; TASKS_RUN_AT_ONCE).
+    "sync": env_bool("TASKS_RUN_AT_ONCE", False),
+}
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("es", "Español"), ("nl", "Nederlands")]

@@ -4,8 +4,9 @@ anything or chooses a day (days are prepared ahead by `services.daily_deals_prep
 from __future__ import annotations
 
 import datetime
+import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -20,7 +21,11 @@ from easyharp_site.errors import ServiceError
 from games import rules
 from games.models import Attempt, DailyDeal, Game, ReviewState
 from games.parsing import deal_parse, illegal_action, log_tokens
-from games.solver import HINT, Hint, hint
+from games.pool import heavy_run
+from games.solver import Hint
+from games.work import hint_find
+
+logger = logging.getLogger(__name__)
 
 
 def daily_deal_first_date() -> datetime.date:
@@ -220,79 +225,6 @@ def game_held_for(*, game: Game, viewer: Any) -> bool:
     return game.review_state == ReviewState.HELD and viewer.pk == game.player_id
 
 
-def game_replay(*, game: Game) -> dict[str, Any]:
-    """`{game, deal, rules_version, start, steps}`: the deal's table once, then what
-    each action changed, in one pass of the engine.
-
-    `start` is `rules.Game.table()` of the deal. Step i holds `token`, action i,
-    and every field of the table that action i changed: `stock`, `waste`,
-    `waste_top`, `score`, `moves`, `won` and `undo_left` with their new values;
-    `columns`, a list of `[column, down, kept, *cards]` (the column now has
-    `down` face-down cards, keeps its first `kept` face-up cards, and `cards` on
-    them); `foundations`, a list of `[slot, count, top]`. Applying the steps in
-    order rebuilds every table of the game exactly (`games/static/games/frames.js`
-    does so in the browser). For a 20,000-action game this is about 1.3 MB of
-    JSON instead of 17 MB with every table in full (docs/RELIABILITY.md).
-    """
-    if game.rules_version != rules.RULES_VERSION:
-        # A future engine keeps old rule sets; until then, say why rather than
-        # replay a game under rules it was not played by.
-        raise ServiceError(
-            "rules_version_unsupported",
-            f"Game {game.pk} was played under rules {game.rules_version}, "
-            f"which this server cannot replay.",
-            status_code=status.HTTP_409_CONFLICT,
-        )
-    played = rules.Game(rules.Deal(game.deal_number))
-    start = before = played.table()
-    steps = []
-    for token in game.log.split():
-        played.play(token)
-        after = played.table()
-        steps.append(_step(token, before, after))
-        before = after
-    return {
-        "game": game.pk,
-        "deal": game.deal_code,
-        "rules_version": game.rules_version,
-        "start": start,
-        "steps": steps,
-    }
-
-
-# The fields of a table that are one value each (`deal` never changes).
-_STEP_VALUES = ("stock", "waste", "waste_top", "score", "moves", "won", "undo_left")
-
-
-def _step(token: str, before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    """What one action changed from table `before` to table `after` (see game_replay)."""
-    step: dict[str, Any] = {"token": token}
-    for key in _STEP_VALUES:
-        if after[key] != before[key]:
-            step[key] = after[key]
-    columns = []
-    for index, (old, new) in enumerate(zip(before["columns"], after["columns"], strict=True)):
-        if new != old:
-            kept = 0
-            for old_card, new_card in zip(old["up"], new["up"], strict=False):
-                if old_card != new_card:
-                    break
-                kept += 1
-            columns.append([index, new["down"], kept, *new["up"][kept:]])
-    if columns:
-        step["columns"] = columns
-    foundations = [
-        [slot, new["count"], new["top"]]
-        for slot, (old, new) in enumerate(
-            zip(before["foundations"], after["foundations"], strict=True)
-        )
-        if new != old
-    ]
-    if foundations:
-        step["foundations"] = foundations
-    return step
-
-
 def attempt_get(*, player: User, date: datetime.date) -> Attempt:
     """The player's ranked attempt of `date`, or a 404 `no_attempt`."""
     attempt = (
@@ -356,10 +288,12 @@ def game_hint(*, deal: str, log: str | Sequence[str]) -> Hint:
     parsed_deal = deal_parse(deal)
     tokens = log_tokens(log)
     try:
-        return hint(
-            parsed_deal,
-            tokens,
-            work=replace(HINT, decide=settings.HINT_SOLVER_NODES),
+        # In the heavy work pool: seconds of CPU, away from the server process.
+        return heavy_run(
+            hint_find,
+            deal_number=parsed_deal.number,
+            tokens=tokens,
+            decide=settings.HINT_SOLVER_NODES,
             seconds=settings.HINT_SOLVER_SECONDS,
         )
     except rules.ActionError as error:

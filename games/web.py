@@ -163,6 +163,7 @@ def client_strings() -> dict[str, Any]:
         ),
         "hint_won": _("The game is won; there is nothing left to play."),
         "hint_throttled": _("Too many hints in a short time; wait a minute and ask again."),
+        "hint_busy": _("The server is busy finding other hints; ask again in a few seconds."),
         "hint_refused": _("The hint was refused:"),
         "hint_failed": _("The hint could not be fetched; check the connection and try again."),
         "hint_stale": _("The game moved on while the hint was being found; ask again."),

@@ -1,11 +1,14 @@
 from django.apps import AppConfig
 
+from easyharp_site.jobs import jobs_schedule_after_migrate
+
 
 class LeaguesConfig(AppConfig):
     name = "leagues"
     verbose_name = "Friends and leagues"
 
     def ready(self) -> None:
+        jobs_schedule_after_migrate(self)
         # The leagues' writes when games change (`games.derived`, after the
         # boards'), the receiver of a deleted account, and the audiences the
         # boards can be narrowed to (a player's friends, a league's members).

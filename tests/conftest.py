@@ -58,6 +58,9 @@ def pytest_configure(config: pytest.Config) -> None:
         *settings.PASSWORD_HASHERS,
     ]
     _redis_of_this_worker()
+    # The suite shares its machine: heavy work at a lower priority could starve
+    # behind the other test processes. Its effect is measured by bench/abuse.py.
+    settings.HEAVY_WORK_NICENESS = 0
 
 
 def _redis_of_this_worker() -> None:

@@ -3,7 +3,9 @@
 The `smtp` fixture starts one for a test and points Django's SMTP backend at
 it; `mail_server()` does the same for a longer-lived server (the browser
 tests' forked daphne). Every message it receives is parsed and queued, so a
-test reads the mail a player would get and follows its link.
+test reads the mail a player would get and follows its link. Mail is sent by
+a job: reading the inbox first runs the jobs queued (`tests.jobs`), as the
+worker would have.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 import pytest
 from aiosmtpd.controller import Controller
 
+from tests.jobs import run_queued_jobs
 from tests.servers import free_port
 
 LINK = re.compile(r"https?://\S+")
@@ -44,10 +47,12 @@ class _Inbox:
 class MailServer:
     """A running SMTP server and what it received."""
 
-    def __init__(self, host: str, port: int, inbox: _Inbox) -> None:
+    def __init__(self, host: str, port: int, inbox: _Inbox, *, runs_jobs: bool = True) -> None:
         self.host = host
         self.port = port
         self._inbox = inbox
+        # Whether reading runs the queued jobs here first (not when a real worker sends).
+        self._runs_jobs = runs_jobs
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -64,6 +69,8 @@ class MailServer:
 
     def receive(self, timeout: float = 10) -> EmailMessage:
         """The next message received (waits up to `timeout` seconds for it)."""
+        if self._runs_jobs:
+            run_queued_jobs()
         try:
             return self._inbox.received.get(timeout=timeout)
         except queue.Empty:
@@ -71,6 +78,8 @@ class MailServer:
 
     def nothing(self, timeout: float = 0.5) -> bool:
         """True when no message arrives within `timeout` seconds."""
+        if self._runs_jobs:
+            run_queued_jobs()
         try:
             message = self._inbox.received.get(timeout=timeout)
         except queue.Empty:
@@ -93,14 +102,14 @@ def link_in(message: EmailMessage) -> str:
 
 
 @contextmanager
-def mail_server() -> Iterator[MailServer]:
+def mail_server(*, runs_jobs: bool = True) -> Iterator[MailServer]:
     """An aiosmtpd server on a free loopback port, stopped at the end."""
     inbox = _Inbox()
     port = free_port()
     controller = Controller(inbox, hostname="127.0.0.1", port=port)
     controller.start()
     try:
-        yield MailServer("127.0.0.1", port, inbox)
+        yield MailServer("127.0.0.1", port, inbox, runs_jobs=runs_jobs)
     finally:
         controller.stop()
 

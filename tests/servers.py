@@ -90,6 +90,15 @@ def manage(env: Mapping[str, str], *args: str) -> subprocess.CompletedProcess[st
     return result
 
 
+def process_group_gone(group: int) -> bool:
+    """Whether no process of process group `group` is left."""
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
 def wait_for_port(port: int, process: subprocess.Popen[Any], seconds: float = 30) -> None:
     deadline = time.monotonic() + seconds
     while True:

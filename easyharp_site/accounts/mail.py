@@ -1,56 +1,42 @@
-"""Mail to players, sent by a few threads of the server process, never by the request.
+"""Mail to players: stored with the request's change, sent by the job worker.
 
 A request renders its message at once, in the active language (the one the
-player reads the site in), and hands it over; the message is queued when the
-request's transaction commits, so nothing is mailed about a change that did
-not happen. `EMAIL_SEND_THREADS` threads send the queue through Django's mail
-backend (SMTP with EMAIL_HOST, the console without). A failed sending is
+player reads the site in), and stores it as a `Mail` row; the job that sends
+it (`mail_send`) is queued in the same transaction, in the job queue's table
+of the same database. So nothing is mailed about a change that did not happen,
+and a mail asked for is sent even when the worker was stopped or killed
+meanwhile: it waits in the queue until a worker takes it. A failed sending is
 logged and, when the caller asked, marked in the cache so that the player's
-account page says to ask again; it never reaches the request, which has
-already answered. More than `EMAIL_QUEUE_MAX` messages waiting means the mail
-server is far behind: `mail_queue` then refuses with a 503 that says to try
-again later.
-
-Python threads do not survive a fork: a forked child starts a pool of its own.
+account page says to ask again; the job is then tried again (Q_CLUSTER's
+`max_attempts`). More than `EMAIL_QUEUE_MAX` mails waiting means the worker or
+the mail server is far behind: `mail_queue` then refuses with a 503 that says
+to try again later.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
+import datetime
 import logging
-import os
-import threading
 from collections.abc import Mapping
-from functools import partial
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
 from django.core.mail import EmailMessage
 from django.db import transaction
+from django.db.models import F, Q
 from django.template.loader import render_to_string
+from django.utils import timezone
 from rest_framework import status
 
+from easyharp_site.accounts.models import Mail
 from easyharp_site.errors import ServiceError
+from easyharp_site.jobs import job_queue
 
 logger = logging.getLogger(__name__)
 
 # How long a failed sending stays marked for the player to see.
 FAILURE_MARK_SECONDS = 24 * 3600
-
-_lock = threading.Lock()
-_executor: concurrent.futures.ThreadPoolExecutor | None = None
-_waiting: set[concurrent.futures.Future[None]] = set()
-
-
-def _reset_after_fork() -> None:
-    global _lock, _executor, _waiting
-    _lock = threading.Lock()
-    _executor = None
-    _waiting = set()
-
-
-os.register_at_fork(after_in_child=_reset_after_fork)
 
 
 def mail_render(*, to: str, template: str, context: Mapping[str, Any]) -> EmailMessage:
@@ -61,67 +47,79 @@ def mail_render(*, to: str, template: str, context: Mapping[str, Any]) -> EmailM
     return EmailMessage(subject.strip(), body, settings.DEFAULT_FROM_EMAIL, [to])
 
 
-def mail_queue(message: EmailMessage, *, failure_key: str | None = None) -> None:
-    """Send `message` from a mail thread once the current transaction commits.
+def mail_waiting() -> int:
+    """How many mails wait to be sent."""
+    return Mail.objects.filter(sent_at=None).count()
 
-    Raises a 503 `mail_unavailable` error when too many messages already wait.
+
+@transaction.atomic
+def mail_queue(message: EmailMessage, *, failure_key: str | None = None) -> Mail:
+    """Store `message` and queue the job that sends it, both in the current transaction.
+
+    Raises a 503 `mail_unavailable` error when too many mails already wait.
     `failure_key`, when given, is set in the cache if the sending fails and
-    cleared when it succeeds.
+    cleared when it succeeds (and at once: a new try).
     """
-    if _queue_length() >= settings.EMAIL_QUEUE_MAX:
-        logger.error("Mail queue full (%s waiting); refused a new message", _queue_length())
+    waiting = mail_waiting()
+    if waiting >= settings.EMAIL_QUEUE_MAX:
+        logger.error("Mail queue full (%s waiting); refused a new message", waiting)
         raise ServiceError(
             "mail_unavailable",
             "Mail cannot be sent right now. Please try again in a few minutes.",
             status_code=status.HTTP_503_SERVICE_UNAVAILABLE,
         )
-    transaction.on_commit(partial(_submit, message, failure_key))
+    (to,) = message.to
+    mail = Mail.objects.create(
+        to=to,
+        subject=str(message.subject),
+        body=str(message.body),
+        from_email=message.from_email,
+        failure_key=failure_key or "",
+    )
+    if failure_key:
+        transaction.on_commit(lambda: _mark(failure_key, failed=False))
+    job_queue("easyharp_site.accounts.mail.mail_send", mail.pk, name=f"mail {mail.pk}")
+    return mail
 
 
-def mail_wait(timeout: float) -> bool:
-    """Wait until every queued message was sent or failed; False if some still wait."""
-    with _lock:
-        waiting = list(_waiting)
-    _done, pending = concurrent.futures.wait(waiting, timeout=timeout)
-    return not pending
+def mail_send(mail_id: int) -> str:
+    """The job: send mail `mail_id` unless it was sent already (or is being sent by
+    another run); says what it did.
 
-
-def _queue_length() -> int:
-    with _lock:
-        return len(_waiting)
-
-
-def _submit(message: EmailMessage, failure_key: str | None) -> None:
-    global _executor
-    if failure_key is not None:
-        _mark(failure_key, failed=False)  # a new try: the last failure no longer stands
-    with _lock:
-        if _executor is None:
-            _executor = concurrent.futures.ThreadPoolExecutor(
-                max_workers=max(1, settings.EMAIL_SEND_THREADS), thread_name_prefix="mail"
-            )
-        future = _executor.submit(_send, message, failure_key)
-        _waiting.add(future)
-    future.add_done_callback(_forget)
-
-
-def _forget(future: concurrent.futures.Future[None]) -> None:
-    with _lock:
-        _waiting.discard(future)
-
-
-def _send(message: EmailMessage, failure_key: str | None) -> None:
+    The mail is claimed for a while first, by one conditional update, so a run
+    that died while sending leaves it to the next try once the claim lapses. A
+    failure is logged (with the address's domain only), marked for the player
+    and raised, so that the queue tries the job again.
+    """
+    now = timezone.now()
+    claimed = (
+        Mail.objects.filter(pk=mail_id, sent_at=None)
+        .filter(Q(claimed_until=None) | Q(claimed_until__lt=now))
+        .update(claimed_until=now + _claim_time(), attempts=F("attempts") + 1)
+    )
+    if not claimed:
+        return "already sent, or being sent"
+    mail = Mail.objects.get(pk=mail_id)
+    message = EmailMessage(mail.subject, mail.body, mail.from_email, [mail.to])
     try:
         message.send()
     except Exception:
-        # Only the domain: the log needs no one's full address.
-        domains = ", ".join(address.rpartition("@")[2] for address in message.to)
-        logger.exception("Could not send the mail %r to an address at %s", message.subject, domains)
-        if failure_key is not None:
-            _mark(failure_key, failed=True)
-    else:
-        if failure_key is not None:
-            _mark(failure_key, failed=False)
+        Mail.objects.filter(pk=mail_id).update(claimed_until=None)
+        domain = mail.to.rpartition("@")[2]
+        logger.exception("Could not send the mail %r to an address at %s", mail.subject, domain)
+        if mail.failure_key:
+            _mark(mail.failure_key, failed=True)
+        raise
+    # Sent: the link it carried is no longer kept.
+    Mail.objects.filter(pk=mail_id).update(sent_at=timezone.now(), body="")
+    if mail.failure_key:
+        _mark(mail.failure_key, failed=False)
+    return "sent"
+
+
+def _claim_time() -> datetime.timedelta:
+    # Longer than a sending can take (connecting, then each reply, each up to EMAIL_TIMEOUT).
+    return datetime.timedelta(seconds=4 * settings.EMAIL_TIMEOUT)
 
 
 def _mark(key: str, *, failed: bool) -> None:

@@ -71,3 +71,37 @@ class PlayerName(models.Model):
 
     def __str__(self) -> str:
         return self.key
+
+
+class Mail(models.Model):
+    """A message to a player, stored with the change that asked for it and sent by a job.
+
+    The row is written in the request's transaction, and the job that sends it
+    queued in the same transaction (the job queue is a table of the same
+    database): a change that did not happen mails nothing, and a mail asked for
+    survives any restart. A sending claims the row until `claimed_until`, so
+    two runs of the job never send it at once, and `sent_at` makes sending it
+    again a no-op; the body, which may hold a one-time link, is emptied once
+    it is sent.
+    """
+
+    to = models.EmailField()
+    subject = models.CharField(max_length=300)
+    body = models.TextField()
+    from_email = models.CharField(max_length=300)
+    # Marked in the cache when the sending fails, so the account page says to ask again.
+    failure_key = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["created_at"], name="mail_waiting", condition=models.Q(sent_at=None)
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"mail {self.pk} ({'sent' if self.sent_at else 'waiting'})"

@@ -12,7 +12,7 @@ number (`"5"`), `"W"` for the waste or `"F3"` for a foundation; `card` and
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 __all__ = [
     "DEAL_REASONS",
@@ -144,6 +144,10 @@ class ActionError(ValueError):
         self.reason = REASONS[code].format(**_in_words(self.params))
         super().__init__(self.message)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as its fields: hints are searched in another process (games/work.py).
+        return (_action_error, (type(self), self.code, self.token, self.index, self.params))
+
     @property
     def token_shown(self) -> str:
         """The token as written, cut to its first `TOKEN_SHOWN_MAX` characters and `…`.
@@ -188,3 +192,17 @@ class InvalidActionError(ActionError):
 
     def __init__(self, token: str, index: int | None = None) -> None:
         super().__init__("unreadable_action", token, index)
+
+
+def _action_error(
+    kind: type[ActionError], code: str, token: str, index: int | None, params: dict[str, str]
+) -> ActionError:
+    """An `ActionError` of class `kind` rebuilt from its fields (unpickling).
+
+    >>> import pickle
+    >>> pickle.loads(pickle.dumps(InvalidActionError("Z9", 3))).message
+    'action 3 "Z9": this is not an action: write S, U or a move such as 37, W3, WF, 3F2 or F27'
+    """
+    error = kind.__new__(kind)
+    ActionError.__init__(error, code, token, index, params)
+    return error

@@ -5,7 +5,8 @@ As the Dockerfile builds the image, without docker: the tree is copied less what
 fresh virtualenv outside the checkout, and from the copy (the image's /app) the
 build's and docker-compose.yml's commands run on PostgreSQL (a database of this
 test's own) and Redis: `check --deploy`, `compilemessages`, `collectstatic`,
-every job's command once, and the web service's command, which must answer
+every one-shot job's command, the job worker's until each scheduled job has
+run once (and its health check), and the web service's command, which must answer
 `/healthz/` and a page. The virtualenv reuses the suite's installed
 dependencies (a path file), so it takes seconds; the project itself comes from
 the wheel or the copy, never from the checkout.
@@ -103,6 +104,40 @@ def run(command: list[str], env: Mapping[str, str], cwd: Path, timeout: float = 
     )
     assert result.returncode == 0, f"{command} failed:\n{result.stdout}{result.stderr}"
     return result.stdout + result.stderr
+
+
+def worker_runs_every_schedule(
+    command: list[str], env: Mapping[str, str], cwd: Path, database: str
+) -> None:
+    """Start the worker's command and wait until every schedule `migrate` stored
+    has run once and worked (its task saved as a success); then stop it as
+    compose does (SIGTERM), and see it end."""
+    process = subprocess.Popen(command, cwd=cwd, env=dict(env), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        with psycopg.connect(database, autocommit=True) as connection:
+            schedules = {
+                func for (func,) in connection.execute("SELECT func FROM django_q_schedule")
+            }
+            assert len(schedules) >= 5, schedules
+            deadline = time.monotonic() + 240
+            while True:
+                ran = {
+                    func: success
+                    for func, success in connection.execute(
+                        "SELECT func, success FROM django_q_task WHERE func = ANY(%s)",
+                        [list(schedules)],
+                    )
+                }
+                if set(ran) == schedules or process.poll() is not None:
+                    break
+                assert time.monotonic() < deadline, f"ran {sorted(ran)} of {sorted(schedules)}"
+                time.sleep(0.5)  # polled: the state waited for is the tasks' rows
+        assert process.poll() is None, f"the worker stopped:\n{process.stderr.read()}"
+        assert all(ran.values()), ran
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
 
 
 @pytest.fixture
@@ -216,34 +251,25 @@ def test_the_wheel_and_the_image_files_boot_on_postgresql_and_redis(
     assert "no issues" in deploy_check
     lap("build and check")
 
-    # Each job's command once, as written in docker-compose.yml: a job that loops
-    # is stopped at its first sleep (by a `sleep` that ends the loop's shell).
-    shims = tmp_path / "shims"
-    shims.mkdir()
-    (shims / "sleep").write_text('#!/bin/sh\necho "$@" >> "$SLEPT"\nkill -TERM "$PPID"\n')
-    (shims / "sleep").chmod(0o755)
-    marks = tmp_path / "marks"
+    # Each one-shot job's command, as written in docker-compose.yml, to its end
+    # (migrate first); then the job worker's, until every scheduled job has run
+    # once and worked, and its health check says so.
     jobs = {name: s for name, s in app_services().items() if name != "web"}
-    assert "migrate" in jobs and len(jobs) >= 2
-    migrate_first = sorted(jobs, key=lambda name: name != "migrate")
-    for name in migrate_first:
-        command = [
-            interpolate(str(part), dotenv).replace("/tmp/", f"{marks}/{name}/")
-            for part in jobs[name]["command"]
-        ]
-        (marks / name).mkdir(parents=True)
-        slept = marks / f"{name}.slept"
-        job_env = {**env, "PATH": f"{shims}:{env['PATH']}", "SLEPT": str(slept)}
-        result = subprocess.run(command, cwd=app, env=job_env, capture_output=True, text=True,
-                                timeout=300)  # fmt: skip
-        output = result.stdout + result.stderr
-        if slept.exists():  # a loop: its one run must have succeeded before the sleep
-            assert "Traceback" not in output, f"{name}:\n{output}"
-            if "healthcheck" in jobs[name]:
-                assert list((marks / name).iterdir()), f"{name} did not mark its success"
-        else:
-            assert result.returncode == 0, f"{name}:\n{output}"
+    one_shot = sorted(
+        (name for name, s in jobs.items() if s.get("restart") == "no"),
+        key=lambda name: name != "migrate",
+    )
+    assert one_shot[0] == "migrate" and "worker" in jobs
+    for name in one_shot:
+        run([interpolate(str(part), dotenv) for part in jobs[name]["command"]], env, app)
         lap(f"job {name}")
+    for name in sorted(set(jobs) - set(one_shot)):
+        worker_runs_every_schedule(
+            [interpolate(str(part), dotenv) for part in jobs[name]["command"]], env, app, database
+        )
+        health = [interpolate(str(part), dotenv) for part in jobs[name]["healthcheck"]["test"][1:]]
+        run([part.replace("/app/", f"{app}/") for part in health], env, app)
+        lap(f"service {name}")
 
     # The web service's command, on a free port, as the edge reaches it.
     port = free_port()

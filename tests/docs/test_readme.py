@@ -32,7 +32,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.servers import ROOT, free_port, server_env, uvicorn
+from tests.servers import ROOT, free_port, process_group_gone, server_env, uvicorn
 
 README = ROOT / "README.md"
 FENCE = re.compile(r"^```(\w+)(?: (\w+))?\n(.*?)^```$", re.MULTILINE | re.DOTALL)
@@ -212,9 +212,22 @@ def test_make_run_serves_the_site(tmp_path: Path) -> None:
             pytest.fail("make run did not serve within 240 s")
         assert home.status_code == 200
         assert daily.status_code == 200 and daily.json()["par"] is not None
+        # The job worker runs beside the server: its scheduled jobs run.
+        while time.monotonic() < deadline:
+            jobs = httpx.get(f"http://127.0.0.1:{port}/healthz/?details=1", timeout=5).json()
+            if all(job["last_run"] for job in jobs["jobs"] if job["name"] == "close days"):
+                break
+            time.sleep(0.5)
+        else:
+            pytest.fail("the job worker ran no job within 240 s")
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
+    # The worker stopped with the server: nothing of `make run` is left.
+    deadline = time.monotonic() + 30
+    while not process_group_gone(process.pid):
+        assert time.monotonic() < deadline, "processes of make run outlived it"
+        time.sleep(0.1)
 
 
 def test_make_test_runs_in_the_processes_the_readme_names() -> None:

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from games.models import Game as StoredGame
+from games.replays import game_replay
 from games.rules import RULES_VERSION, Deal
 from games.rules import Game as Play
-from games.selectors import game_replay
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "tests" / "vectors" / "games.jsonl"

@@ -5,8 +5,6 @@ from __future__ import annotations
 import datetime
 import io
 import itertools
-import threading
-import time
 from dataclasses import replace
 
 import pytest
@@ -14,7 +12,7 @@ from django.core.management import call_command
 from django.test import override_settings
 
 import games.solver
-from games import preparer
+import games.tasks
 from games.models import DailyDeal
 from games.rules import Deal, replay
 from games.services import daily_deal_candidates, daily_deal_is_acceptable, daily_deals_prepare
@@ -235,27 +233,14 @@ def test_days_prepared_ahead_are_served_only_on_their_day(anon, today):
     assert f"{today.isoformat()}: deal {stored}" in out.getvalue()
 
 
-def test_the_preparer_sleeps_until_just_after_midnight_at_most_an_interval():
-    late = datetime.datetime(2026, 12, 1, 23, 59, 0, tzinfo=datetime.UTC)
-    early = datetime.datetime(2026, 12, 1, 1, 0, 0, tzinfo=datetime.UTC)
+def test_the_prepare_job_stores_the_days_ahead_once(today, settings):
+    settings.DAILY_DEAL_DAYS_AHEAD = 2
 
-    assert preparer.seconds_to_next_round(late) == 60 + preparer.AFTER_MIDNIGHT_SECONDS
-    assert preparer.seconds_to_next_round(early, interval=600) == 600
+    assert games.tasks.deals_prepare() == "2 new day(s), 0 already stored"
+    numbers = dict(DailyDeal.objects.values_list("date", "number"))
+    # Run again (a retry, or two workers at once): nothing is chosen again.
+    assert games.tasks.deals_prepare() == "0 new day(s), 2 already stored"
 
-
-@pytest.mark.django_db(transaction=True)
-def test_the_preparer_thread_prepares_today_and_tomorrow_then_waits(today):
-    stop = threading.Event()
-    thread = preparer.start(stop)
-    try:
-        deadline = time.monotonic() + 30
-        while DailyDeal.objects.count() < preparer.DAYS_AHEAD and time.monotonic() < deadline:
-            time.sleep(0.05)
-    finally:
-        stop.set()
-        thread.join(timeout=30)
-
-    assert not thread.is_alive()
     tomorrow = today + datetime.timedelta(days=1)
-    assert set(DailyDeal.objects.values_list("date", flat=True)) == {today, tomorrow}
-    assert preparer.prepare_once() == 0  # nothing left to prepare
+    assert dict(DailyDeal.objects.values_list("date", "number")) == numbers
+    assert set(numbers) == {today, tomorrow}

@@ -13,7 +13,7 @@ from django.test import Client
 
 from easyharp_site.site import site_host
 from games.models import DailyDeal
-from leaderboards import closer, web
+from leaderboards import tasks, web
 from leaderboards.cards import card_png
 from leaderboards.models import DayResult
 from tests.fixtures import WIN_LOG, play_assisted, play_ranked
@@ -107,16 +107,15 @@ def test_unknown_games_days_and_players_have_no_card(db, today):
     assert client.get("/cards/players/nobody.png").status_code == 404
 
 
-# The thread's round closes its database connection, as a request does: a real transaction.
-@pytest.mark.django_db(transaction=True)
-def test_the_server_thread_closes_the_days_over(today):
+def test_the_close_job_closes_the_days_over_once(db, today):
     DailyDeal.objects.create(date=today - datetime.timedelta(days=1), number=3)
     DailyDeal.objects.create(date=today, number=4)
-    assert closer.close_once() == 1
-    assert closer.close_once() == 0
-    assert list(DayResult.objects.values_list("date", flat=True)) == [
-        today - datetime.timedelta(days=1)
-    ]
+    assert tasks.days_close() == "1 day(s) closed"
+    closed = list(DayResult.objects.values_list("date", "closed_at"))
+    # Run again (a retry, or the next turn): the closed day is left alone.
+    assert tasks.days_close() == "0 day(s) closed"
+    assert list(DayResult.objects.values_list("date", "closed_at")) == closed
+    assert [date for date, _ in closed] == [today - datetime.timedelta(days=1)]
 
 
 # Hosts that ALLOWED_HOSTS lets through, each a different Host header.

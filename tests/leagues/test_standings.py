@@ -4,21 +4,16 @@ tie-breaks, the job that settles closed days, and the league's standings."""
 from __future__ import annotations
 
 import datetime
-import threading
-import time
 
-import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from games import preparer
 from games.models import DailyDeal
-from games.preparer import NotYet
 from games.services import game_void
-from leaderboards import closer
+from leaderboards import tasks as board_tasks
 from leaderboards.models import DayResult
 from leaderboards.services import day_close, days_to_close
-from leagues import services, settler
+from leagues import services, tasks
 from leagues.models import DayPoints, SettledDay
 from leagues.periods import period_bounds
 from tests.fixtures import DEAL_NUMBER, client_for, stored_game
@@ -40,7 +35,7 @@ def points(date: datetime.date) -> dict[str, tuple[int, int]]:
 
 
 def close_days_over() -> None:
-    """Close every day over, as the `closer` job does before the standings are settled."""
+    """Close every day over, as the `close days` job does before the standings are settled."""
     for date in days_to_close(now=timezone.now()):
         day_close(date=date)
 
@@ -198,18 +193,21 @@ def test_period_bounds() -> None:
     )
 
 
-def test_the_server_process_settles_the_closed_days_once(
+def test_the_standings_job_settles_the_closed_days_once(
     transactional_db, make_player, settings
 ) -> None:
-    # Under `make run` the server process settles the standings itself (leagues.settler).
     settings.DAILY_DEAL_FIRST_DATE = MONDAY
     stored_game(player=make_player("ann"), daily=day(0), score=90, moves=10)
     due = (timezone.now().date() - MONDAY).days  # every day from Monday to yesterday
     close_days_over()
 
-    assert settler.settle_once() == due
+    assert tasks.standings_refresh() == f"{due} day(s) settled"
+    settled = list(SettledDay.objects.values_list("date", "settled_at"))
     assert points(MONDAY) == {"ann": (1, 100)}
-    assert settler.settle_once() == 0  # nothing new to settle
+    # Run again (a retry, or the next turn): nothing new to settle, nothing written.
+    assert tasks.standings_refresh() == "0 day(s) settled"
+    assert list(SettledDay.objects.values_list("date", "settled_at")) == settled
+    assert points(MONDAY) == {"ann": (1, 100)}
 
 
 def test_a_day_over_waits_for_its_close_before_it_is_settled(db, make_player) -> None:
@@ -231,34 +229,18 @@ def test_a_day_over_waits_for_its_close_before_it_is_settled(db, make_player) ->
     assert points(yesterday.date) == {"ann": (1, 100), "ben": (2, 55)}
 
 
-def test_the_server_process_settles_a_day_only_after_its_close(
-    transactional_db, make_player, settings, monkeypatch
+def test_the_standings_job_settles_a_day_only_after_the_close_job_closed_it(
+    db, make_player, settings
 ) -> None:
-    # Under `make run` both threads start at once: the settling one, finding
-    # yesterday not closed, waits (NotYet) and tries again until it is.
+    # The two jobs run on their own schedules: the standings' may come first.
     settings.DAILY_DEAL_FIRST_DATE = timezone.now().date() - datetime.timedelta(days=1)
     yesterday = DailyDeal.objects.create(date=settings.DAILY_DEAL_FIRST_DATE, number=DEAL_NUMBER)
     stored_game(player=make_player("ann"), daily=yesterday, score=90, moves=10)
-    monkeypatch.setattr(preparer, "RETRY_SECONDS", 0.05)
-    with pytest.raises(NotYet, match="1 day"):
-        settler.settle_once()
 
-    stop = threading.Event()
-    settling = settler.start(stop)
-    try:
-        time.sleep(0.3)  # several rounds of the settling thread, all waiting
-        assert not SettledDay.objects.filter(date=yesterday.date).exists()
-        closing = closer.start(stop)
-        deadline = time.monotonic() + 10
-        while (
-            not SettledDay.objects.filter(date=yesterday.date).exists()
-            and time.monotonic() < deadline
-        ):
-            time.sleep(0.05)
-    finally:
-        stop.set()
-        settling.join(5)
-        closing.join(5)
+    assert tasks.standings_refresh() == "0 day(s) settled"
+    assert not SettledDay.objects.exists()
+    assert board_tasks.days_close() == "1 day(s) closed"
+    assert tasks.standings_refresh() == "1 day(s) settled"
     closed = DayResult.objects.get(date=yesterday.date)
     settled = SettledDay.objects.get(date=yesterday.date)
     assert closed.closed_at <= settled.settled_at

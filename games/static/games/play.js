@@ -1056,6 +1056,7 @@ async function fetchHint(log) {
   }
   const body = await response.json().catch(() => ({}));
   if (response.status === 429) return { text: t("hint_throttled"), action: null, kind: "error" };
+  if (body.error?.code === "busy") return { text: t("hint_busy"), action: null, kind: "error" };
   if (response.status >= 500) return failed;
   if (body.error?.code === "replay_locked") {
     // The day's deal: hints only within the ranked attempt, or after it.

@@ -1,0 +1,34 @@
+"""The games' jobs, run by the job worker (easyharp_site/jobs.py)."""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+
+from easyharp_site.dates import today
+from easyharp_site.jobs import job_schedule
+from games.services import daily_deals_prepare
+
+logger = logging.getLogger(__name__)
+
+# A run with nothing to prepare costs one read a day ahead; hourly keeps the
+# new day ready at midnight however few days ahead are kept.
+PREPARE_EVERY_MINUTES = 60
+
+
+def deals_prepare() -> str:
+    """The job: store the deals of today and the DAILY_DEAL_DAYS_AHEAD - 1 days after it
+    that are not stored yet. Days already stored are left as they are, so a
+    second run does nothing."""
+    prepared = daily_deals_prepare(first=today(), days=settings.DAILY_DEAL_DAYS_AHEAD)
+    new = [day for day, stored in prepared if stored]
+    for day in new:
+        logger.info("deal of %s prepared: deal %s, par %s", day.date, day.number, day.par)
+    return f"{len(new)} new day(s), {len(prepared) - len(new)} already stored"
+
+
+def schedule() -> None:
+    job_schedule(
+        name="prepare deals", func="games.tasks.deals_prepare", minutes=PREPARE_EVERY_MINUTES
+    )

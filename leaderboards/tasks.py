@@ -1,0 +1,64 @@
+"""The boards' jobs, run by the job worker (easyharp_site/jobs.py)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.utils import timezone
+
+from easyharp_site.dates import today
+from easyharp_site.jobs import job_schedule
+from leaderboards.checks import boards_check_recent
+from leaderboards.mirror import mirror_enabled
+from leaderboards.services import board_mirror_build, day_close, days_to_close
+
+logger = logging.getLogger(__name__)
+
+
+def days_close() -> str:
+    """The job: close every day that is over and not closed yet (final ranks, frozen
+    results). A closed day is left alone, so a second run does nothing."""
+    days = days_to_close(now=timezone.now())
+    for day in days:
+        result = day_close(date=day)
+        logger.info("%s closed: %s players, %s won", day, result.players, result.won)
+    return f"{len(days)} day(s) closed"
+
+
+def board_mirror_refresh() -> str:
+    """The job: build the board mirror in Redis of tomorrow, today and yesterday where
+    it is not complete (a new day, or Redis lost it). A complete mirror is left
+    alone, so a second run builds nothing."""
+    if not mirror_enabled():
+        return "the board mirror is off"
+    built = []
+    for day in (today() + timedelta(days=n) for n in (1, 0, -1)):
+        players = board_mirror_build(date=day)
+        if players is not None:
+            built.append(f"{day.isoformat()}: {players} players")
+    return "; ".join(built) or "complete"
+
+
+def boards_check() -> str:
+    """The job: check yesterday's and today's boards and every copy derived from
+    the games against the games, and mend what drifted (`leaderboards.checks`).
+    A board in step is left alone, so a second run mends nothing."""
+    results = boards_check_recent(repair=True)
+    for result in results:
+        if not result.clean:
+            logger.warning("%s: boards mended: %s", result.date, dict(result.drift))
+    return "; ".join(
+        f"{result.date.isoformat()}: "
+        + ("in step" if result.clean else f"{sum(result.drift.values())} mended")
+        for result in results
+    )
+
+
+def schedule() -> None:
+    # Ten minutes: a day is closed within minutes of its grace period's end.
+    job_schedule(name="close days", func="leaderboards.tasks.days_close", minutes=10)
+    job_schedule(
+        name="build the board mirror", func="leaderboards.tasks.board_mirror_refresh", minutes=1
+    )
+    job_schedule(name="check boards", func="leaderboards.tasks.boards_check", minutes=60)

@@ -1,0 +1,143 @@
+"""The jobs: scheduled by `migrate`, each one harmless to run twice, their last runs shown.
+
+Each job runs here as the worker runs it (its function, or through django-q2's
+own task path); tests/easyharp_site/test_jobs_worker.py runs the real worker.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+import pytest
+import redis
+from django.conf import settings as django_settings
+from django.core.mail import EmailMessage
+from django.core.management import call_command
+from django.test import Client
+from django_q.models import Schedule
+from django_q.tasks import async_task
+
+from easyharp_site.accounts import mail
+from easyharp_site.accounts.models import Mail
+from games.models import DailyDeal
+from leaderboards import tasks as board_tasks
+from tests.fixtures import play_ranked
+from tests.jobs import run_queued_jobs
+from tests.mailserver import MailServer
+
+pytestmark = pytest.mark.django_db
+
+JOBS = {
+    "prepare deals": ("games.tasks.deals_prepare", 60),
+    "close days": ("leaderboards.tasks.days_close", 10),
+    "build the board mirror": ("leaderboards.tasks.board_mirror_refresh", 1),
+    "settle standings": ("leagues.tasks.standings_refresh", 10),
+}
+
+
+def test_migrate_schedules_every_periodic_job_once_and_keeps_its_next_run() -> None:
+    stored = {s.name: (s.func, s.minutes) for s in Schedule.objects.all()}
+    assert stored == JOBS
+    Schedule.objects.filter(name="close days").update(
+        next_run=datetime.datetime(2030, 1, 1, tzinfo=datetime.UTC)
+    )
+
+    call_command("migrate", verbosity=0)
+
+    assert Schedule.objects.count() == len(JOBS)
+    assert Schedule.objects.get(name="close days").next_run.year == 2030
+
+
+def message(to: str = "carol@example.org") -> EmailMessage:
+    return EmailMessage("Hello", "A link: https://example.org/x", "from@example.org", [to])
+
+
+def test_a_mail_job_run_twice_sends_the_mail_once(smtp: MailServer) -> None:
+    queued = mail.mail_queue(message())
+
+    assert mail.mail_send(queued.pk) == "sent"
+    assert mail.mail_send(queued.pk) == "already sent, or being sent"
+
+    assert smtp.receive()["Subject"] == "Hello"
+    assert smtp.nothing()
+    queued.refresh_from_db()
+    assert queued.sent_at is not None and queued.body == ""  # the link is not kept
+    assert queued.attempts == 1
+
+
+def test_a_mail_claimed_by_a_run_still_sending_is_not_sent_by_another(smtp: MailServer) -> None:
+    queued = mail.mail_queue(message())
+    far = datetime.datetime(2100, 1, 1, tzinfo=datetime.UTC)
+    Mail.objects.filter(pk=queued.pk).update(claimed_until=far)
+
+    assert mail.mail_send(queued.pk) == "already sent, or being sent"
+    # The claim of a run that died lapses: the next try sends it.
+    Mail.objects.filter(pk=queued.pk).update(claimed_until=far.replace(year=2000))
+    assert mail.mail_send(queued.pk) == "sent"
+    assert smtp.receive()["Subject"] == "Hello"
+
+
+def test_a_mail_that_failed_is_sent_by_the_next_try(settings: Any, smtp: MailServer) -> None:
+    port = settings.EMAIL_PORT
+    settings.EMAIL_PORT = 1  # nobody listens there
+    queued = mail.mail_queue(message())
+
+    with pytest.raises(OSError):
+        mail.mail_send(queued.pk)
+    assert run_queued_jobs() == 0  # failed again: still queued
+    settings.EMAIL_PORT = port
+
+    assert smtp.receive()["Subject"] == "Hello"
+    queued.refresh_from_db()
+    assert queued.sent_at is not None and queued.attempts == 3
+
+
+def test_a_mail_asked_for_in_a_change_that_rolled_back_is_never_queued() -> None:
+    from django.db import transaction
+
+    with pytest.raises(RuntimeError), transaction.atomic():
+        mail.mail_queue(message())
+        raise RuntimeError("the change failed")
+
+    assert Mail.objects.count() == 0
+    assert run_queued_jobs() == 0
+
+
+@pytest.mark.redis
+def test_the_mirror_job_run_twice_builds_each_day_once(
+    settings: Any, alice: Any, daily: Any
+) -> None:
+    settings.BOARD_MIRROR = True
+    play_ranked(alice, "S")
+    redis.Redis.from_url(django_settings.REDIS_URL).flushdb()
+
+    first = board_tasks.board_mirror_refresh()
+    second = board_tasks.board_mirror_refresh()
+
+    assert f"{daily.date.isoformat()}: 1 players" in first
+    assert second == "complete"
+
+
+def test_the_mirror_job_does_nothing_when_the_mirror_is_off(settings: Any) -> None:
+    settings.BOARD_MIRROR = False
+    assert board_tasks.board_mirror_refresh() == "the board mirror is off"
+
+
+def test_healthz_details_show_each_jobs_last_run_and_the_queue(today: datetime.date) -> None:
+    DailyDeal.objects.create(date=today - datetime.timedelta(days=1), number=3)
+    # Through django-q2's own path, as the worker runs a scheduled job.
+    async_task("leaderboards.tasks.days_close", sync=True)
+    mail.mail_queue(message())
+
+    plain = Client().get("/healthz/").json()
+    details = Client().get("/healthz/?details=1").json()
+
+    assert plain == {"status": "ok"}
+    jobs = {job["name"]: job for job in details["jobs"]}
+    assert set(jobs) == set(JOBS)
+    closed = jobs["close days"]["last_run"]
+    assert closed["ok"] is True and closed["result"] == "1 day(s) closed"
+    assert closed["started"] <= closed["stopped"]
+    assert jobs["settle standings"]["last_run"] is None  # never run yet
+    assert details["queue"] == {"waiting": 1, "taken": 0}  # the mail

@@ -1,0 +1,130 @@
+"""The real job worker (`manage.py qcluster`, as compose's `worker` runs it): a mail
+queued while it is down, or killed, is sent once it is back.
+
+The worker, the requests and this test share one SQLite file (the embedded
+default); the mail goes to a real SMTP server (aiosmtpd).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.mailserver import MailServer, link_in, mail_server
+from tests.servers import ROOT, manage, process_group_gone, server_env
+
+RESET = (
+    "from easyharp_site.accounts.passwords import password_reset_request; "
+    "password_reset_request(email='carol@example.org', "
+    "link=lambda uid, token: f'https://example.org/reset/{uid}/{token}/')"
+)
+CAROL = (
+    "from django.contrib.auth import get_user_model; "
+    "get_user_model().objects.create_user('carol', 'carol@example.org', 'a long passphrase')"
+)
+
+
+def wait_for(state: Callable[[], bool], what: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not state():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {seconds} s: {what}")
+        time.sleep(0.05)
+
+
+class Database:
+    """Reads of the shared SQLite file, as an operator would look."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def count(self, sql: str) -> int:
+        with sqlite3.connect(self.path, timeout=20) as db:
+            return int(db.execute(sql).fetchone()[0])
+
+    def jobs_run(self) -> int:
+        return self.count("SELECT count(*) FROM django_q_task")
+
+    def mails(self, *, sent: bool) -> int:
+        state = "NOT NULL" if sent else "NULL"
+        return self.count(f"SELECT count(*) FROM accounts_mail WHERE sent_at IS {state}")
+
+
+@contextmanager
+def worker(env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    """`manage.py qcluster` in a process group of its own (its workers are children)."""
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "qcluster"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.terminate()  # the cluster's main process stops the others
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+def kill(process: subprocess.Popen[bytes]) -> None:
+    """Kill the worker and all its processes at once, as a crash or an OOM kill would."""
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+    wait_for(lambda: process_group_gone(process.pid), "the worker's processes gone")
+
+
+@pytest.fixture
+def smtp_for_worker() -> Iterator[MailServer]:
+    with mail_server(runs_jobs=False) as server:
+        yield server
+
+
+def test_a_reset_mail_queued_while_the_worker_was_killed_is_sent_after_its_restart(
+    tmp_path: Path, smtp_for_worker: MailServer
+) -> None:
+    smtp = smtp_for_worker
+    env = server_env(
+        tmp_path / "db.sqlite3",
+        EMAIL_HOST=smtp.host,
+        EMAIL_PORT=str(smtp.port),
+        EMAIL_USE_TLS="false",
+        TASK_POLL_SECONDS="0.1",
+        TASK_WORKERS="1",
+        DAILY_DEAL_DAYS_AHEAD="1",
+    )
+    manage(env, "migrate", "--noinput")
+    manage(env, "shell", "-c", CAROL)
+    database = Database(tmp_path / "db.sqlite3")
+
+    with worker(env) as first:
+        # Up and working: it has run its first scheduled jobs.
+        wait_for(lambda: database.jobs_run() > 0, "the worker runs its scheduled jobs")
+        kill(first)
+
+    manage(env, "shell", "-c", RESET)
+    assert database.mails(sent=False) == 1
+    assert smtp.nothing(timeout=0.5)  # nobody to send it
+
+    with worker(env):
+        message = smtp.receive(timeout=60)
+        wait_for(lambda: database.mails(sent=True) == 1, "the mail marked sent")
+
+    assert message["To"] == "carol@example.org"
+    assert link_in(message).startswith("https://example.org/reset/")
+    assert smtp.nothing(timeout=0.5)  # once

@@ -112,8 +112,10 @@ def worker_runs_every_schedule(
     """Start the worker's command and wait until every schedule `migrate` stored
     has run once and worked (its task saved as a success); then stop it as
     compose does (SIGTERM), and see it end."""
-    process = subprocess.Popen(command, cwd=cwd, env=dict(env), stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)  # fmt: skip
+    log = cwd.parent / "worker.log"
+    with log.open("w") as output:
+        process = subprocess.Popen(command, cwd=cwd, env=dict(env), stdout=output,
+                                   stderr=subprocess.STDOUT)  # fmt: skip
     try:
         with psycopg.connect(database, autocommit=True) as connection:
             schedules = {
@@ -131,10 +133,12 @@ def worker_runs_every_schedule(
                 }
                 if set(ran) == schedules or process.poll() is not None:
                     break
-                assert time.monotonic() < deadline, f"ran {sorted(ran)} of {sorted(schedules)}"
+                assert time.monotonic() < deadline, (
+                    f"ran {sorted(ran)} of {sorted(schedules)}:\n{log.read_text()[-3000:]}"
+                )
                 time.sleep(0.5)  # polled: the state waited for is the tasks' rows
-        assert process.poll() is None, f"the worker stopped:\n{process.stderr.read()}"
-        assert all(ran.values()), ran
+        assert process.poll() is None, f"the worker stopped:\n{log.read_text()[-3000:]}"
+        assert all(ran.values()), f"{ran}:\n{log.read_text()[-6000:]}"
     finally:
         process.terminate()
         process.wait(timeout=60)
@@ -168,10 +172,10 @@ def example_env() -> dict[str, str]:
     return env
 
 
-def service_env(dotenv: Mapping[str, str], database: str) -> dict[str, str]:
-    """The app services' environment: .env, then docker-compose.yml's own (the
-    PostgreSQL and Redis addresses are this test's)."""
-    written = services()["web"]["environment"]
+def service_env(dotenv: Mapping[str, str], database: str, service: str = "web") -> dict[str, str]:
+    """An app service's environment: .env, then docker-compose.yml's own for
+    it (the PostgreSQL and Redis addresses are this test's)."""
+    written = services()[service]["environment"]
     env = {**dotenv, **{name: interpolate(str(value), dotenv) for name, value in written.items()}}
     env.update({"DATABASE_URL": database, "REDIS_URL": str(settings.REDIS_URL)})
     return env
@@ -264,8 +268,12 @@ def test_the_wheel_and_the_image_files_boot_on_postgresql_and_redis(
         run([interpolate(str(part), dotenv) for part in jobs[name]["command"]], env, app)
         lap(f"job {name}")
     for name in sorted(set(jobs) - set(one_shot)):
+        own_env = {**env, **service_env(dotenv, database, name)}
         worker_runs_every_schedule(
-            [interpolate(str(part), dotenv) for part in jobs[name]["command"]], env, app, database
+            [interpolate(str(part), dotenv) for part in jobs[name]["command"]],
+            own_env,
+            app,
+            database,
         )
         health = [interpolate(str(part), dotenv) for part in jobs[name]["healthcheck"]["test"][1:]]
         run([part.replace("/app/", f"{app}/") for part in health], env, app)

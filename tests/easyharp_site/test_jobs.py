@@ -22,6 +22,7 @@ from easyharp_site.accounts import mail
 from easyharp_site.accounts.models import Mail
 from games.models import DailyDeal
 from leaderboards import tasks as board_tasks
+from leaderboards.models import BoardEntry
 from tests.fixtures import play_ranked
 from tests.jobs import run_queued_jobs
 from tests.mailserver import MailServer
@@ -33,6 +34,7 @@ JOBS = {
     "close days": ("leaderboards.tasks.days_close", 10),
     "build the board mirror": ("leaderboards.tasks.board_mirror_refresh", 1),
     "settle standings": ("leagues.tasks.standings_refresh", 10),
+    "check boards": ("leaderboards.tasks.boards_check", 60),
 }
 
 
@@ -122,6 +124,20 @@ def test_the_mirror_job_run_twice_builds_each_day_once(
 def test_the_mirror_job_does_nothing_when_the_mirror_is_off(settings: Any) -> None:
     settings.BOARD_MIRROR = False
     assert board_tasks.board_mirror_refresh() == "the board mirror is off"
+
+
+def test_the_board_check_job_mends_drift_once_and_then_finds_the_boards_in_step(
+    alice: Any, daily: Any
+) -> None:
+    play_ranked(alice, "S")
+    BoardEntry.objects.filter(player=alice).delete()  # a copy lost
+
+    first = board_tasks.boards_check()
+    second = board_tasks.boards_check()
+
+    assert f"{daily.date.isoformat()}: " in first and "mended" in first
+    assert BoardEntry.objects.filter(player=alice).exists()
+    assert "mended" not in second and second.count("in step") == 2
 
 
 def test_healthz_details_show_each_jobs_last_run_and_the_queue(today: datetime.date) -> None:

@@ -14,9 +14,11 @@ the wheel or the copy, never from the checkout.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -115,7 +117,7 @@ def worker_runs_every_schedule(
     log = cwd.parent / "worker.log"
     with log.open("w") as output:
         process = subprocess.Popen(command, cwd=cwd, env=dict(env), stdout=output,
-                                   stderr=subprocess.STDOUT)  # fmt: skip
+                                   stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
     try:
         with psycopg.connect(database, autocommit=True) as connection:
             schedules = {
@@ -140,8 +142,13 @@ def worker_runs_every_schedule(
         assert process.poll() is None, f"the worker stopped:\n{log.read_text()[-3000:]}"
         assert all(ran.values()), f"{ran}:\n{log.read_text()[-6000:]}"
     finally:
-        process.terminate()
-        process.wait(timeout=60)
+        process.terminate()  # the cluster's main process stops the others
+        try:
+            process.wait(timeout=60)
+        finally:
+            # Whatever happened, none of its processes outlives the test.
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
 
 
 @pytest.fixture

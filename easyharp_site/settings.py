@@ -205,6 +205,8 @@ if not 0 <= HEAVY_WORK_NICENESS <= 19:
     raise ImproperlyConfigured("HEAVY_WORK_NICENESS must be 0 to 19")
 HEAVY_WORK_QUEUE = env_int("HEAVY_WORK_QUEUE", 4)
 HEAVY_WORK_RETRY_AFTER = env_int("HEAVY_WORK_RETRY_AFTER", 10, positive=True)
+# The longest a request waits for its heavy work (then a 503 `busy`).
+HEAVY_WORK_TIMEOUT = env_float("HEAVY_WORK_TIMEOUT", 120.0, positive=True)
 # Seconds a built replay is kept in the cache (a stored game's log never changes).
 REPLAY_CACHE_SECONDS = env_int("REPLAY_CACHE_SECONDS", 7 * 24 * 3600, positive=True)
 # How much later than the server measured a ranked game its last per-action

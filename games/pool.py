@@ -67,6 +67,15 @@ def _shut_down() -> None:
         _pool.shutdown(wait=False, cancel_futures=True)
 
 
+def heavy_pool_reset() -> None:
+    """Stop the pool's processes and forget it and its count (the next job starts a
+    new pool): for the tests, so that no test's pool outlives its module."""
+    global _pool, _taken
+    with _lock:
+        _shut_down()
+        _pool, _taken = None, 0
+
+
 def connection_release() -> None:
     """Give this thread's database connection back (to the pool, or closed) before a
     long wait; the next query opens one again. Not inside a transaction, whose
@@ -115,7 +124,18 @@ def heavy_run(function: Callable[..., T], /, **arguments: Any) -> T:
     future = heavy_submit(function, **arguments)
     connection_release()
     try:
-        return future.result()
+        return future.result(timeout=settings.HEAVY_WORK_TIMEOUT)
+    except concurrent.futures.TimeoutError:
+        # Bounded: a request never waits for ever on work that does not end.
+        future.cancel()
+        logger.error("heavy work %s took over %s s", function.__name__, settings.HEAVY_WORK_TIMEOUT)
+        raise ServiceError(
+            "busy",
+            "The server could not finish this work in time. Please try again in a few seconds.",
+            status_code=status.HTTP_503_SERVICE_UNAVAILABLE,
+            retry_after=settings.HEAVY_WORK_RETRY_AFTER,
+            wait=settings.HEAVY_WORK_RETRY_AFTER,
+        ) from None
     except concurrent.futures.process.BrokenProcessPool:
         # A pool process died (killed, out of memory): the next job starts a new pool.
         with _lock:

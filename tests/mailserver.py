@@ -15,6 +15,7 @@ import email.policy
 import logging
 import queue
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from email.message import EmailMessage
@@ -69,12 +70,21 @@ class MailServer:
 
     def receive(self, timeout: float = 10) -> EmailMessage:
         """The next message received (waits up to `timeout` seconds for it)."""
-        if self._runs_jobs:
+        if not self._runs_jobs:
+            try:
+                return self._inbox.received.get(timeout=timeout)
+            except queue.Empty:
+                raise AssertionError(f"no mail arrived within {timeout} s") from None
+        # The mail may be queued after this call began (by a server in another
+        # process, a browser's request): the queue is run again until it comes.
+        deadline = time.monotonic() + timeout
+        while True:
             run_queued_jobs()
-        try:
-            return self._inbox.received.get(timeout=timeout)
-        except queue.Empty:
-            raise AssertionError(f"no mail arrived within {timeout} s") from None
+            try:
+                return self._inbox.received.get(timeout=0.2)
+            except queue.Empty:
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"no mail arrived within {timeout} s") from None
 
     def nothing(self, timeout: float = 0.5) -> bool:
         """True when no message arrives within `timeout` seconds."""

@@ -150,7 +150,9 @@ class UvicornProcess(multiprocessing.get_context("fork").Process):  # type: igno
     def __init__(
         self, get_application: Callable[[], Any], setup: Callable[[], None] | None = None
     ) -> None:
-        super().__init__(daemon=True)
+        # Not a daemon: the server starts the processes of its heavy-work pool
+        # (games/pool.py), which a daemonic process may not; `serving` ends it.
+        super().__init__(daemon=False)
         context = multiprocessing.get_context("fork")
         self.get_application, self.setup = get_application, setup
         self.ready = context.Event()

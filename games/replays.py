@@ -72,12 +72,25 @@ def game_replay_gzipped(*, game: Game) -> bytes:
             _building[key] = future
             future.add_done_callback(partial(_replay_built, key))
     connection_release()
-    return future.result()
+    try:
+        return future.result(timeout=settings.HEAVY_WORK_TIMEOUT)
+    except (concurrent.futures.TimeoutError, concurrent.futures.CancelledError):
+        # Bounded: no request waits for ever on a build that does not end.
+        with _building_lock:
+            if _building.get(key) is future:
+                del _building[key]
+        raise ServiceError(
+            "busy",
+            "The server could not finish this replay in time. Please try again in a few seconds.",
+            status_code=status.HTTP_503_SERVICE_UNAVAILABLE,
+            retry_after=settings.HEAVY_WORK_RETRY_AFTER,
+            wait=settings.HEAVY_WORK_RETRY_AFTER,
+        ) from None
 
 
 def _replay_built(key: str, future: concurrent.futures.Future[bytes]) -> None:
     # Kept before it is forgotten, so that no request finds neither.
-    if future.exception() is None:
+    if not future.cancelled() and future.exception() is None:
         _cache_set(key, future.result())
     with _building_lock:
         _building.pop(key, None)

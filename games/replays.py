@@ -97,7 +97,9 @@ def _replay_built(key: str, future: concurrent.futures.Future[bytes]) -> None:
 
 
 # The replays being built in this process, by cache key.
-_building_lock = threading.Lock()
+# Reentrant: a build already finished runs its done-callback at once, in the
+# thread that adds it, which holds this lock then.
+_building_lock = threading.RLock()
 _building: dict[str, concurrent.futures.Future[bytes]] = {}
 
 

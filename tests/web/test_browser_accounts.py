@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.test import override_settings
 
 from games.models import Game
 from tests.fixtures import WIN
@@ -31,7 +32,9 @@ NEW_PASSWORD = "a brand new passphrase"
 
 @pytest.fixture(scope="module")
 def smtp_server() -> Iterator[MailServer]:
-    with mail_server() as server:
+    # The mail the server queues is sent by the jobs this process runs
+    # (`receive`), so this process sends to the SMTP server too.
+    with mail_server() as server, override_settings(**server.settings):
         yield server
 
 

@@ -94,14 +94,7 @@ def heavy_submit(function: Callable[..., T], /, **arguments: Any) -> concurrent.
     with _lock:
         if _taken >= settings.HEAVY_WORK_PROCESSES + settings.HEAVY_WORK_QUEUE:
             logger.warning("heavy work pool full (%s jobs); refused %s", _taken, function.__name__)
-            raise ServiceError(
-                "busy",
-                "The server is busy with other hints and replays. Please try again in a "
-                "few seconds.",
-                status_code=status.HTTP_503_SERVICE_UNAVAILABLE,
-                retry_after=settings.HEAVY_WORK_RETRY_AFTER,
-                wait=settings.HEAVY_WORK_RETRY_AFTER,
-            )
+            raise _busy("The server is busy with other hints and replays.")
         _taken += 1
         try:
             future = _executor().submit(function, **arguments)
@@ -118,33 +111,37 @@ def _give_back(future: concurrent.futures.Future[Any]) -> None:
         _taken -= 1
 
 
-def heavy_run(function: Callable[..., T], /, **arguments: Any) -> T:
-    """`function(**arguments)` run in the pool, waited for without a database connection."""
+def _busy(message: str) -> ServiceError:
+    """The 503 a request gets when the pool cannot do its work now."""
+    return ServiceError(
+        "busy",
+        f"{message} Please try again in a few seconds.",
+        status_code=status.HTTP_503_SERVICE_UNAVAILABLE,
+        retry_after=settings.HEAVY_WORK_RETRY_AFTER,
+        wait=settings.HEAVY_WORK_RETRY_AFTER,
+    )
+
+
+def heavy_wait(future: concurrent.futures.Future[T]) -> T:
+    """The result of a job of the pool, waited for without a database connection
+    and at most HEAVY_WORK_TIMEOUT seconds; a 503 `busy` when it did not come."""
     global _pool
-    future = heavy_submit(function, **arguments)
     connection_release()
     try:
         return future.result(timeout=settings.HEAVY_WORK_TIMEOUT)
-    except concurrent.futures.TimeoutError:
+    except (concurrent.futures.TimeoutError, concurrent.futures.CancelledError):
         # Bounded: a request never waits for ever on work that does not end.
         future.cancel()
-        logger.error("heavy work %s took over %s s", function.__name__, settings.HEAVY_WORK_TIMEOUT)
-        raise ServiceError(
-            "busy",
-            "The server could not finish this work in time. Please try again in a few seconds.",
-            status_code=status.HTTP_503_SERVICE_UNAVAILABLE,
-            retry_after=settings.HEAVY_WORK_RETRY_AFTER,
-            wait=settings.HEAVY_WORK_RETRY_AFTER,
-        ) from None
+        logger.error("heavy work not done within %s s", settings.HEAVY_WORK_TIMEOUT)
+        raise _busy("The server could not finish this work in time.") from None
     except concurrent.futures.process.BrokenProcessPool:
         # A pool process died (killed, out of memory): the next job starts a new pool.
         with _lock:
             _pool = None
         logger.exception("a heavy work process died")
-        raise ServiceError(
-            "busy",
-            "The server could not finish this work. Please try again in a few seconds.",
-            status_code=status.HTTP_503_SERVICE_UNAVAILABLE,
-            retry_after=settings.HEAVY_WORK_RETRY_AFTER,
-            wait=settings.HEAVY_WORK_RETRY_AFTER,
-        ) from None
+        raise _busy("The server could not finish this work.") from None
+
+
+def heavy_run(function: Callable[..., T], /, **arguments: Any) -> T:
+    """`function(**arguments)` run in the pool, waited for without a database connection."""
+    return heavy_wait(heavy_submit(function, **arguments))

@@ -22,7 +22,7 @@ from rest_framework import status
 from easyharp_site.errors import ServiceError
 from games import rules
 from games.models import Game
-from games.pool import connection_release, heavy_submit
+from games.pool import heavy_submit, heavy_wait
 from games.work import replay_build, replay_data
 
 logger = logging.getLogger(__name__)
@@ -71,21 +71,14 @@ def game_replay_gzipped(*, game: Game) -> bytes:
             )
             _building[key] = future
             future.add_done_callback(partial(_replay_built, key))
-    connection_release()
     try:
-        return future.result(timeout=settings.HEAVY_WORK_TIMEOUT)
-    except (concurrent.futures.TimeoutError, concurrent.futures.CancelledError):
-        # Bounded: no request waits for ever on a build that does not end.
-        with _building_lock:
-            if _building.get(key) is future:
-                del _building[key]
-        raise ServiceError(
-            "busy",
-            "The server could not finish this replay in time. Please try again in a few seconds.",
-            status_code=status.HTTP_503_SERVICE_UNAVAILABLE,
-            retry_after=settings.HEAVY_WORK_RETRY_AFTER,
-            wait=settings.HEAVY_WORK_RETRY_AFTER,
-        ) from None
+        return heavy_wait(future)
+    finally:
+        # A build that failed or ran out of time is not waited for again.
+        if not future.done() or future.cancelled():
+            with _building_lock:
+                if _building.get(key) is future:
+                    del _building[key]
 
 
 def _replay_built(key: str, future: concurrent.futures.Future[bytes]) -> None:

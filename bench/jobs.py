@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import statistics
 import subprocess
 import sys
@@ -136,12 +135,10 @@ def main() -> None:
         idle = cpu_seconds(process.pid) - before
         print(f"  worker idle for 20 s: {idle:.2f} s of CPU")
     finally:
-        process.terminate()  # the cluster's main process stops the others
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        from deploy.devserver import stop
+
+        stop(process)  # as `make run` stops it
+        process.wait()
 
 
 if __name__ == "__main__":

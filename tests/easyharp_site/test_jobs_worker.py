@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from deploy.devserver import stop
 from tests.mailserver import MailServer, link_in, mail_server
 from tests.servers import ROOT, manage, process_group_gone, server_env
 
@@ -74,12 +75,8 @@ def worker(env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
         yield process
     finally:
         if process.poll() is None:
-            process.terminate()  # the cluster's main process stops the others
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+            stop(process)  # as `make run` stops it
+            process.wait()
 
 
 def kill(process: subprocess.Popen[bytes]) -> None:

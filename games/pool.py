@@ -67,15 +67,6 @@ def _shut_down() -> None:
         _pool.shutdown(wait=False, cancel_futures=True)
 
 
-def heavy_pool_reset() -> None:
-    """Stop the pool's processes and forget it and its count (the next job starts a
-    new pool): for the tests, so that no test's pool outlives its module."""
-    global _pool, _taken
-    with _lock:
-        _shut_down()
-        _pool, _taken = None, 0
-
-
 def connection_release() -> None:
     """Give this thread's database connection back (to the pool, or closed) before a
     long wait; the next query opens one again. Not inside a transaction, whose

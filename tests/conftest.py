@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -147,12 +146,3 @@ def _daily_deals_without_the_solver(settings: Any) -> None:
     Tests of the solver check itself turn `DAILY_DEAL_REQUIRE_WIN` back on.
     """
     settings.DAILY_DEAL_REQUIRE_WIN = False
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _heavy_pool_per_module() -> Iterator[None]:
-    """Each test module starts with a fresh heavy-work pool (games/pool.py)."""
-    yield
-    from games.pool import heavy_pool_reset
-
-    heavy_pool_reset()

@@ -73,6 +73,7 @@ import websockets
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import load  # noqa: E402
+from databases import ensure_database  # noqa: E402
 from engine import random_log  # noqa: E402
 
 from games import rules  # noqa: E402
@@ -733,6 +734,8 @@ def run(args: argparse.Namespace) -> int:
         env = server_env(Path(tmp) / "db.sqlite3", args.redis_url, args.database_url)
         today = datetime.datetime.now(datetime.UTC).date().isoformat()
         empty = ["flush", "--noinput"] if args.database_url else ["check"]
+        if args.database_url:
+            ensure_database(args.database_url)
         for command in (["migrate", "--noinput"], empty,
                         ["prepare_daily_deals", "--start", today, "--days", "1"]):  # fmt: skip
             subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env,

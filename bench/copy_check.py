@@ -43,7 +43,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "easyharp_site.settings")
 
 import psycopg  # noqa: E402
 
-from bench import leaderboard  # noqa: E402
+from bench import databases  # noqa: E402
+from bench.databases import ensure_database  # noqa: E402
 
 DEAL_NUMBER = 4
 PLAYERS = 10_000
@@ -52,7 +53,7 @@ HOT_PER_GAME = 3
 
 
 def admin_connection() -> tuple[psycopg.Connection[Any], str]:
-    return leaderboard.admin_connection(os.environ["DATABASE_URL"])
+    return databases.admin_connection(os.environ["DATABASE_URL"])
 
 
 def fill(games: int) -> None:
@@ -219,10 +220,8 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     args = parser.parse_args()
 
-    admin, name = admin_connection()
-    with admin:
-        if not admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            admin.execute(f'CREATE DATABASE "{name}"')
+    ensure_database(os.environ["DATABASE_URL"])
+    name = admin_connection()[1]
     import django
     from django.core.management import call_command
 

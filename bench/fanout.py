@@ -41,10 +41,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench.databases import ensure_database  # noqa: E402
 from bench.server import APP, MAX_MESSAGE, uvicorn_command  # noqa: E402
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -82,20 +83,6 @@ def server_env(database_url: str, redis_url: str) -> dict[str, str]:
         "DATABASE_CONN_MAX_AGE": "600",
         "LOG_LEVEL": "WARNING",
     }
-
-
-def create_database(database_url: str) -> None:
-    import psycopg
-
-    parts = urlsplit(database_url)
-    name = parts.path.lstrip("/")
-    admin = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as connection:
-        exists = connection.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
-        ).fetchone()
-        if not exists:
-            connection.execute(f'CREATE DATABASE "{name}"')
 
 
 def random_logs(deal: str, count: int, seed: int) -> list[list[str]]:
@@ -928,7 +915,7 @@ def main() -> int:
     if args.role == "submitter":
         run_submitter(args)
         return 0
-    create_database(args.database_url)
+    ensure_database(args.database_url)
     try:
         if args.compare:
             return compare(args, args.compare.split(","))

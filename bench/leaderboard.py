@@ -41,37 +41,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/eh_bench")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "easyharp_site.settings")
 
-import dj_database_url  # noqa: E402
-import psycopg  # noqa: E402
+from bench.databases import admin_connection, ensure_database  # noqa: E402,F401
 
 DAY = datetime.date(2026, 1, 15)
 DEAL_NUMBER = 4
-
-
-def admin_connection(url: str) -> tuple[psycopg.Connection[Any], str]:
-    """A connection to the server's `postgres` database, and the name of `url`'s own
-    (the benches create and drop theirs with it)."""
-    config = dj_database_url.parse(url)
-    if config["ENGINE"] != "django.db.backends.postgresql":
-        sys.exit("this benchmark needs PostgreSQL: set DATABASE_URL=postgres://...")
-    admin = psycopg.connect(
-        host=config["HOST"] or None,
-        port=config["PORT"] or None,
-        user=config["USER"] or None,
-        password=config["PASSWORD"] or None,
-        dbname="postgres",
-        autocommit=True,
-    )
-    return admin, str(config["NAME"])
-
-
-def ensure_database(url: str) -> None:
-    """Create the benchmark database if it does not exist."""
-    admin, name = admin_connection(url)
-    with admin:
-        exists = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
-        if not exists:
-            admin.execute(f'CREATE DATABASE "{name}"')
 
 
 def fake_game(rng: random.Random) -> tuple[int, int, bool, int]:

@@ -53,6 +53,7 @@ import websockets
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.databases import ensure_database  # noqa: E402
 from bench.server import uvicorn_command  # noqa: E402
 from games.rules import Deal, Game, format_log  # noqa: E402
 
@@ -96,14 +97,9 @@ def server_env(database_url: str, redis_url: str) -> dict[str, str]:
 def prepare(env: dict[str, str]) -> datetime.date:
     """Create, migrate and empty the database; flush Redis; pin today's deal."""
     import psycopg
-    from psycopg import sql
 
     url = env["DATABASE_URL"]
-    name = url.rsplit("/", 1)[1]
-    admin_url = url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    ensure_database(url)
     manage = [sys.executable, "manage.py"]
     subprocess.run([*manage, "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
                    capture_output=True)  # fmt: skip

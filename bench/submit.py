@@ -69,8 +69,8 @@ os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/1")
 
 import httpx  # noqa: E402
 
+from bench.databases import ensure_database  # noqa: E402
 from bench.engine import random_log  # noqa: E402
-from bench.leaderboard import ensure_database  # noqa: E402
 from bench.server import uvicorn_command  # noqa: E402
 
 ENDPOINTS = {"bare": "/bench/bare-games/", "validated": "/api/games/"}

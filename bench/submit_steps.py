@@ -31,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.leaderboard import ensure_database  # noqa: E402
+from bench.databases import ensure_database  # noqa: E402
 from bench.submit import prepare  # noqa: E402  (sets the bench's environment)
 
 # (label, module, attribute): the steps of a ranked submission, in the order they run.

@@ -1,6 +1,7 @@
 """ASGI entry point: HTTP through Django, websockets through Channels.
 
-Every HTTP body passes the size cap first (easyharp_site.middleware), every
+Every HTTP request takes its turn among its address's first
+(easyharp_site.fairness), every body passes the size cap (easyharp_site.middleware), every
 socket the Origin check (easyharp_site.sockets); a socket to a path no route
 serves is refused (403) instead of raising in the router (a 500 and a
 traceback in the log).
@@ -45,6 +46,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
+from easyharp_site.fairness import FairShareMiddleware  # noqa: E402
 from easyharp_site.middleware import BodyCapMiddleware  # noqa: E402
 from easyharp_site.sockets import DirectFrames, OriginCheck, refuse_socket  # noqa: E402
 from leaderboards.routing import websocket_urlpatterns  # noqa: E402
@@ -55,7 +57,7 @@ unrouted = re_path(r"", refuse_socket)  # type: ignore[arg-type]
 
 application = ProtocolTypeRouter(
     {
-        "http": BodyCapMiddleware(django_asgi_app),
+        "http": FairShareMiddleware(BodyCapMiddleware(django_asgi_app)),
         "websocket": DirectFrames(
             OriginCheck(
                 AuthMiddlewareStack(

@@ -171,15 +171,17 @@ _REFUSALS: dict[int, str] = {
     413: "`request_too_large`: a body over the server's size limit.",
     415: "`unsupported_media_type`: a body of a type the operation does not take (see its "
     "request body).",
-    429: "`throttled`: too many requests of this kind; `Retry-After` (and `wait`) give "
-    "the seconds to wait.",
+    429: "`throttled`: too many requests of this kind; `too_many_at_once`: more requests "
+    "from this address at once than the server serves side by side. `Retry-After` (and "
+    "`wait`) give the seconds to wait.",
     503: "`service_unavailable`: the database cannot be reached; nothing was stored. Retry "
     "after `Retry-After` seconds.",
 }
 # Refusals any API request may get, whatever its operation: a NUL character in
 # the query or a header (400), a token that is not valid (401), an `Accept`
-# header the renderers cannot meet (406), the database away (503).
-ANY_REQUEST_REFUSALS = (400, 401, 406, 503)
+# header the renderers cannot meet (406), too many at once from one address
+# (429, easyharp_site.fairness), the database away (503).
+ANY_REQUEST_REFUSALS = (400, 401, 406, 429, 503)
 # Refusals of an operation that reads a body: a write signed in by session
 # without its CSRF token (403), a body too large (413) or of a type it does
 # not take (415).

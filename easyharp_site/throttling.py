@@ -83,7 +83,13 @@ ADDRESS_AND_PLAYER_SCOPES = frozenset({"join"})
 
 def client_address(request: HttpRequest | Request) -> str:
     """The address a limit counts: `REMOTE_ADDR`, IPv6 reduced to its /64 block."""
-    address = request.META.get("REMOTE_ADDR") or "unknown"
+    return address_key(request.META.get("REMOTE_ADDR") or "")
+
+
+def address_key(address: str) -> str:
+    """A client address as the limits count it: IPv4 as it is, IPv6 by its /64 block
+    (an IPv4-mapped one as its IPv4), anything unreadable as it is ("unknown" if empty)."""
+    address = address or "unknown"
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:

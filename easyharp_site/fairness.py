@@ -1,0 +1,146 @@
+"""A fair share of a server process for every client address.
+
+A server process runs every request's Python under one interpreter lock. Sixty
+requests from one address at once (a burst of replays, say, each a few
+milliseconds of work) all run in threads of their own and take turns on that
+lock with whoever else is served, so a bystander's request waited behind the
+whole burst: 130 to 260 ms at the 99th percentile on a quiet machine
+(`bench/abuse.py --only floods`, docs/RELIABILITY.md).
+
+`FairShareMiddleware` (ASGI, in front of Django) lets at most
+`REQUEST_CONCURRENCY_PER_ADDRESS` HTTP requests of one client address run in
+the application at once, per process. The next ones wait their turn in that
+address's line (in the event loop: a waiting request holds no thread and no
+database connection), in order of arrival; one that would wait longer than
+`REQUEST_QUEUE_SECONDS`, or find `REQUEST_QUEUE_PER_ADDRESS` already waiting,
+is answered at once with a 429 `too_many_at_once` and `Retry-After`. Other
+addresses are not held up by anyone's line, so a burst costs its sender the
+wait, and everybody else at most the share of the lock that a few requests
+take.
+
+The address is the one the limits count (`easyharp_site.throttling.address_key`:
+the ASGI server's client address, which it takes from the edge's
+`X-Forwarded-For` only for the edge; IPv6 by /64 block). Static files and the
+health check are not counted: they are cheap, and a browser fetches a page's
+files several at a time. Websockets are not either: they are long-lived, and
+their own limits apply (`easyharp_site.sockets`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import deque
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from easyharp_site.errors import error_body
+from easyharp_site.middleware import ASGIApp, Receive, Scope, Send
+from easyharp_site.throttling import address_key
+
+_EXEMPT_PREFIXES = ("/healthz/",)
+
+
+@dataclass
+class _Line:
+    """One address's requests in the application, and those waiting their turn."""
+
+    running: int = 0
+    waiting: deque[asyncio.Future[None]] = field(default_factory=deque)
+
+
+class FairShareMiddleware:
+    """ASGI: at most `REQUEST_CONCURRENCY_PER_ADDRESS` requests of one address at once."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        # Per event loop, so per process; lines with nobody in them are dropped.
+        self.lines: dict[str, _Line] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or _exempt(scope["path"]):
+            await self.app(scope, receive, send)
+            return
+        client = scope.get("client")
+        address = address_key(client[0] if client else "")
+        line = self.lines.setdefault(address, _Line())
+        if not await self._take_turn(line):
+            self._forget_if_empty(address, line)
+            await _send_refusal(send)
+            return
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self._hand_on(address, line)
+
+    async def _take_turn(self, line: _Line) -> bool:
+        """Whether the request may run: at once, or after waiting its turn in time."""
+        if line.running < settings.REQUEST_CONCURRENCY_PER_ADDRESS and not line.waiting:
+            line.running += 1
+            return True
+        if len(line.waiting) >= settings.REQUEST_QUEUE_PER_ADDRESS:
+            return False
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        line.waiting.append(turn)
+        try:
+            await asyncio.wait_for(asyncio.shield(turn), settings.REQUEST_QUEUE_SECONDS)
+        except TimeoutError:
+            if turn.done():
+                return True  # handed a turn as the wait ran out: take it
+            line.waiting.remove(turn)
+            turn.cancel()
+            return False
+        except asyncio.CancelledError:
+            # The client went away while waiting: pass on a turn it was handed.
+            if turn.done() and not turn.cancelled():
+                line.running -= 1
+                self._wake_next(line)
+            elif turn in line.waiting:
+                line.waiting.remove(turn)
+            raise
+        return True
+
+    def _hand_on(self, address: str, line: _Line) -> None:
+        line.running -= 1
+        self._wake_next(line)
+        self._forget_if_empty(address, line)
+
+    @staticmethod
+    def _wake_next(line: _Line) -> None:
+        while line.waiting and line.running < settings.REQUEST_CONCURRENCY_PER_ADDRESS:
+            turn = line.waiting.popleft()
+            if not turn.done():
+                line.running += 1
+                turn.set_result(None)
+
+    def _forget_if_empty(self, address: str, line: _Line) -> None:
+        if not line.running and not line.waiting and self.lines.get(address) is line:
+            del self.lines[address]
+
+
+def _exempt(path: str) -> bool:
+    static = "/" + settings.STATIC_URL.lstrip("/")
+    return path.startswith(static) or path.startswith(_EXEMPT_PREFIXES)
+
+
+TOO_MANY_AT_ONCE = (
+    "Too many requests from your address at once; "
+    "retry in a second, or wait for the ones under way to finish."
+)
+
+
+async def _send_refusal(send: Send) -> None:
+    body = json.dumps(error_body("too_many_at_once", TOO_MANY_AT_ONCE, wait=1)).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 429,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"retry-after", b"1"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

@@ -77,9 +77,7 @@ async def request(gate: FairShareMiddleware, path: str, address: str) -> tuple[i
 async def test_one_address_runs_at_most_the_limit_and_the_rest_wait_in_order() -> None:
     app = HeldApp()
     gate = FairShareMiddleware(app)
-    tasks = [
-        asyncio.create_task(request(gate, f"/api/r{i}/", "198.51.100.7")) for i in range(6)
-    ]
+    tasks = [asyncio.create_task(request(gate, f"/api/r{i}/", "198.51.100.7")) for i in range(6)]
     await app.until_running(LIMIT)
     await asyncio.sleep(0)  # give the others every chance to start (they must not)
     assert len(app.running) == LIMIT

@@ -88,6 +88,8 @@ def server_env(database_url: str, redis_url: str) -> dict[str, str]:
             "THROTTLE_SIGNUP": "1000000/min",
             "THROTTLE_AUTH": "1000000/min",
             "THROTTLE_SUBMIT": "1000000/min",
+            # Every simulated player comes from loopback: each gets a fair share.
+            "REQUEST_CONCURRENCY_PER_ADDRESS": "100000",
             "LOG_LEVEL": "WARNING",
         }
     )

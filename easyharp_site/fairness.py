@@ -18,6 +18,11 @@ addresses are not held up by anyone's line, so a burst costs its sender the
 wait, and everybody else at most the share of the lock that a few requests
 take.
 
+A request that waits on work done in another process (a hint or a replay in
+`games.pool`) lends its turn for that time (`turn_lent`): waiting costs this
+process nothing, and the next request of its address runs meanwhile. It takes
+a turn back, ahead of the line, when the work is done.
+
 The address is the one the limits count (`easyharp_site.throttling.address_key`:
 the ASGI server's client address, which it takes from the edge's
 `X-Forwarded-For` only for the edge; IPv6 by /64 block). Static files and the
@@ -30,7 +35,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -48,6 +57,38 @@ class _Line:
 
     running: int = 0
     waiting: deque[asyncio.Future[None]] = field(default_factory=deque)
+    lent: int = 0  # requests that lent their turn and will take one back
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """The turn a request holds, as its thread sees it (to lend it)."""
+
+    gate: FairShareMiddleware
+    line: _Line
+    loop: asyncio.AbstractEventLoop
+    loop_thread: int
+
+
+_turn: ContextVar[_Turn | None] = ContextVar("fair_share_turn", default=None)
+
+
+@contextmanager
+def turn_lent() -> Iterator[None]:
+    """Lend the request's turn while its thread waits on work done elsewhere.
+
+    For synchronous code in the request's thread (Django's views run in one);
+    outside a request, or on the event loop's own thread, it does nothing.
+    """
+    turn = _turn.get()
+    if turn is None or threading.get_ident() == turn.loop_thread:
+        yield
+        return
+    turn.loop.call_soon_threadsafe(turn.gate._lend, turn.line)
+    try:
+        yield
+    finally:
+        asyncio.run_coroutine_threadsafe(turn.gate._take_back(turn.line), turn.loop).result()
 
 
 class FairShareMiddleware:
@@ -69,9 +110,11 @@ class FairShareMiddleware:
             self._forget_if_empty(address, line)
             await _send_refusal(send)
             return
+        held = _turn.set(_Turn(self, line, asyncio.get_running_loop(), threading.get_ident()))
         try:
             await self.app(scope, receive, send)
         finally:
+            _turn.reset(held)
             self._hand_on(address, line)
 
     async def _take_turn(self, line: _Line) -> bool:
@@ -101,6 +144,22 @@ class FairShareMiddleware:
             raise
         return True
 
+    def _lend(self, line: _Line) -> None:
+        line.lent += 1
+        line.running -= 1
+        self._wake_next(line)
+
+    async def _take_back(self, line: _Line) -> None:
+        """A turn again for a request that lent its own: at once if one is free, else
+        the next one (ahead of those waiting; it was let in before them)."""
+        line.lent -= 1
+        if line.running < settings.REQUEST_CONCURRENCY_PER_ADDRESS:
+            line.running += 1
+            return
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        line.waiting.appendleft(turn)
+        await turn
+
     def _hand_on(self, address: str, line: _Line) -> None:
         line.running -= 1
         self._wake_next(line)
@@ -115,7 +174,12 @@ class FairShareMiddleware:
                 turn.set_result(None)
 
     def _forget_if_empty(self, address: str, line: _Line) -> None:
-        if not line.running and not line.waiting and self.lines.get(address) is line:
+        if (
+            not line.running
+            and not line.waiting
+            and not line.lent
+            and self.lines.get(address) is line
+        ):
             del self.lines[address]
 
 

@@ -28,6 +28,7 @@ from django.db import connection
 from rest_framework import status
 
 from easyharp_site.errors import ServiceError
+from easyharp_site.fairness import turn_lent
 from games.work import process_start
 
 logger = logging.getLogger(__name__)
@@ -119,7 +120,9 @@ def heavy_wait(future: concurrent.futures.Future[T]) -> T:
     global _pool
     connection_release()
     try:
-        return future.result(timeout=settings.HEAVY_WORK_TIMEOUT)
+        # Waiting costs this process nothing: the address's next request runs meanwhile.
+        with turn_lent():
+            return future.result(timeout=settings.HEAVY_WORK_TIMEOUT)
     except (concurrent.futures.TimeoutError, concurrent.futures.CancelledError):
         # Bounded: a request never waits for ever on work that does not end.
         future.cancel()

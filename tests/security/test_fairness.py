@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from typing import Any
 
 import pytest
@@ -186,3 +187,43 @@ async def test_websockets_pass_untouched() -> None:
 
     await FairShareMiddleware(app)({"type": "websocket", "path": "/ws/x/"}, None, None)
     assert seen == ["websocket"]
+
+
+@override_settings(
+    REQUEST_CONCURRENCY_PER_ADDRESS=1, REQUEST_QUEUE_PER_ADDRESS=10, REQUEST_QUEUE_SECONDS=30
+)
+async def test_a_request_waiting_on_another_process_lends_its_turn() -> None:
+    """A view waiting on the heavy-work pool (`games.pool.heavy_wait`) lets the next
+    request of its address run, then takes a turn back ahead of the line."""
+    from asgiref.sync import sync_to_async
+
+    from easyharp_site.fairness import turn_lent
+
+    work_done = threading.Event()
+    lending = threading.Event()
+    order: list[str] = []
+
+    def wait_for_work() -> None:
+        with turn_lent():
+            lending.set()
+            work_done.wait(timeout=30)
+        order.append("heavy took its turn back")
+
+    async def app(scope: Scope, receive: Any, send: Any) -> None:
+        if scope["path"] == "/api/heavy/":
+            await sync_to_async(wait_for_work)()
+        else:
+            order.append(scope["path"])
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    gate = FairShareMiddleware(app)
+    heavy = asyncio.create_task(request(gate, "/api/heavy/", "198.51.100.7"))
+    await asyncio.to_thread(lending.wait, 30)
+    # The limit is 1 and the heavy request is under way, yet this one runs.
+    assert await request(gate, "/api/light/", "198.51.100.7") == (200, {})
+    assert order == ["/api/light/"]
+    work_done.set()
+    assert await heavy == (200, {})
+    assert order == ["/api/light/", "heavy took its turn back"]
+    assert gate.lines == {}

@@ -34,7 +34,6 @@ their own limits apply (`easyharp_site.sockets`).
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 from collections import deque
 from collections.abc import Iterator
@@ -45,7 +44,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from easyharp_site.errors import error_body
-from easyharp_site.middleware import ASGIApp, Receive, Scope, Send
+from easyharp_site.middleware import ASGIApp, Receive, Scope, Send, send_error
 from easyharp_site.throttling import address_key
 
 _EXEMPT_PREFIXES = ("/healthz/",)
@@ -195,16 +194,5 @@ TOO_MANY_AT_ONCE = (
 
 
 async def _send_refusal(send: Send) -> None:
-    body = json.dumps(error_body("too_many_at_once", TOO_MANY_AT_ONCE, wait=1)).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 429,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"retry-after", b"1"),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    body = error_body("too_many_at_once", TOO_MANY_AT_ONCE, wait=1)
+    await send_error(send, status=429, body=body, headers=[(b"retry-after", b"1")])

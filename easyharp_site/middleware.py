@@ -140,19 +140,29 @@ def _announced_length(scope: Scope) -> int:
 
 
 async def _send_too_large(send: Send) -> None:
-    body = json.dumps(error_body("request_too_large", _too_large_message())).encode()
+    await send_error(
+        send, status=413, body=error_body("request_too_large", _too_large_message()),
+        headers=[(b"connection", b"close")],
+    )  # fmt: skip
+
+
+async def send_error(
+    send: Send, *, status: int, body: dict[str, Any], headers: list[tuple[bytes, bytes]]
+) -> None:
+    """An ASGI response in the error shape (`body` from `error_body`), with `headers`."""
+    content = json.dumps(body).encode()
     await send(
         {
             "type": "http.response.start",
-            "status": 413,
+            "status": status,
             "headers": [
                 (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"connection", b"close"),
+                (b"content-length", str(len(content)).encode()),
+                *headers,
             ],
         }
     )
-    await send({"type": "http.response.body", "body": body})
+    await send({"type": "http.response.body", "body": content})
 
 
 def is_database_outage(exc: BaseException) -> bool:

@@ -1,9 +1,11 @@
 """`make run`'s server: Django's development server with the job worker beside it.
 
-The worker (`manage.py qcluster`) runs in a session of its own, so that a
-Ctrl-C meant for the server reaches it only through here: when the server
-stops, for any reason, the worker is asked to stop (SIGTERM) and, if it is
-still running a job 10 s later, killed with all its processes. A job cut short
+The worker (`manage.py qcluster`) and the server each run in a session of
+their own, so that a Ctrl-C, or a SIGTERM to this process, reaches them only
+through here: when the server stops, for any reason, or this process is told to,
+the server's processes (its autoreloader and the server it runs) and the
+worker are asked to stop (SIGTERM) and, if still running 10 s later (a job
+under way), killed with all their processes. A job cut short
 that way is run again (every job is harmless to run twice), and its queue is
 in the database, so nothing queued is lost.
 
@@ -24,10 +26,11 @@ ROOT = Path(__file__).resolve().parent.parent
 GRACE_SECONDS = 10.0
 
 
-def stop(worker: subprocess.Popen[bytes]) -> None:
-    """Ask the worker to stop (its main process stops the others), then kill its
-    process group after the grace."""
-    for kill, wait in ((worker.terminate, GRACE_SECONDS), (_kill_group(worker), 0.0)):
+def stop(worker: subprocess.Popen[bytes], *, whole_group: bool = False) -> None:
+    """Ask the worker to stop (its main process stops the others; with `whole_group`,
+    every process of its group is asked), then kill its process group after the grace."""
+    ask = _signal_group(worker, signal.SIGTERM) if whole_group else worker.terminate
+    for kill, wait in ((ask, GRACE_SECONDS), (_signal_group(worker, signal.SIGKILL), 0.0)):
         try:
             kill()
         except ProcessLookupError:
@@ -41,8 +44,8 @@ def stop(worker: subprocess.Popen[bytes]) -> None:
             time.sleep(0.1)
 
 
-def _kill_group(worker: subprocess.Popen[bytes]) -> Callable[[], None]:
-    return lambda: os.killpg(worker.pid, signal.SIGKILL)
+def _signal_group(process: subprocess.Popen[bytes], number: int) -> Callable[[], None]:
+    return lambda: os.killpg(process.pid, number)
 
 
 def main() -> int:
@@ -50,12 +53,19 @@ def main() -> int:
     worker = subprocess.Popen([*manage, "qcluster"], cwd=ROOT, start_new_session=True)
     # SIGTERM ends the server as Ctrl-C does, through the `finally` below.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # In a group of its own too: its autoreloader runs the server in a child,
+    # which a signal to the reloader alone would leave behind.
+    server = subprocess.Popen(
+        [*manage, "runserver", *sys.argv[1:]], cwd=ROOT, start_new_session=True
+    )
     try:
-        return subprocess.call([*manage, "runserver", *sys.argv[1:]], cwd=ROOT)
+        return server.wait()
     except KeyboardInterrupt:
         return 130
     finally:
+        stop(server, whole_group=True)
         stop(worker)
+        server.wait()
         worker.wait()
 
 

@@ -99,6 +99,22 @@ def process_group_gone(group: int) -> bool:
     return False
 
 
+def processes_with(*texts: str, where: str = "cmdline") -> list[int]:
+    """The ids of this machine's processes whose command line (or, with `where`
+    "environ", environment) holds each of `texts` (its arguments are separate)."""
+    found = []
+    for folder in Path("/proc").iterdir():
+        if not folder.name.isdigit():
+            continue
+        try:
+            content = (folder / where).read_bytes()
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if all(text.encode() in content for text in texts):
+            found.append(int(folder.name))
+    return found
+
+
 def wait_for_port(port: int, process: subprocess.Popen[Any], seconds: float = 30) -> None:
     deadline = time.monotonic() + seconds
     while True:

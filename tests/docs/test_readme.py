@@ -32,7 +32,14 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.servers import ROOT, free_port, process_group_gone, server_env, uvicorn
+from tests.servers import (
+    ROOT,
+    free_port,
+    process_group_gone,
+    processes_with,
+    server_env,
+    uvicorn,
+)
 
 README = ROOT / "README.md"
 FENCE = re.compile(r"^```(\w+)(?: (\w+))?\n(.*?)^```$", re.MULTILINE | re.DOTALL)
@@ -221,11 +228,16 @@ def test_make_run_serves_the_site(tmp_path: Path) -> None:
         else:
             pytest.fail("the job worker ran no job within 240 s")
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
+        # As `kill PID` would: the server's own process only, not its group.
+        for server in processes_with("devserver.py", f"127.0.0.1:{port}"):
+            os.kill(server, signal.SIGTERM)
         process.wait(timeout=30)
-    # The worker stopped with the server: nothing of `make run` is left.
+    # The worker and the server's autoreloader child stopped with it: nothing
+    # of `make run` is left (each of them has this run's database in its environment).
     deadline = time.monotonic() + 30
-    while not process_group_gone(process.pid):
+    while not process_group_gone(process.pid) or processes_with(
+        env["DATABASE_URL"], where="environ"
+    ):
         assert time.monotonic() < deadline, "processes of make run outlived it"
         time.sleep(0.1)
 

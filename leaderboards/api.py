@@ -35,7 +35,7 @@ from games.api import (
 )
 from games.models import DailyDeal
 from leaderboards.audiences import AudienceSql, audience_sql
-from leaderboards.cards import share_text
+from leaderboards.cards import share_grid, share_text
 from leaderboards.models import Board
 from leaderboards.selectors import (
     DAYS_LIMIT_MAX,
@@ -420,17 +420,28 @@ class DaysApi(APIView):
 class GameShareApi(APIView):
     """A game's share card: a short text and a link, without any card or action of its log.
 
-    The date (or the deal, for practice), whether it was won, its moves against
-    the par, its score, its rank of N on the day's score board and the
-    player's streak (for their ranked game), in the reader's language. A ranked
-    game played with a hint says "Assisted: a hint was used" and has no rank.
+    The day's number and date (or the deal, for practice), a grid of squares for
+    its course (a row per quarter of the game, a square per eighth of the deck
+    on the foundations by then), whether it was won, its moves against the par,
+    its score, its rank of N on the day's score board and the player's streak
+    (for their ranked game), in the reader's language. A ranked game played with
+    a hint says "Assisted: a hint was used" and has no rank. The link is the
+    game's card page, whose picture shows this game's result.
     """
 
     @extend_schema_serializer(component_name="ShareCard")
     class OutputSerializer(serializers.Serializer):
         text = serializers.CharField(help_text="Lines to share, the link last.")
-        url = serializers.URLField(
-            help_text="The day's board for a game of the day, else the game's replay."
+        url = serializers.URLField(help_text="The game's card page (its result, never its log).")
+        day_number = serializers.IntegerField(
+            allow_null=True,
+            help_text="The day's number in the series (1 on the first day served); "
+            "null for a game of no day.",
+        )
+        grid = serializers.ListField(
+            child=serializers.CharField(),
+            help_text="The grid's rows, one per quarter of the game: 8 squares each, "
+            "🟩 13 cards on the foundations, 🟨 some, ⬛ none.",
         )
 
     @extend_schema(
@@ -440,9 +451,12 @@ class GameShareApi(APIView):
     def get(self, request: Request, game_id: int) -> Response:
         game = games_selectors.game_get(game_id=game_id)
         facts = game_share(game=game)
-        if facts["date"] is not None:
-            path = reverse("leaderboard-day", args=[facts["date"].isoformat()])
-        else:
-            path = reverse("replay", args=[game.pk])
-        url = site_url(path)
-        return Response({"text": share_text(facts, url), "url": url})
+        url = site_url(reverse("game-card", args=[game.pk]))
+        return Response(
+            {
+                "text": share_text(facts, url),
+                "url": url,
+                "day_number": facts["day_number"],
+                "grid": share_grid(facts["course"]),
+            }
+        )

@@ -28,8 +28,8 @@ from django.db.models import Q
 
 from easyharp_site.dates import today, utc_aware
 from games.models import DailyDeal, Game, ReviewState
-from games.rules import Deal
-from games.selectors import ranked_game_of
+from games.rules import Deal, foundations_course
+from games.selectors import daily_day_number, ranked_game_of
 from leaderboards import mirror
 from leaderboards.audiences import AudienceSql
 from leaderboards.mirror import DURATION, GAME, KIND, MOVES, SCORE, SUBMITTED
@@ -851,14 +851,27 @@ def days_between(
 # --- Sharing a game ---------------------------------------------------------------------
 
 
+# Parts of a game whose foundation counts a share shows: a quarter each.
+COURSE_PARTS = 4
+
+
+def game_course(*, game: Game) -> list[int]:
+    """Cards on the foundations after each quarter of the game's log (the engine's
+    replay of the stored log): four counts of 0 to 104, from which nothing of the
+    deal or of the play can be rebuilt. Costs one replay (under 3 ms for 20,000 taps)."""
+    return foundations_course(game.deal_code, game.log, COURSE_PARTS)
+
+
 def game_share(*, game: Game) -> dict[str, Any]:
     """What a share card of a game says, without any card or action of its log:
-    `{date, deal, won, score, moves, par, assisted, rank, total, final, streak}` (rank,
-    total and streak are None when the game is not on the day's board: practice,
-    assisted, voided or held for review; `final` says the rank is the closed day's)."""
+    `{date, day_number, deal, won, score, moves, par, assisted, rank, total, final,
+    streak, course}` (rank, total and streak are None when the game is not on the day's
+    board: practice, assisted, voided or held for review; `final` says the rank is the
+    closed day's; `course` is `game_course`; `day_number` is the day's in the series)."""
     daily = game.daily
     facts: dict[str, Any] = {
         "date": daily.date if daily is not None else None,
+        "day_number": daily_day_number(daily.date) if daily is not None else None,
         "deal": game.deal_code,
         "won": game.won,
         "score": game.score,
@@ -869,6 +882,7 @@ def game_share(*, game: Game) -> dict[str, Any]:
         "total": None,
         "final": False,
         "streak": None,
+        "course": game_course(game=game),
     }
     off_board = game.assisted or game.is_voided or game.review_state == ReviewState.HELD
     if daily is None or not game.ranked or off_board:

@@ -35,6 +35,7 @@ from games.api import (
 )
 from games.models import DailyDeal
 from leaderboards.audiences import AudienceSql, audience_sql
+from leaderboards.badges import BADGE_CODES
 from leaderboards.cards import share_grid, share_text
 from leaderboards.models import Board
 from leaderboards.selectors import (
@@ -46,6 +47,7 @@ from leaderboards.selectors import (
     leaderboard_among,
     leaderboard_around,
     leaderboard_page,
+    player_badges,
     player_board_results,
     player_stats,
 )
@@ -314,6 +316,71 @@ class PlayerStatsApi(APIView):
     def get(self, request: Request, username: str) -> Response:
         player = games_selectors.player_get(username=username)
         return Response(player_stats(player=player))
+
+
+@extend_schema_serializer(component_name="Badge")
+class BadgeSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=BADGE_CODES)
+    name = serializers.CharField(help_text="In the reader's language.")
+    description = serializers.CharField(help_text="What it asks, in the reader's language.")
+    goal = serializers.IntegerField()
+    progress = serializers.IntegerField(help_text="How far towards the goal (at most the goal).")
+    earned = serializers.BooleanField()
+    earned_on = serializers.DateField(allow_null=True, help_text="The day it was earned.")
+
+
+@extend_schema_serializer(component_name="EarnedBadge")
+class EarnedBadgeSerializer(BadgeSerializer):
+    month = serializers.CharField(help_text="YYYY-MM")
+
+
+NO_SUCH_MONTH = (
+    "`invalid` (a month not written YYYY-MM), `month_not_served` (after this month, or "
+    "before the first month served)."
+)
+
+
+class PlayerBadgesApi(APIView):
+    """A player's badges of a month, and those they earned in the last twelve months.
+
+    Counted from their days on the boards (their ranked games, neither assisted
+    nor voided), each time: `every_day` (a ranked game on every day of the
+    month), `par_five` (five won games at or under par), `ten_wins` (ten won
+    days), `streak_30` (a streak of 30 won days standing on a day of the month,
+    days before it included). `month` is this month unless given.
+    """
+
+    class InputSerializer(serializers.Serializer):
+        month = serializers.RegexField(
+            r"^\d{4}-(0[1-9]|1[0-2])$", required=False, help_text="YYYY-MM; this month by default."
+        )
+
+    @extend_schema_serializer(component_name="PlayerBadges")
+    class OutputSerializer(serializers.Serializer):
+        month = serializers.CharField(help_text="YYYY-MM")
+        badges = BadgeSerializer(many=True)
+        earned = EarnedBadgeSerializer(many=True, help_text="Newest month first.")
+
+    @extend_schema(
+        parameters=[username_parameter(), InputSerializer],
+        responses={
+            200: OutputSerializer,
+            **error_responses(404, codes={400: NO_SUCH_MONTH, **NO_SUCH_PLAYER}),
+        },
+    )
+    def get(self, request: Request, username: str) -> Response:
+        query = self.InputSerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        player = games_selectors.player_get(username=username)
+        current = today().replace(day=1)
+        text = query.validated_data.get("month")
+        month = datetime.date.fromisoformat(f"{text}-01") if text else current
+        if not games_selectors.daily_deal_first_date().replace(day=1) <= month <= current:
+            raise ServiceError(
+                "month_not_served",
+                f"There are no badges for {month:%Y-%m}: no day of it is served.",
+            )
+        return Response(player_badges(player=player, month=month))
 
 
 @extend_schema_serializer(component_name="ScoreCount")

@@ -25,17 +25,26 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import connection
 from django.db.models import Q
+from django.utils.translation import gettext, ngettext
 
 from easyharp_site.dates import today, utc_aware
 from games.models import DailyDeal, Game, ReviewState
 from games.rules import Deal, foundations_course
-from games.selectors import daily_day_number, ranked_game_of
+from games.selectors import daily_day_number, daily_deal_first_date, ranked_game_of
 from leaderboards import mirror
 from leaderboards.audiences import AudienceSql
+from leaderboards.badges import (
+    Badge,
+    CountedDay,
+    month_badges,
+    month_last,
+    streak_window_start,
+)
 from leaderboards.mirror import DURATION, GAME, KIND, MOVES, SCORE, SUBMITTED
 from leaderboards.models import (
     DURATION_UNKNOWN,
     Board,
+    BoardEntry,
     BoardTotal,
     DayResult,
     PlayerStats,
@@ -905,3 +914,90 @@ def game_share(*, game: Game) -> dict[str, Any]:
         if record.last_date == daily.date:
             facts["streak"] = record.run_length
     return facts
+
+
+# --- Badges ------------------------------------------------------------------------------
+
+# Months of earned badges a player's page lists, this one included.
+BADGE_MONTHS = 12
+
+
+def _badge_words(code: str, goal: int) -> tuple[str, str]:
+    """A badge's name and what it asks, in the reader's language."""
+    if code == "every_day":
+        return gettext("Every day"), ngettext(
+            "A ranked game on every day of the month (%(goal)s day).",
+            "A ranked game on every day of the month (%(goal)s days).",
+            goal,
+        ) % {"goal": goal}
+    if code == "par_five":
+        return gettext("Par five"), gettext("%(goal)s won games at or under par in the month.") % {
+            "goal": goal
+        }
+    if code == "ten_wins":
+        return gettext("Ten wins"), gettext("%(goal)s won days in the month.") % {"goal": goal}
+    return gettext("Thirty in a row"), gettext(
+        "A streak of %(goal)s won days standing in the month."
+    ) % {"goal": goal}
+
+
+def _counted_days(player: User, first: datetime.date, last: datetime.date) -> list[CountedDay]:
+    """The player's days on the boards from `first` to `last`, in date order: their score
+    board entries (one per counted day) with each day's par. Two indexed reads."""
+    entries = list(
+        BoardEntry.objects.filter(player=player, board=Board.SCORE, date__gte=first, date__lte=last)
+        .order_by("date")
+        .values_list("date", "won", "moves")
+    )
+    pars = dict(
+        DailyDeal.objects.filter(date__in=[date for date, _, _ in entries]).values_list(
+            "date", "par"
+        )
+    )
+    return [CountedDay(date, won, moves, pars.get(date)) for date, won, moves in entries]
+
+
+def _badge_dict(badge: Badge) -> dict[str, Any]:
+    name, description = _badge_words(badge.code, badge.goal)
+    return {
+        "code": badge.code,
+        "name": name,
+        "description": description,
+        "goal": badge.goal,
+        "progress": badge.progress,
+        "earned": badge.earned,
+        "earned_on": badge.earned_on.isoformat() if badge.earned_on else None,
+    }
+
+
+def player_badges(*, player: User, month: datetime.date) -> dict[str, Any]:
+    """The player's badges of `month` (its first day) with their progress, and the
+    badges they earned in the `BADGE_MONTHS` months up to it: `{month, badges, earned}`.
+
+    Counted from their days on the boards (the record's games), read again each
+    time: one read of at most a year and a month of entries, and their pars.
+    """
+    served_from = daily_deal_first_date()
+    months = [month]
+    while len(months) < BADGE_MONTHS:
+        earlier = (months[-1] - datetime.timedelta(days=1)).replace(day=1)
+        if earlier < served_from.replace(day=1):
+            break
+        months.append(earlier)
+    days = _counted_days(player, streak_window_start(months[-1]), month_last(month))
+    earned = []
+    current: list[Badge] = []
+    for first in months:
+        badges = month_badges(days, first=first, served_from=served_from)
+        if first == month:
+            current = badges
+        earned += [
+            {"month": first.strftime("%Y-%m"), **_badge_dict(badge)}
+            for badge in badges
+            if badge.earned
+        ]
+    return {
+        "month": month.strftime("%Y-%m"),
+        "badges": [_badge_dict(badge) for badge in current],
+        "earned": earned,
+    }

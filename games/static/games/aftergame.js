@@ -2,8 +2,10 @@
  * The after-game panel of the play page: once a ranked game of the day is
  * stored, its score, moves and time against par, its rank and percentile
  * (refreshed while the day runs), the player's streak and histogram, the
- * countdown to the next deal and a share button. A game on no board (assisted,
- * or held for review) has no rank, and the panel says why.
+ * countdown to the next deal, the text and picture to share (the day's number,
+ * the grid of the game's course, its result: nothing of the deal) with a share
+ * button, and the badges of the month this game earned. A game on no board
+ * (assisted, or held for review) has no rank nor badge, and the panel says why.
  *
  * Its words are in the page (`<template id="aftergame-template">`, from
  * `games/_aftergame.html`); it reads the public API by URL.
@@ -86,10 +88,66 @@ async function showRank(panel, game, text) {
   return true;
 }
 
+/** The share card of the game (text and link), fetched once per panel. */
+function shareCard(panel, game) {
+  if (!panel.shareCard) {
+    panel.shareCard = getJSON(`/api/games/${game.id}/share/`);
+    // A failed fetch is asked again by the next click.
+    panel.shareCard.catch(() => {
+      panel.shareCard = null;
+    });
+  }
+  return panel.shareCard;
+}
+
+/** Show the text to share (its grid and result) and its picture, as they will be posted. */
+async function showShare(panel, game) {
+  const card = await shareCard(panel, game);
+  fill(panel, "share_preview", card.text);
+  const picture = panel.querySelector('[data-slot="share_picture"]');
+  picture.alt = card.text.split("\n").slice(0, -1).join(" ");
+  picture.src = `/cards/games/${game.id}.png`;
+  picture.hidden = false;
+  const link = panel.querySelector('[data-slot="card_link"]');
+  link.href = card.url;
+  link.hidden = false;
+}
+
+/** The badges of the game's month that this game earned (their day is the game's). */
+async function showBadges(panel, game, text) {
+  const month = game.daily.slice(0, 7);
+  const url = `/api/players/${encodeURIComponent(config.user)}/badges/?month=${month}`;
+  const { badges } = await getJSON(url);
+  const earned = badges.filter((badge) => badge.earned_on === game.daily);
+  if (!earned.length) return;
+  const list = panel.querySelector('[data-slot="badge_list"]');
+  list.replaceChildren(
+    ...earned.map((badge) => {
+      const item = document.createElement("li");
+      item.className = "badge-item earned";
+      item.dataset.badge = badge.code;
+      const name = document.createElement("strong");
+      name.textContent = badge.name;
+      const words = document.createElement("span");
+      words.className = "badge-words";
+      const description = document.createElement("span");
+      description.className = "small";
+      description.textContent = badge.description;
+      const state = document.createElement("span");
+      state.className = "badge-state";
+      state.textContent = text.earned_on;
+      words.append(name, description, state);
+      item.append(words);
+      return item;
+    }),
+  );
+  panel.querySelector('[data-slot="badges"]').hidden = false;
+}
+
 async function share(panel, game, text) {
   const state = panel.querySelector('[data-slot="share_state"]');
   try {
-    const card = await getJSON(`/api/games/${game.id}/share/`);
+    const card = await shareCard(panel, game);
     if (navigator.share) {
       try {
         await navigator.share({ text: card.text });
@@ -119,6 +177,7 @@ export async function showAfterGame(game) {
   const panel = document.getElementById("aftergame");
   if (!template || !panel || !game.ranked || !game.daily) return;
   panel.replaceChildren(template.content.cloneNode(true));
+  panel.shareCard = null;
   const text = words(panel);
   fill(panel, "score", String(game.score));
   fill(panel, "moves", String(game.moves));
@@ -130,6 +189,8 @@ export async function showAfterGame(game) {
     share(panel, game, text);
   });
   panel.hidden = false;
+  showShare(panel, game).catch(() => {});
+  if (onBoard(game)) showBadges(panel, game, text).catch(() => {});
   try {
     const [day, stats] = await Promise.all([
       getJSON(`/api/daily/${game.daily}/`),

@@ -321,6 +321,7 @@ class PlayerStatsApi(APIView):
 @extend_schema_serializer(component_name="Badge")
 class BadgeSerializer(serializers.Serializer):
     code = serializers.ChoiceField(choices=BADGE_CODES)
+    mark = serializers.CharField(help_text="What its medal shows: a star or a number.")
     name = serializers.CharField(help_text="In the reader's language.")
     description = serializers.CharField(help_text="What it asks, in the reader's language.")
     goal = serializers.IntegerField()
@@ -510,6 +511,10 @@ class GameShareApi(APIView):
             help_text="The grid's rows, one per quarter of the game: 8 squares each, "
             "🟩 13 cards on the foundations, 🟨 some, ⬛ none.",
         )
+        course = serializers.ListField(
+            child=serializers.IntegerField(min_value=0, max_value=104),
+            help_text="Cards on the foundations after each quarter of the game's log.",
+        )
 
     @extend_schema(
         parameters=[game_id_parameter()],
@@ -525,5 +530,6 @@ class GameShareApi(APIView):
                 "url": url,
                 "day_number": facts["day_number"],
                 "grid": share_grid(facts["course"]),
+                "course": facts["course"],
             }
         )

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 BADGE_CODES = ("every_day", "par_five", "ten_wins", "streak_30")
+# What each badge's medal shows (a star, or its number), on any font.
+BADGE_MARKS = {"every_day": "★", "par_five": "5", "ten_wins": "10", "streak_30": "30"}
 PAR_GAMES = 5
 WINS = 10
 STREAK_DAYS = 30

@@ -35,6 +35,8 @@ _EMPTY = (44, 110, 78)
 GRID_SQUARES = 8
 CARDS_PER_SQUARE = 13
 FULL, PART, EMPTY = "🟩", "🟨", "⬛"
+# How pages draw each square (CSS classes), where an emoji font may be missing.
+SQUARE_KINDS = {FULL: "full", PART: "part", EMPTY: "empty"}
 
 
 def grid_squares(count: int) -> list[str]:

@@ -34,6 +34,7 @@ from games.selectors import daily_day_number, daily_deal_first_date, ranked_game
 from leaderboards import mirror
 from leaderboards.audiences import AudienceSql
 from leaderboards.badges import (
+    BADGE_MARKS,
     Badge,
     CountedDay,
     month_badges,
@@ -961,6 +962,7 @@ def _badge_dict(badge: Badge) -> dict[str, Any]:
     name, description = _badge_words(badge.code, badge.goal)
     return {
         "code": badge.code,
+        "mark": BADGE_MARKS[badge.code],
         "name": name,
         "description": description,
         "goal": badge.goal,

@@ -43,7 +43,14 @@ from games.selectors import (
 )
 from games.web import daily_deal_or_404, day_open_graph, found, open_graph, page_config
 from leaderboards.audiences import audience_known, audience_sql
-from leaderboards.cards import CARD_VERSION, card_png, share_grid, share_lines, share_title
+from leaderboards.cards import (
+    CARD_VERSION,
+    SQUARE_KINDS,
+    card_png,
+    grid_squares,
+    share_lines,
+    share_title,
+)
 from leaderboards.models import Board
 from leaderboards.selectors import (
     day_results,
@@ -247,7 +254,9 @@ def game_card(request: HttpRequest, game_id: int) -> HttpResponse:
         "heading": share_title(facts),
         "title": title,
         "lines": lines,
-        "grid": share_grid(facts["course"]),
+        "grid": [
+            [SQUARE_KINDS[square] for square in grid_squares(count)] for count in facts["course"]
+        ],
         "lock": game_lock(game=game, viewer=request.user),
         "config": page_config(request),
         "og": open_graph(

@@ -152,6 +152,7 @@ def test_the_api_counts_the_days_on_the_boards_and_lists_the_months_earned(
     by_code = {badge["code"]: badge for badge in body["badges"]}
     assert by_code["every_day"] == {
         "code": "every_day",
+        "mark": "★",
         "name": "Every day",
         "description": "A ranked game on every day of the month (28 days).",
         "goal": 28,

@@ -100,12 +100,47 @@ function shareCard(panel, game) {
   return panel.shareCard;
 }
 
-/** Show the text to share (its grid and result) and its picture, as they will be posted. */
-async function showShare(panel, game) {
+// The grid's squares as the page draws them (an emoji font may be missing).
+const SQUARES = { "🟩": "full", "🟨": "part", "⬛": "empty" };
+
+/** The grid of the share's course, drawn with squares, its counts in its label. */
+function drawGrid(card, text) {
+  const grid = document.createElement("div");
+  grid.className = "share-grid";
+  grid.setAttribute("role", "img");
+  const [a, b, c, d] = card.course;
+  grid.setAttribute(
+    "aria-label",
+    text.grid_label.replace("{a}", a).replace("{b}", b).replace("{c}", c).replace("{d}", d),
+  );
+  for (const row of card.grid) {
+    const line = document.createElement("span");
+    line.className = "grid-row";
+    for (const square of Array.from(row)) {
+      const drawn = document.createElement("span");
+      drawn.className = `square ${SQUARES[square]}`;
+      line.append(drawn);
+    }
+    grid.append(line);
+  }
+  return grid;
+}
+
+/** Show what will be shared: its lines, the grid drawn in their midst, and its picture. */
+async function showShare(panel, game, text) {
   const card = await shareCard(panel, game);
-  fill(panel, "share_preview", card.text);
+  // The text is its title, the grid's rows, the result's lines and the link.
+  const [title, ...rest] = card.text.split("\n");
+  const line = (words) => {
+    const element = document.createElement("div");
+    element.textContent = words;
+    return element;
+  };
+  panel
+    .querySelector('[data-slot="share_preview"]')
+    .replaceChildren(line(title), drawGrid(card, text), ...rest.slice(card.grid.length).map(line));
   const picture = panel.querySelector('[data-slot="share_picture"]');
-  picture.alt = card.text.split("\n").slice(0, -1).join(" ");
+  picture.alt = [title, ...rest.slice(card.grid.length, -1)].join(". ");
   picture.src = `/cards/games/${game.id}.png`;
   picture.hidden = false;
   const link = panel.querySelector('[data-slot="card_link"]');
@@ -126,6 +161,10 @@ async function showBadges(panel, game, text) {
       const item = document.createElement("li");
       item.className = "badge-item earned";
       item.dataset.badge = badge.code;
+      const mark = document.createElement("span");
+      mark.className = "badge-icon";
+      mark.setAttribute("aria-hidden", "true");
+      mark.textContent = badge.mark;
       const name = document.createElement("strong");
       name.textContent = badge.name;
       const words = document.createElement("span");
@@ -137,7 +176,7 @@ async function showBadges(panel, game, text) {
       state.className = "badge-state";
       state.textContent = text.earned_on;
       words.append(name, description, state);
-      item.append(words);
+      item.append(mark, words);
       return item;
     }),
   );
@@ -189,7 +228,7 @@ export async function showAfterGame(game) {
     share(panel, game, text);
   });
   panel.hidden = false;
-  showShare(panel, game).catch(() => {});
+  showShare(panel, game, text).catch(() => {});
   if (onBoard(game)) showBadges(panel, game, text).catch(() => {});
   try {
     const [day, stats] = await Promise.all([

@@ -10,6 +10,7 @@ import datetime
 from typing import Any
 
 from django.urls import reverse
+from django.utils.translation import gettext_noop
 from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
@@ -379,7 +380,8 @@ class PlayerBadgesApi(APIView):
         if not games_selectors.daily_deal_first_date().replace(day=1) <= month <= current:
             raise ServiceError(
                 "month_not_served",
-                f"There are no badges for {month:%Y-%m}: no day of it is served.",
+                gettext_noop("There are no badges for {month}: no day of it is served."),
+                words={"month": f"{month:%Y-%m}"},
             )
         return Response(player_badges(player=player, month=month))
 

@@ -868,7 +868,8 @@ COURSE_PARTS = 4
 def game_course(*, game: Game) -> list[int]:
     """Cards on the foundations after each quarter of the game's log (the engine's
     replay of the stored log): four counts of 0 to 104, from which nothing of the
-    deal or of the play can be rebuilt. Costs one replay (under 3 ms for 20,000 taps)."""
+    deal or of the play can be rebuilt. Costs one replay: 2.4 to 4 ms for the longest
+    log accepted (20,000 actions), as cheap as reading that log, so it is not kept."""
     return foundations_course(game.deal_code, game.log, COURSE_PARTS)
 
 

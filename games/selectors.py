@@ -34,6 +34,12 @@ def daily_deal_first_date() -> datetime.date:
     return first
 
 
+def daily_day_number(date: datetime.date) -> int:
+    """The number of `date` in the daily series: 1 on DAILY_DEAL_FIRST_DATE, counting
+    every calendar day since (so #336 is the 336th day served, whatever was played)."""
+    return (date - daily_deal_first_date()).days + 1
+
+
 def daily_deal_get(*, date: datetime.date) -> DailyDeal:
     """The stored deal of `date`, or a 404 error saying why there is none.
 

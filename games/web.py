@@ -33,10 +33,11 @@ from django.utils.translation import gettext as _
 from easyharp_site.accounts.selectors import account_settings
 from easyharp_site.dates import today
 from easyharp_site.errors import ServiceError
+from easyharp_site.site import site_url
 from games import rules
 from games.models import DailyDeal
 from games.rules import DEAL_REASONS, REASONS, Deal, IllegalActionError, InvalidDealError
-from games.selectors import daily_deal_before, daily_deal_get
+from games.selectors import daily_day_number, daily_deal_before, daily_deal_get
 
 T = TypeVar("T")
 
@@ -237,6 +238,16 @@ def page_config(request: HttpRequest, **extra: Any) -> dict[str, Any]:
     }
 
 
+def open_graph(request: HttpRequest, *, title: str, description: str, image: str) -> dict[str, str]:
+    """The Open Graph / Twitter card fields of a page (absolute URLs on the site's address)."""
+    return {
+        "title": title,
+        "description": description,
+        "image": site_url(image),
+        "url": site_url(request.path),
+    }
+
+
 def found(read: Callable[..., T], /, **kwargs: Any) -> T:
     """What a service or selector returns, or a 404 page with its message when it refuses."""
     try:
@@ -248,6 +259,21 @@ def found(read: Callable[..., T], /, **kwargs: Any) -> T:
 def daily_deal_or_404(date: datetime.date) -> DailyDeal:
     """The stored deal of `date`, else a 404 page saying why (not open, not prepared)."""
     return found(daily_deal_get, date=date)
+
+
+def day_open_graph(request: HttpRequest, *, daily: DailyDeal, title: str) -> dict[str, str]:
+    """The Open Graph fields of a page about a day's deal (home, play): its number, its
+    par and the day's picture (players, winners so far), never a card of the deal."""
+    if daily.par is not None:
+        description = _("One deal for everyone today, par %(par)s moves. Play it once, ranked.")
+    else:
+        description = _("One deal for everyone today. Play it once, ranked.")
+    return open_graph(
+        request,
+        title=title % {"number": daily_day_number(daily.date)},
+        description=description % {"par": daily.par},
+        image=reverse("card-day", args=[daily.date.isoformat()]),
+    )
 
 
 def play(request: HttpRequest) -> HttpResponse:
@@ -286,6 +312,7 @@ def play(request: HttpRequest) -> HttpResponse:
             # Today's ranked attempt: POST starts it, GET reads it, PATCH saves the game.
             attempt_url=reverse("api-daily-attempt", args=[day.isoformat()]),
         ),
+        "og": day_open_graph(request, daily=daily, title=_("Play Easy Harp Daily #%(number)s")),
     }
     return render(request, "games/play.html", context, status=400 if deal_error else 200)
 

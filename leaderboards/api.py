@@ -10,6 +10,7 @@ import datetime
 from typing import Any
 
 from django.urls import reverse
+from django.utils.translation import gettext_noop
 from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
@@ -35,7 +36,8 @@ from games.api import (
 )
 from games.models import DailyDeal
 from leaderboards.audiences import AudienceSql, audience_sql
-from leaderboards.cards import share_text
+from leaderboards.badges import BADGE_CODES
+from leaderboards.cards import share_grid, share_text
 from leaderboards.models import Board
 from leaderboards.selectors import (
     DAYS_LIMIT_MAX,
@@ -46,6 +48,7 @@ from leaderboards.selectors import (
     leaderboard_among,
     leaderboard_around,
     leaderboard_page,
+    player_badges,
     player_board_results,
     player_stats,
 )
@@ -316,6 +319,73 @@ class PlayerStatsApi(APIView):
         return Response(player_stats(player=player))
 
 
+@extend_schema_serializer(component_name="Badge")
+class BadgeSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=BADGE_CODES)
+    mark = serializers.CharField(help_text="What its medal shows: a star or a number.")
+    name = serializers.CharField(help_text="In the reader's language.")
+    description = serializers.CharField(help_text="What it asks, in the reader's language.")
+    goal = serializers.IntegerField()
+    progress = serializers.IntegerField(help_text="How far towards the goal (at most the goal).")
+    earned = serializers.BooleanField()
+    earned_on = serializers.DateField(allow_null=True, help_text="The day it was earned.")
+
+
+@extend_schema_serializer(component_name="EarnedBadge")
+class EarnedBadgeSerializer(BadgeSerializer):
+    month = serializers.CharField(help_text="YYYY-MM")
+
+
+NO_SUCH_MONTH = (
+    "`invalid` (a month not written YYYY-MM), `month_not_served` (after this month, or "
+    "before the first month served)."
+)
+
+
+class PlayerBadgesApi(APIView):
+    """A player's badges of a month, and those they earned in the last twelve months.
+
+    Counted from their days on the boards (their ranked games, neither assisted
+    nor voided), each time: `every_day` (a ranked game on every day of the
+    month), `par_five` (five won games at or under par), `ten_wins` (ten won
+    days), `streak_30` (a streak of 30 won days standing on a day of the month,
+    days before it included). `month` is this month unless given.
+    """
+
+    class InputSerializer(serializers.Serializer):
+        month = serializers.RegexField(
+            r"^\d{4}-(0[1-9]|1[0-2])$", required=False, help_text="YYYY-MM; this month by default."
+        )
+
+    @extend_schema_serializer(component_name="PlayerBadges")
+    class OutputSerializer(serializers.Serializer):
+        month = serializers.CharField(help_text="YYYY-MM")
+        badges = BadgeSerializer(many=True)
+        earned = EarnedBadgeSerializer(many=True, help_text="Newest month first.")
+
+    @extend_schema(
+        parameters=[username_parameter(), InputSerializer],
+        responses={
+            200: OutputSerializer,
+            **error_responses(404, codes={400: NO_SUCH_MONTH, **NO_SUCH_PLAYER}),
+        },
+    )
+    def get(self, request: Request, username: str) -> Response:
+        query = self.InputSerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        player = games_selectors.player_get(username=username)
+        current = today().replace(day=1)
+        text = query.validated_data.get("month")
+        month = datetime.date.fromisoformat(f"{text}-01") if text else current
+        if not games_selectors.daily_deal_first_date().replace(day=1) <= month <= current:
+            raise ServiceError(
+                "month_not_served",
+                gettext_noop("There are no badges for {month}: no day of it is served."),
+                words={"month": f"{month:%Y-%m}"},
+            )
+        return Response(player_badges(player=player, month=month))
+
+
 @extend_schema_serializer(component_name="ScoreCount")
 class ScoreCountSerializer(serializers.Serializer):
     score = serializers.IntegerField()
@@ -420,17 +490,32 @@ class DaysApi(APIView):
 class GameShareApi(APIView):
     """A game's share card: a short text and a link, without any card or action of its log.
 
-    The date (or the deal, for practice), whether it was won, its moves against
-    the par, its score, its rank of N on the day's score board and the
-    player's streak (for their ranked game), in the reader's language. A ranked
-    game played with a hint says "Assisted: a hint was used" and has no rank.
+    The day's number and date (or the deal, for practice), a grid of squares for
+    its course (a row per quarter of the game, a square per eighth of the deck
+    on the foundations by then), whether it was won, its moves against the par,
+    its score, its rank of N on the day's score board and the player's streak
+    (for their ranked game), in the reader's language. A ranked game played with
+    a hint says "Assisted: a hint was used" and has no rank. The link is the
+    game's card page, whose picture shows this game's result.
     """
 
     @extend_schema_serializer(component_name="ShareCard")
     class OutputSerializer(serializers.Serializer):
         text = serializers.CharField(help_text="Lines to share, the link last.")
-        url = serializers.URLField(
-            help_text="The day's board for a game of the day, else the game's replay."
+        url = serializers.URLField(help_text="The game's card page (its result, never its log).")
+        day_number = serializers.IntegerField(
+            allow_null=True,
+            help_text="The day's number in the series (1 on the first day served); "
+            "null for a game of no day.",
+        )
+        grid = serializers.ListField(
+            child=serializers.CharField(),
+            help_text="The grid's rows, one per quarter of the game: 8 squares each, "
+            "🟩 13 cards on the foundations, 🟨 some, ⬛ none.",
+        )
+        course = serializers.ListField(
+            child=serializers.IntegerField(min_value=0, max_value=104),
+            help_text="Cards on the foundations after each quarter of the game's log.",
         )
 
     @extend_schema(
@@ -440,9 +525,13 @@ class GameShareApi(APIView):
     def get(self, request: Request, game_id: int) -> Response:
         game = games_selectors.game_get(game_id=game_id)
         facts = game_share(game=game)
-        if facts["date"] is not None:
-            path = reverse("leaderboard-day", args=[facts["date"].isoformat()])
-        else:
-            path = reverse("replay", args=[game.pk])
-        url = site_url(path)
-        return Response({"text": share_text(facts, url), "url": url})
+        url = site_url(reverse("game-card", args=[game.pk]))
+        return Response(
+            {
+                "text": share_text(facts, url),
+                "url": url,
+                "day_number": facts["day_number"],
+                "grid": share_grid(facts["course"]),
+                "course": facts["course"],
+            }
+        )

@@ -11,4 +11,5 @@ urlpatterns = [
     path("games/<int:game_id>/share/", api.GameShareApi.as_view(), name="api-game-share"),
     path("players/<str:username>/", api.PlayerApi.as_view(), name="api-player"),
     path("players/<str:username>/stats/", api.PlayerStatsApi.as_view(), name="api-player-stats"),
+    path("players/<str:username>/badges/", api.PlayerBadgesApi.as_view(), name="api-player-badges"),
 ]

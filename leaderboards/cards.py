@@ -1,10 +1,14 @@
 """Share cards: the words of a shared result, and the picture a shared link unfurls with.
 
 Both are spoiler-free by construction: they are made from a game's facts
-(`selectors.game_share`: date, won, score, moves, par, assisted, rank, streak) and
-never see its log. Pictures are drawn with Pillow's own font, so no font file
-has to be installed; that font has no accented letters, so they are drawn
-without their accents.
+(`selectors.game_share`: date, day number, won, score, moves, par, assisted, rank,
+streak and its course, four foundation counts) and never see its log. The course is
+drawn as a grid of squares, a row per quarter of the game and a square per eighth of
+the deck put away, so a share shows how the game went and nothing of how to play it.
+
+Pictures are drawn with Pillow's own font, so no font file has to be
+installed; that font has no accented letters, so they are drawn without their
+accents.
 """
 
 from __future__ import annotations
@@ -21,17 +25,47 @@ from PIL import Image, ImageDraw, ImageFont
 # Open Graph's recommended size; Twitter's large summary card takes it too.
 CARD_SIZE = (1200, 630)
 # Bumped whenever the drawing changes, so cached pictures are drawn again.
-CARD_VERSION = 2
+CARD_VERSION = 3
 _BACKGROUND = (18, 82, 52)
 _INK = (250, 248, 240)
 _ACCENT = (242, 201, 76)
+_EMPTY = (44, 110, 78)
+
+# A square of the grid stands for an eighth of the deck (13 cards, a foundation's worth).
+GRID_SQUARES = 8
+CARDS_PER_SQUARE = 13
+FULL, PART, EMPTY = "🟩", "🟨", "⬛"
+# How pages draw each square (CSS classes), where an emoji font may be missing.
+SQUARE_KINDS = {FULL: "full", PART: "part", EMPTY: "empty"}
+
+
+def grid_squares(count: int) -> list[str]:
+    """One row of the grid: `count` cards on the foundations as 8 squares, each full
+    (its 13 cards all up), part-filled or empty."""
+    row = []
+    for square in range(GRID_SQUARES):
+        up = count - square * CARDS_PER_SQUARE
+        row.append(FULL if up >= CARDS_PER_SQUARE else PART if up > 0 else EMPTY)
+    return row
+
+
+def share_grid(course: Sequence[int]) -> list[str]:
+    """The grid of a game's course: a row of squares per quarter of its log.
+
+    >>> share_grid([14, 104])
+    ['🟩🟨⬛⬛⬛⬛⬛⬛', '🟩🟩🟩🟩🟩🟩🟩🟩']
+    """
+    return ["".join(grid_squares(count)) for count in course]
 
 
 def share_title(facts: dict[str, Any]) -> str:
-    """The first line: the day (or the deal, for practice)."""
+    """The first line: the day's number and date (or the deal, for practice)."""
     if facts["date"] is None:
         return _("Easy Harp, deal %(deal)s") % {"deal": facts["deal"]}
-    return _("Easy Harp Daily %(date)s") % {"date": facts["date"].isoformat()}
+    return _("Easy Harp Daily #%(number)s · %(date)s") % {
+        "number": facts["day_number"],
+        "date": facts["date"].isoformat(),
+    }
 
 
 def share_lines(facts: dict[str, Any]) -> list[str]:
@@ -66,8 +100,8 @@ def share_lines(facts: dict[str, Any]) -> list[str]:
 
 
 def share_text(facts: dict[str, Any], url: str) -> str:
-    """The whole text to share: title, lines and the link."""
-    return "\n".join([share_title(facts), *share_lines(facts), url])
+    """The whole text to share: title, the grid of its course, lines and the link."""
+    return "\n".join([share_title(facts), *share_grid(facts["course"]), *share_lines(facts), url])
 
 
 def _drawable(text: str) -> str:
@@ -78,23 +112,40 @@ def _drawable(text: str) -> str:
     )
 
 
-def card_png(title: str, lines: Sequence[str], footer: str = "") -> bytes:
-    """A 1200×630 PNG: a title, a few lines of text and a footer."""
+def _draw_grid(draw: ImageDraw.ImageDraw, course: Sequence[int]) -> None:
+    """The grid of `share_grid`, drawn as squares in the top right corner."""
+    size, gap = 30, 8
+    colours = {FULL: (106, 170, 100), PART: _ACCENT, EMPTY: _EMPTY}
+    left = CARD_SIZE[0] - 72 - GRID_SQUARES * (size + gap) + gap
+    for row, count in enumerate(course):
+        top = 48 + row * (size + gap)
+        for column, square in enumerate(grid_squares(count)):
+            x = left + column * (size + gap)
+            draw.rounded_rectangle((x, top, x + size, top + size), radius=5, fill=colours[square])
+
+
+def card_png(
+    title: str, lines: Sequence[str], footer: str = "", course: Sequence[int] | None = None
+) -> bytes:
+    """A 1200×630 PNG: a title, a few lines of text, a footer and, for a game, the
+    grid of its course (`share_grid`)."""
     title, footer = _drawable(title), _drawable(footer)
     lines = [_drawable(line) for line in lines]
     image = Image.new("RGB", CARD_SIZE, _BACKGROUND)
     draw = ImageDraw.Draw(image)
-    big = ImageFont.load_default(size=64)
+    big = ImageFont.load_default(size=60)
     body = ImageFont.load_default(size=44)
     small = ImageFont.load_default(size=32)
     # Two cards, fanned, for a logo (the default font has no suit signs).
     draw.rounded_rectangle((72, 56, 122, 126), radius=8, fill=_INK, outline=_ACCENT, width=3)
     draw.rounded_rectangle((102, 48, 152, 118), radius=8, fill=_INK, outline=_ACCENT, width=3)
-    draw.text((72, 150), title, font=big, fill=_INK)
-    y = 270
-    for line in lines[:5]:
+    if course:
+        _draw_grid(draw, course[:4])
+    draw.text((72, 200), title, font=big, fill=_INK)
+    y = 300
+    for line in lines[:4]:
         draw.text((72, y), line, font=body, fill=_INK)
-        y += 66
+        y += 62
     if footer:
         draw.text((72, CARD_SIZE[1] - 72), footer, font=small, fill=_ACCENT)
     out = io.BytesIO()

@@ -10,6 +10,7 @@ urlpatterns = [
     path("leaderboard/<str:date>/", web.leaderboard, name="leaderboard-day"),
     path("players/<str:username>/", web.player, name="player"),
     path("replays/<int:game_id>/", web.replay, name="replay"),
+    path("games/<int:game_id>/", web.game_card, name="game-card"),
     path("archive/", web.archive, name="archive"),
     path("archive/<str:month>/", web.archive, name="archive-month"),
     path("cards/games/<int:game_id>.png", web.card_game, name="card-game"),

@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 
 from easyharp_site.dates import day_from_text, today
-from easyharp_site.site import site_host, site_url
+from easyharp_site.site import site_host
 from easyharp_site.throttling import limit_refusal
 from games.selectors import (
     attempt_is_open,
@@ -41,9 +41,16 @@ from games.selectors import (
     player_get,
     replay_locks,
 )
-from games.web import daily_deal_or_404, found, page_config
+from games.web import daily_deal_or_404, day_open_graph, found, open_graph, page_config
 from leaderboards.audiences import audience_known, audience_sql
-from leaderboards.cards import CARD_VERSION, card_png, share_lines, share_title
+from leaderboards.cards import (
+    CARD_VERSION,
+    SQUARE_KINDS,
+    card_png,
+    grid_squares,
+    share_lines,
+    share_title,
+)
 from leaderboards.models import Board
 from leaderboards.selectors import (
     day_results,
@@ -54,6 +61,7 @@ from leaderboards.selectors import (
     leaderboard_around,
     leaderboard_entry,
     leaderboard_page,
+    player_badges,
     player_board_results,
     player_day,
     player_stats,
@@ -122,16 +130,6 @@ def moves_over_par_bars(buckets: Sequence[dict[str, Any]]) -> list[dict[str, Any
     return histogram_bars(rows)
 
 
-def _og(request: HttpRequest, *, title: str, description: str, image: str) -> dict[str, str]:
-    """The Open Graph / Twitter card fields of a page (absolute URLs on the site's address)."""
-    return {
-        "title": title,
-        "description": description,
-        "image": site_url(image),
-        "url": site_url(request.path),
-    }
-
-
 def _your_day(player: Any, day: datetime.date, yesterday: datetime.date | None) -> dict[str, Any]:
     """The signed-in player's day for the home page: today's ranked game as it stands
     (its result line as the share card words it), whether the attempt is open, the
@@ -182,6 +180,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "yesterday_winners": day_winners(date=yesterday, limit=3),
         "recent_days": [served.date for served in recent],
         "replays_locked": replays_locked,
+        "og": day_open_graph(request, daily=daily, title=_("Easy Harp Daily #%(number)s")),
         "config": page_config(
             request,
             date=day.isoformat(),
@@ -200,7 +199,7 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
     day (the no-spoiler rule)."""
     game = found(game_get, game_id=game_id)
     # A shared link unfurls with the game's result card, locked or not.
-    og = _og(
+    og = open_graph(
         request,
         title=_("Game by %(player)s") % {"player": game.player.get_username()},
         description=_("Score %(score)s, %(moves)s moves.")
@@ -227,6 +226,47 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
         "og": og,
     }
     return render(request, "games/replay.html", context)
+
+
+def _game_card_title(game: Any, facts: dict[str, Any]) -> str:
+    """The headline a shared game unfurls with: who, won or not, which day."""
+    words = {"player": game.player.get_username(), "number": facts["day_number"]}
+    if facts["date"] is None:
+        return _("Game by %(player)s") % words
+    if facts["won"]:
+        return _("%(player)s won Easy Harp Daily #%(number)s") % words
+    return _("%(player)s played Easy Harp Daily #%(number)s") % words
+
+
+def game_card(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A game's result as its share link shows it: the share picture, the grid of its
+    course and its facts (won, score and moves against par, rank, streak, assisted),
+    never its log. Its replay is a link, behind the no-spoiler lock while the day runs
+    for a viewer who has not played it."""
+    game = found(game_get, game_id=game_id)
+    facts = game_share(game=game)
+    lines = share_lines(facts)
+    title = _game_card_title(game, facts)
+    when = facts["date"] or game.created_at.date()
+    context = {
+        "game": game,
+        "facts": facts,
+        "heading": share_title(facts),
+        "title": title,
+        "lines": lines,
+        "grid": [
+            [SQUARE_KINDS[square] for square in grid_squares(count)] for count in facts["course"]
+        ],
+        "lock": game_lock(game=game, viewer=request.user),
+        "config": page_config(request),
+        "og": open_graph(
+            request,
+            title=title,
+            description=" · ".join([when.isoformat(), *lines]),
+            image=reverse("card-game", args=[game.pk]),
+        ),
+    }
+    return render(request, "leaderboards/game_card.html", context)
 
 
 def _day_of_page(text: str) -> datetime.date:
@@ -308,7 +348,7 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
             replays_locked=replays_locked is not None,
             **extra,
         ),
-        "og": _og(
+        "og": open_graph(
             request,
             title=_("Easy Harp Daily %(date)s") % {"date": day.isoformat()},
             description=ngettext(
@@ -337,6 +377,7 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
     """A player's record, daily results and recent games."""
     user = found(player_get, username=username)
     stats = player_stats(player=user)
+    badges = player_badges(player=user, month=today().replace(day=1))
     # While a day runs, its games' replays are shown only to who has played it.
     locks = replay_locks(viewer=request.user)
     games = list(player_games(player=user, limit=50))
@@ -346,13 +387,15 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
         "stats": stats,
         "win_percent": round(100 * stats["win_rate"]) if stats["win_rate"] is not None else None,
         "bars": moves_over_par_bars(stats["moves_vs_par"]),
+        "badges": badges,
+        "earned_before": [badge for badge in badges["earned"] if badge["month"] != badges["month"]],
         "days": player_board_results(player=user, limit=30, held=request.user.pk == user.pk),
         "games": games,
         "locked_games": locked,
         # Only the player sees which of their games wait for review.
         "held": {game.pk for game in games if game_held_for(game=game, viewer=request.user)},
         "config": page_config(request),
-        "og": _og(
+        "og": open_graph(
             request,
             title=user.get_username(),
             description=" · ".join(_record_lines(stats)),
@@ -423,7 +466,13 @@ def archive(request: HttpRequest, month: str | None = None) -> HttpResponse:
 
 
 def _card_response(
-    request: HttpRequest, key: str, title: str, lines: list[str], *, max_age: int
+    request: HttpRequest,
+    key: str,
+    title: str,
+    lines: list[str],
+    *,
+    max_age: int,
+    course: Sequence[int] | None = None,
 ) -> HttpResponse:
     """The PNG card of `title` and `lines` (`key` names what it shows), from the cache,
     or drawn (and cached) when the client address still may.
@@ -434,7 +483,7 @@ def _card_response(
     that no variant of the Host draws and stores the picture again.
     """
     footer = site_host()
-    words = f"{CARD_VERSION}:{get_language()}:{key}:{title}:{lines}:{footer}"
+    words = f"{CARD_VERSION}:{get_language()}:{key}:{title}:{lines}:{footer}:{course}"
     cache_key = f"card:{hashlib.sha256(words.encode()).hexdigest()}"
     # Without Redis the pictures are drawn every time (still limited per
     # address); /healthz/ reports the outage.
@@ -447,7 +496,7 @@ def _card_response(
             response = HttpResponse(status=429)
             response["Retry-After"] = str(max(1, math.ceil(wait)))
             return response
-        png = card_png(title, lines, footer)
+        png = card_png(title, lines, footer, course)
         with contextlib.suppress(RedisError, OSError):
             cache.set(cache_key, png, timeout=7 * 24 * 3600)
     response = HttpResponse(png, content_type="image/png")
@@ -456,11 +505,17 @@ def _card_response(
 
 
 def card_game(request: HttpRequest, game_id: int) -> HttpResponse:
-    """The result card of a game (no card or action of its log)."""
+    """The result card of a game, drawn from its share facts only (no card or action
+    of its log): title, result lines and the grid of its course."""
     game = found(game_get, game_id=game_id)
     facts = game_share(game=game)
     return _card_response(
-        request, f"game:{game.pk}", share_title(facts), share_lines(facts), max_age=300
+        request,
+        f"game:{game.pk}",
+        share_title(facts),
+        share_lines(facts),
+        max_age=300,
+        course=facts["course"],
     )
 
 

@@ -205,6 +205,11 @@ class Game:
         return self._on_foundations == CARD_COUNT
 
     @property
+    def on_foundations(self) -> int:
+        """How many cards are on the foundations now (104 when the game is won)."""
+        return self._on_foundations
+
+    @property
     def log(self) -> list[str]:
         """The accepted actions so far, canonical tokens, undos included."""
         return [action[3] for action in self._log]
@@ -668,6 +673,35 @@ def replay(deal: Deal | str | int, log: str | Iterable[str]) -> Game:
     game = Game(deal)
     game.play_log(log)
     return game
+
+
+def foundations_course(
+    deal: Deal | str | int, log: str | Iterable[str], parts: int = 4
+) -> list[int]:
+    """How many cards were on the foundations after each of `parts` equal parts of a
+    game's log (by actions, undos included): its course, in `parts` numbers only.
+
+    A few counts of 0 to 104, so a share can draw how a game went without any
+    card or action of it. A refused log raises as `replay` does.
+
+    >>> foundations_course("EH1-N-AAAAAAC", "2F 2F S S")
+    [1, 2, 2, 2]
+    >>> foundations_course("EH1-N-AAAAAAC", "")
+    [0, 0, 0, 0]
+    """
+    if parts < 1:
+        raise ValueError(f"parts must be 1 or more, not {parts}")
+    tokens = log.split() if isinstance(log, str) else list(log)
+    game = Game(deal)
+    course = []
+    done = 0
+    for part in range(1, parts + 1):
+        # The end of each part, rounded up, so the last part ends with the log.
+        end = -(-len(tokens) * part // parts)
+        game.play_log(tokens[done:end])
+        done = end
+        course.append(game.on_foundations)
+    return course
 
 
 def table_hashes(deal: Deal | str | int, log: str | Iterable[str]) -> list[int]:

@@ -178,7 +178,7 @@ def test_the_share_text_has_no_part_of_the_log(daily, alice, bob, anon):
     assert daily.date.isoformat() in text
     assert f"Won in {game.moves} moves" in text
     assert "rank 1 of 2" in text and "Streak: 1 day" in text
-    assert body["url"].endswith(f"/leaderboard/{daily.date.isoformat()}/")
+    assert body["url"].endswith(f"/games/{game.pk}/")
     assert text.endswith(body["url"])
     # No action of the log, and no card: the words only.
     words = set(text.replace("\n", " ").split())

@@ -52,9 +52,9 @@ def test_an_assisted_games_card_says_so_and_shows_no_rank(daily, alice, make_pla
     drawn: list[list[str]] = []
     draw = web.card_png
 
-    def card_png(title: str, lines: list[str], footer: str = "") -> bytes:
+    def card_png(title: str, lines: list[str], footer: str = "", course=None) -> bytes:
         drawn.append(list(lines))
-        return draw(title, lines, footer)
+        return draw(title, lines, footer, course)
 
     monkeypatch.setattr(web, "card_png", card_png)
     for language, assisted in (
@@ -127,9 +127,9 @@ def test_every_host_variant_gets_the_one_card_of_a_game(daily, alice, monkeypatc
     drawn: list[str] = []
     draw = web.card_png
 
-    def card_png(title: str, lines: list[str], footer: str = "") -> bytes:
+    def card_png(title: str, lines: list[str], footer: str = "", course=None) -> bytes:
         drawn.append(footer)
-        return draw(title, lines, footer)
+        return draw(title, lines, footer, course)
 
     monkeypatch.setattr(web, "card_png", card_png)
     pictures = {

@@ -110,6 +110,8 @@ def pages_of_the_site(make_player: Any, submit: Any) -> list[tuple[str, Any]]:
         f"/leaderboard/{yesterday.isoformat()}/",
         # A visitor finds the running day's replay locked: a page of its own.
         f"/replays/{game.pk}/",
+        # Its card, the page a shared result leads to (result only, never the log).
+        f"/games/{game.pk}/",
         "/players/a-rather-long-player-name/",
         "/archive/",
         "/standings/",

@@ -2,8 +2,10 @@
  * The after-game panel of the play page: once a ranked game of the day is
  * stored, its score, moves and time against par, its rank and percentile
  * (refreshed while the day runs), the player's streak and histogram, the
- * countdown to the next deal and a share button. A game on no board (assisted,
- * or held for review) has no rank, and the panel says why.
+ * countdown to the next deal, the text and picture to share (the day's number,
+ * the grid of the game's course, its result: nothing of the deal) with a share
+ * button, and the badges of the month this game earned. A game on no board
+ * (assisted, or held for review) has no rank nor badge, and the panel says why.
  *
  * Its words are in the page (`<template id="aftergame-template">`, from
  * `games/_aftergame.html`); it reads the public API by URL.
@@ -86,10 +88,105 @@ async function showRank(panel, game, text) {
   return true;
 }
 
+/** The share card of the game (text and link), fetched once per panel. */
+function shareCard(panel, game) {
+  if (!panel.shareCard) {
+    panel.shareCard = getJSON(`/api/games/${game.id}/share/`);
+    // A failed fetch is asked again by the next click.
+    panel.shareCard.catch(() => {
+      panel.shareCard = null;
+    });
+  }
+  return panel.shareCard;
+}
+
+// The grid's squares as the page draws them (an emoji font may be missing).
+const SQUARES = { "🟩": "full", "🟨": "part", "⬛": "empty" };
+
+/** The grid of the share's course, drawn with squares, its counts in its label. */
+function drawGrid(card, text) {
+  const grid = document.createElement("div");
+  grid.className = "share-grid";
+  grid.setAttribute("role", "img");
+  const [a, b, c, d] = card.course;
+  grid.setAttribute(
+    "aria-label",
+    text.grid_label.replace("{a}", a).replace("{b}", b).replace("{c}", c).replace("{d}", d),
+  );
+  for (const row of card.grid) {
+    const line = document.createElement("span");
+    line.className = "grid-row";
+    for (const square of Array.from(row)) {
+      const drawn = document.createElement("span");
+      drawn.className = `square ${SQUARES[square]}`;
+      line.append(drawn);
+    }
+    grid.append(line);
+  }
+  return grid;
+}
+
+/** Show what will be shared: its lines, the grid drawn in their midst, and its picture. */
+async function showShare(panel, game, text) {
+  const card = await shareCard(panel, game);
+  // The text is its title, the grid's rows, the result's lines and the link.
+  const [title, ...rest] = card.text.split("\n");
+  const line = (words) => {
+    const element = document.createElement("div");
+    element.textContent = words;
+    return element;
+  };
+  panel
+    .querySelector('[data-slot="share_preview"]')
+    .replaceChildren(line(title), drawGrid(card, text), ...rest.slice(card.grid.length).map(line));
+  const picture = panel.querySelector('[data-slot="share_picture"]');
+  picture.alt = [title, ...rest.slice(card.grid.length, -1)].join(". ");
+  picture.src = `/cards/games/${game.id}.png`;
+  picture.hidden = false;
+  const link = panel.querySelector('[data-slot="card_link"]');
+  link.href = card.url;
+  link.hidden = false;
+}
+
+/** The badges of the game's month that this game earned (their day is the game's). */
+async function showBadges(panel, game, text) {
+  const month = game.daily.slice(0, 7);
+  const url = `/api/players/${encodeURIComponent(config.user)}/badges/?month=${month}`;
+  const { badges } = await getJSON(url);
+  const earned = badges.filter((badge) => badge.earned_on === game.daily);
+  if (!earned.length) return;
+  const list = panel.querySelector('[data-slot="badge_list"]');
+  list.replaceChildren(
+    ...earned.map((badge) => {
+      const item = document.createElement("li");
+      item.className = "badge-item earned";
+      item.dataset.badge = badge.code;
+      const mark = document.createElement("span");
+      mark.className = "badge-icon";
+      mark.setAttribute("aria-hidden", "true");
+      mark.textContent = badge.mark;
+      const name = document.createElement("strong");
+      name.textContent = badge.name;
+      const words = document.createElement("span");
+      words.className = "badge-words";
+      const description = document.createElement("span");
+      description.className = "small";
+      description.textContent = badge.description;
+      const state = document.createElement("span");
+      state.className = "badge-state";
+      state.textContent = text.earned_on;
+      words.append(name, description, state);
+      item.append(mark, words);
+      return item;
+    }),
+  );
+  panel.querySelector('[data-slot="badges"]').hidden = false;
+}
+
 async function share(panel, game, text) {
   const state = panel.querySelector('[data-slot="share_state"]');
   try {
-    const card = await getJSON(`/api/games/${game.id}/share/`);
+    const card = await shareCard(panel, game);
     if (navigator.share) {
       try {
         await navigator.share({ text: card.text });
@@ -119,6 +216,7 @@ export async function showAfterGame(game) {
   const panel = document.getElementById("aftergame");
   if (!template || !panel || !game.ranked || !game.daily) return;
   panel.replaceChildren(template.content.cloneNode(true));
+  panel.shareCard = null;
   const text = words(panel);
   fill(panel, "score", String(game.score));
   fill(panel, "moves", String(game.moves));
@@ -130,6 +228,8 @@ export async function showAfterGame(game) {
     share(panel, game, text);
   });
   panel.hidden = false;
+  showShare(panel, game, text).catch(() => {});
+  if (onBoard(game)) showBadges(panel, game, text).catch(() => {});
   try {
     const [day, stats] = await Promise.all([
       getJSON(`/api/daily/${game.daily}/`),

@@ -1,0 +1,211 @@
+"""Badges of the month: folded from a player's counted days, at the month's edges too,
+and read from the games each time (the player's page, the API)."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from games.models import DailyDeal
+from leaderboards.badges import CountedDay, month_badges, month_last
+from tests.fixtures import client_for, stored_game
+
+MARCH = datetime.date(2026, 3, 1)
+SERVED_FROM = datetime.date(2026, 1, 1)
+
+
+def days(first: datetime.date, count: int, *, won: bool = True, moves: int = 120, par=100):
+    return [CountedDay(first + datetime.timedelta(days=n), won, moves, par) for n in range(count)]
+
+
+def badges(counted, first=MARCH, served_from=SERVED_FROM):
+    return {
+        badge.code: badge for badge in month_badges(counted, first=first, served_from=served_from)
+    }
+
+
+def test_every_day_is_earned_on_the_months_last_day_and_not_with_one_day_missing():
+    whole = badges(days(MARCH, 31, won=False))
+    assert whole["every_day"].earned_on == datetime.date(2026, 3, 31)
+    assert (whole["every_day"].progress, whole["every_day"].goal) == (31, 31)
+    missing = days(MARCH, 31, won=False)
+    del missing[14]
+    short = badges(missing)["every_day"]
+    assert not short.earned and short.progress == 30
+
+
+def test_days_of_the_months_around_count_for_no_badge_of_this_one_but_the_streak():
+    around = [
+        *days(datetime.date(2026, 2, 1), 28, moves=90),  # all of February, under par
+        *days(datetime.date(2026, 4, 1), 5, moves=90),  # early April
+    ]
+    march = badges(around)
+    assert [badge.progress for code, badge in march.items() if code != "streak_30"] == [0, 0, 0]
+    assert not any(badge.earned for badge in march.values())
+    # February's days: each badge of February; a streak of 28 is not 30.
+    february = badges(around, first=datetime.date(2026, 2, 1))
+    assert february["every_day"].earned_on == datetime.date(2026, 2, 28)
+    assert february["par_five"].earned_on == datetime.date(2026, 2, 5)
+    assert february["ten_wins"].earned_on == datetime.date(2026, 2, 10)
+    assert not february["streak_30"].earned and february["streak_30"].progress == 28
+
+
+def test_par_five_counts_won_games_at_or_under_par_only():
+    counted = [
+        CountedDay(datetime.date(2026, 3, 1), True, 100, 100),  # at par
+        CountedDay(datetime.date(2026, 3, 2), True, 101, 100),  # over par
+        CountedDay(datetime.date(2026, 3, 3), False, 50, 100),  # not won
+        CountedDay(datetime.date(2026, 3, 4), True, 50, None),  # a day without a par
+        CountedDay(datetime.date(2026, 3, 5), True, 80, 100),
+        CountedDay(datetime.date(2026, 3, 9), True, 99, 100),
+        CountedDay(datetime.date(2026, 3, 20), True, 60, 100),
+    ]
+    assert badges(counted)["par_five"].progress == 4
+    more = [*counted, CountedDay(datetime.date(2026, 3, 31), True, 100, 100)]
+    assert badges(more)["par_five"].earned_on == datetime.date(2026, 3, 31)
+
+
+def test_ten_wins_in_a_month_need_not_be_in_a_row():
+    counted = [
+        CountedDay(MARCH + datetime.timedelta(days=3 * n), n % 2 == 0, 120, 100) for n in range(11)
+    ]  # won on days 1, 7, 13, 19, 25, 31
+    assert badges(counted)["ten_wins"].progress == 6
+    wins = badges(days(MARCH, 10) + days(datetime.date(2026, 3, 20), 1))["ten_wins"]
+    assert wins.earned_on == datetime.date(2026, 3, 10)
+
+
+def test_a_streak_begun_last_month_is_earned_on_its_thirtieth_day():
+    counted = days(datetime.date(2026, 2, 15), 30)  # Feb 15 .. Mar 16
+    streak = badges(counted)["streak_30"]
+    assert streak.earned_on == datetime.date(2026, 3, 16)
+    # One day short of it at the month's end: progress only.
+    counted = days(datetime.date(2026, 3, 3), 29)  # Mar 3 .. 31
+    streak = badges(counted)["streak_30"]
+    assert not streak.earned and streak.progress == 29
+
+
+def test_a_streak_still_standing_earns_the_badge_on_the_months_first_day():
+    counted = days(datetime.date(2026, 1, 20), 60)  # Jan 20 .. Mar 20: 30 reached in February
+    assert badges(counted)["streak_30"].earned_on == MARCH
+    assert badges(counted, first=datetime.date(2026, 2, 1))["streak_30"].earned_on == (
+        datetime.date(2026, 2, 18)
+    )
+
+
+def test_a_lost_day_or_a_day_not_played_breaks_the_streak():
+    lost = days(datetime.date(2026, 2, 20), 40)
+    lost[20] = lost[20]._replace(won=False)
+    gap = days(datetime.date(2026, 2, 20), 40)
+    del gap[20]
+    for counted in (lost, gap):
+        streak = badges(counted)["streak_30"]
+        # 20 won days up to March 11th, then the break, then 19 more.
+        assert not streak.earned and streak.progress == 20
+
+
+def test_in_the_services_first_month_every_day_asks_for_the_days_served():
+    served_from = datetime.date(2026, 3, 20)
+    counted = days(served_from, 12, won=False)
+    every_day = badges(counted, served_from=served_from)["every_day"]
+    assert (every_day.goal, every_day.earned_on) == (12, datetime.date(2026, 3, 31))
+
+
+def test_a_months_last_day():
+    assert month_last(datetime.date(2028, 2, 1)) == datetime.date(2028, 2, 29)
+    assert month_last(datetime.date(2026, 12, 1)) == datetime.date(2026, 12, 31)
+
+
+# --- Read from the games ------------------------------------------------------------------
+
+
+@pytest.fixture
+def february(db):
+    """Every day of February 2026 and the first of March, par 100 each."""
+    first = datetime.date(2026, 2, 1)
+    return [
+        DailyDeal.objects.create(date=first + datetime.timedelta(days=n), number=500 + n, par=100)
+        for n in range(29)
+    ]
+
+
+def test_the_api_counts_the_days_on_the_boards_and_lists_the_months_earned(
+    february, alice, settings
+):
+    settings.LANGUAGE_CODE = "en"
+    for day in february[:28]:
+        stored_game(player=alice, daily=day, score=1250, moves=95, won=True, announce=True)
+    # March 1st: played with a hint, on no board, so it counts for nothing.
+    stored_game(
+        player=alice,
+        daily=february[28],
+        score=1250,
+        moves=95,
+        won=True,
+        assisted=True,
+        announce=True,
+    )
+    client = client_for(None)
+
+    body = client.get("/api/players/alice/badges/?month=2026-02").json()
+    assert body["month"] == "2026-02"
+    by_code = {badge["code"]: badge for badge in body["badges"]}
+    assert by_code["every_day"] == {
+        "code": "every_day",
+        "mark": "★",
+        "name": "Every day",
+        "description": "A ranked game on every day of the month (28 days).",
+        "goal": 28,
+        "progress": 28,
+        "earned": True,
+        "earned_on": "2026-02-28",
+    }
+    assert by_code["par_five"]["earned_on"] == "2026-02-05"
+    assert by_code["streak_30"]["progress"] == 28 and not by_code["streak_30"]["earned"]
+    assert [(badge["month"], badge["code"]) for badge in body["earned"]] == [
+        ("2026-02", "every_day"),
+        ("2026-02", "par_five"),
+        ("2026-02", "ten_wins"),
+    ]
+    march = client.get("/api/players/alice/badges/?month=2026-03").json()
+    assert not any(badge["earned"] for badge in march["badges"])
+    # No counted day in March: February's streak stands on no day of it.
+    assert {badge["progress"] for badge in march["badges"]} == {0}
+    assert len(march["earned"]) == 3  # February's, listed in March's answer too
+
+
+def test_the_badges_speak_the_readers_language(february, alice):
+    stored_game(player=alice, daily=february[0], score=10, moves=95, won=True, announce=True)
+    body = (
+        client_for(None)
+        .get("/api/players/alice/badges/?month=2026-02", HTTP_ACCEPT_LANGUAGE="nl")
+        .json()
+    )
+    assert body["badges"][0]["name"] == "Elke dag"
+
+
+@pytest.mark.parametrize(
+    ("query", "status", "code"),
+    [
+        ("?month=2026-13", 400, "invalid"),
+        ("?month=26-01", 400, "invalid"),
+        ("?month=2025-12", 400, "month_not_served"),
+        ("?month=2999-01", 400, "month_not_served"),
+    ],
+)
+def test_a_month_not_written_yyyy_mm_or_not_served_is_refused(db, alice, query, status, code):
+    answer = client_for(None).get(f"/api/players/alice/badges/{query}")
+    assert answer.status_code == status
+    assert answer.json()["error"]["code"] == code
+
+
+def test_an_unknown_players_badges_are_a_404(db):
+    assert client_for(None).get("/api/players/nobody/badges/").status_code == 404
+
+
+def test_the_players_page_shows_this_months_badges(daily, alice, settings):
+    stored_game(player=alice, daily=daily, score=1250, moves=95, won=True, announce=True)
+    page = client_for(None).get("/players/alice/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert 'id="player-badges"' in page
+    assert page.count('class="badge-item') == 4
+    assert "Cinco bajo par" in page or "Par cinco" in page

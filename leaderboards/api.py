@@ -354,8 +354,16 @@ class PlayerBadgesApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         month = serializers.RegexField(
-            r"^\d{4}-(0[1-9]|1[0-2])$", required=False, help_text="YYYY-MM; this month by default."
+            r"^[0-9]{4}-(0[1-9]|1[0-2])$",
+            required=False,
+            help_text="YYYY-MM; this month by default.",
         )
+
+        def validate_month(self, text: str) -> datetime.date:
+            try:  # year 0000 is written well but is no year
+                return datetime.date.fromisoformat(f"{text}-01")
+            except ValueError:
+                raise serializers.ValidationError("Not a month: write it YYYY-MM.") from None
 
     @extend_schema_serializer(component_name="PlayerBadges")
     class OutputSerializer(serializers.Serializer):
@@ -375,8 +383,7 @@ class PlayerBadgesApi(APIView):
         query.is_valid(raise_exception=True)
         player = games_selectors.player_get(username=username)
         current = today().replace(day=1)
-        text = query.validated_data.get("month")
-        month = datetime.date.fromisoformat(f"{text}-01") if text else current
+        month = query.validated_data.get("month") or current
         if not games_selectors.daily_deal_first_date().replace(day=1) <= month <= current:
             raise ServiceError(
                 "month_not_served",

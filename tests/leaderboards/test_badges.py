@@ -189,6 +189,8 @@ def test_the_badges_speak_the_readers_language(february, alice):
     [
         ("?month=2026-13", 400, "invalid"),
         ("?month=26-01", 400, "invalid"),
+        ("?month=0000-01", 400, "invalid"),
+        ("?month=\u0662\u0660\u0662\u0666-01", 400, "invalid"),
         ("?month=2025-12", 400, "month_not_served"),
         ("?month=2999-01", 400, "month_not_served"),
     ],

@@ -271,11 +271,11 @@ def test_boards_are_lists_on_a_phone_and_tables_on_a_desktop(site, make_player, 
 def test_axe_finds_no_serious_violation_on_any_page(
     site, make_player, submit, language: str
 ) -> None:
+    # At a phone's width only: what a language changes (its words, their labels
+    # and names) axe judges the same at any width; English is judged at both.
     for path, player in pages_of_the_site(make_player, submit):
         page = site(path, language=language, width=AXE_WIDTHS[0], height=800, player=player)
         settle(page)
         assert page.evaluate("document.documentElement.lang") == language, path
-        for width in AXE_WIDTHS:
-            resize(page, width)
-            assert axe_violations(page) == [], f"{path} ({language}, {width} px)"
+        assert axe_violations(page) == [], f"{path} ({language}, {AXE_WIDTHS[0]} px)"
         page.context.close()

@@ -18,7 +18,7 @@ import hmac
 import json
 import logging
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from django.conf import settings
@@ -255,16 +255,124 @@ def attempt_save(
     if (version is None and not extends) or (version is not None and version != attempt.version):
         raise _stale_save(attempt, version=version)
     now = timezone.now()
+    elapsed = _elapsed_ms(attempt.started_at, now)
+    if attempt.times:
+        # A streamed attempt keeps a server time per action: the save's for the new ones.
+        kept = attempt.action_times()[: _common_length(saved_log, new_log)]
+        attempt.times = _times_extended(kept, len(new_log), elapsed)
     attempt.log = " ".join(new_log)
     attempt.saved_at = now
     attempt.version += 1
-    point = [_elapsed_ms(attempt.started_at, now), len(new_log)]
+    _save_point(attempt, elapsed, len(new_log))
+    attempt.save(update_fields=["log", "saved_at", "version", "saves", "times"])
+    return attempt
+
+
+def _common_length(first: Sequence[str], second: Sequence[str]) -> int:
+    common = 0
+    for a, b in zip(first, second, strict=False):
+        if a != b:
+            break
+        common += 1
+    return common
+
+
+def _times_extended(times: list[int], length: int, at_ms: int) -> list[int]:
+    """`times` with `at_ms` (never before the last of them) for each action up to `length`."""
+    last = max(at_ms, times[-1] if times else 0)
+    return times + [last] * (length - len(times))
+
+
+def _save_point(attempt: Attempt, elapsed_ms: int, actions: int) -> None:
+    """Keep `[elapsed_ms, actions]` among the attempt's saves (the progress review reads)."""
+    point = [elapsed_ms, actions]
     if len(attempt.saves) >= ATTEMPT_SAVES_KEPT:
         attempt.saves[-1] = point
     else:
         attempt.saves.append(point)
-    attempt.save(update_fields=["log", "saved_at", "version", "saves"])
-    return attempt
+
+
+@dataclass(frozen=True)
+class StreamedSave:
+    """A socket's write of its attempt's game (`games.streaming`): the whole game so
+    far with the server's receive time of each action, over the stored `version`."""
+
+    attempt_id: int
+    player_id: int
+    version: int
+    log: list[str]
+    times: list[int]
+
+
+@dataclass(frozen=True)
+class StreamedSaveResult:
+    """`saved` (at `version`), `stale` (another write came first: the stored `log`,
+    `times` and `version`), `attempt_closed` (`game`), `day_closed` or `player_banned`."""
+
+    outcome: str
+    version: int = 0
+    log: list[str] = field(default_factory=list)
+    times: list[int] = field(default_factory=list)
+    game: int | None = None
+
+
+@transaction.atomic
+def attempts_stream_save(*, saves: Sequence[StreamedSave]) -> list[StreamedSaveResult]:
+    """Write the streamed games of many sockets in one transaction; one result per save.
+
+    The sockets checked every action with the engine already, so this only
+    writes: each save goes through if its attempt is still at the version
+    the socket holds (read under the players' locks, which `PATCH` and a
+    submission take too), is open, of today, and its player is not banned.
+    One transaction, one `UPDATE` for all of them: the writes of a busy
+    server are grouped (`games.batches`), not one per action.
+    """
+    players = sorted({save.player_id for save in saves})
+    # Locked in one order, so that two such writes never wait on each other in a circle.
+    active = dict(
+        get_user_model()
+        .objects.filter(pk__in=players)
+        .order_by("pk")
+        .select_for_update()
+        .values_list("pk", "is_active")
+    )
+    attempts = {
+        attempt.pk: attempt
+        for attempt in Attempt.objects.select_related("daily", "game").filter(
+            pk__in={save.attempt_id for save in saves}
+        )
+    }
+    now = timezone.now()
+    day = now.date()
+    changed: dict[int, Attempt] = {}
+    results = []
+    for save in saves:
+        attempt = attempts.get(save.attempt_id)
+        game = attempt.ranked_game if attempt is not None else None
+        if attempt is None or not active.get(save.player_id, False):
+            results.append(StreamedSaveResult("player_banned"))
+        elif game is not None:
+            results.append(StreamedSaveResult("attempt_closed", game=game.pk))
+        elif attempt.daily.date != day:
+            results.append(StreamedSaveResult("day_closed"))
+        elif attempt.version != save.version:
+            log = attempt.log.split()
+            results.append(
+                StreamedSaveResult("stale", attempt.version, log=log, times=attempt.action_times())
+            )
+        else:
+            attempt.log = " ".join(save.log)
+            attempt.times = list(save.times)
+            attempt.saved_at = now
+            attempt.version += 1
+            _save_point(attempt, _elapsed_ms(attempt.started_at, now), len(save.log))
+            changed[attempt.pk] = attempt
+            results.append(StreamedSaveResult("saved", attempt.version))
+    if changed:
+        Attempt.objects.bulk_update(
+            list(changed.values()), ["log", "times", "saved_at", "version", "saves"]
+        )
+    return results
 
 
 def _stale_save(attempt: Attempt, *, version: int | None) -> ServiceError:
@@ -311,7 +419,8 @@ def attempt_assist(*, player: User, deal: str) -> bool:
 # after the player's lock, so that it sees a submission that just closed it):
 # the ORM's building of this join cost more CPU than the replay of the game.
 _OPEN_ATTEMPT_SQL = """
-SELECT a.id, a.started_at, a.assisted, a.saves, d.id, d.par, d.par_log, d.created_at
+SELECT a.id, a.started_at, a.assisted, a.saves, a.log, a.times, a.saved_at,
+    d.id, d.par, d.par_log, d.created_at
 FROM games_attempt a JOIN games_dailydeal d ON d.id = a.daily_id
 WHERE a.player_id = %s AND d.date = %s AND d.number = %s
     AND NOT EXISTS (SELECT 1 FROM games_game g WHERE g.attempt_id = a.id)
@@ -325,23 +434,29 @@ def _open_attempt(*, player: User, date: datetime.date, number: int) -> Attempt 
         row = cursor.fetchone()
     if row is None:
         return None
-    attempt_id, started_at, assisted, saves, daily_id, par, par_log, created_at = row
+    (attempt_id, started_at, assisted, saves, log, times, saved_at) = row[:7]
+    daily_id, par, par_log, created_at = row[7:]
     daily = DailyDeal.from_db(
         connection.alias,
         ["id", "date", "number", "par", "par_log", "created_at"],
         [daily_id, date, number, par, par_log, utc_aware(created_at)],
     )
+    # In the model's order of fields, which `from_db` reads the values in.
     attempt = Attempt.from_db(
         connection.alias,
-        ["id", "player_id", "daily_id", "started_at", "assisted", "saves"],
+        ["id", "player_id", "daily_id", "started_at", "assisted", "log", "saved_at", "saves"]
+        + ["times"],
         [
             attempt_id,
             player.pk,
             daily_id,
             utc_aware(started_at),
             bool(assisted),
+            log,
+            utc_aware(saved_at) if saved_at is not None else None,
             # JSON arrives as text from both backends (as Django reads it).
             json.loads(saves) if isinstance(saves, str) else saves,
+            json.loads(times) if isinstance(times, str) else times,
         ],
     )
     attempt.daily = daily
@@ -434,6 +549,10 @@ def game_submit(
             actions=len(canonical),
             latest_ms=duration_ms + allowance if duration_ms is not None else None,
         )
+    if attempt is not None and attempt.times:
+        # A streamed attempt is timed by the server, whatever times the client sent.
+        assert duration_ms is not None
+        checked_times = _server_times(attempt, canonical, duration_ms)
 
     game = Game(
         player=player,
@@ -457,6 +576,7 @@ def game_submit(
             duration_ms=duration_ms,
             saves=attempt.saves,
             times=checked_times,
+            times_by_server=bool(attempt.times),
             min_ms_per_action=settings.REVIEW_MIN_MS_PER_ACTION,
         )
         copied = copies.copy_review(
@@ -482,6 +602,13 @@ def game_submit(
         copies.fingerprint_store(game=game, tables=tables)
     derived.game_stored(game=game)
     return game, True
+
+
+def _server_times(attempt: Attempt, log: Sequence[str], duration_ms: int) -> list[int]:
+    """The server's time of each action of a submitted `log`: when the stream brought
+    it, for the part that the attempt stored; the submission's, for the rest."""
+    kept = attempt.action_times()[: _common_length(attempt.log.split(), log)]
+    return _times_extended(kept, len(log), duration_ms)
 
 
 # --- Moderation --------------------------------------------------------------------

@@ -316,6 +316,26 @@ class StreamedSaveResult:
     game: int | None = None
 
 
+# The attempts a group of sockets writes, with what decides whether each write
+# goes through: plain SQL, since the ORM's building of these statements cost
+# more CPU than the writes (bench/stream.py, docs/PERFORMANCE.md).
+_STREAMED_ATTEMPTS_SQL = """
+SELECT a.id, a.started_at, a.log, a.saved_at, a.saves, a.version, a.times, d.date, g.id
+FROM games_attempt a JOIN games_dailydeal d ON d.id = a.daily_id
+    LEFT JOIN games_game g ON g.attempt_id = a.id
+WHERE a.id IN ({ids})
+"""
+_STREAMED_SAVE_SQL = """
+UPDATE games_attempt SET log = %s, times = %s, saved_at = %s, version = %s, saves = %s
+WHERE id = %s
+"""
+
+
+def _json(value: object) -> object:
+    """A JSON column's value as the database hands it over (text from both backends)."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
 @transaction.atomic
 def attempts_stream_save(*, saves: Sequence[StreamedSave]) -> list[StreamedSaveResult]:
     """Write the streamed games of many sockets in one transaction; one result per save.
@@ -324,54 +344,75 @@ def attempts_stream_save(*, saves: Sequence[StreamedSave]) -> list[StreamedSaveR
     writes: each save goes through if its attempt is still at the version
     the socket holds (read under the players' locks, which `PATCH` and a
     submission take too), is open, of today, and its player is not banned.
-    One transaction, one `UPDATE` for all of them: the writes of a busy
-    server are grouped (`games.batches`), not one per action.
+    One transaction for all of them: the writes of a busy server are grouped
+    (`games.batches`), not one per action.
     """
     players = sorted({save.player_id for save in saves})
+    ids = sorted({save.attempt_id for save in saves})
+    users = get_user_model()._meta.db_table
     # Locked in one order, so that two such writes never wait on each other in a circle.
-    active = dict(
-        get_user_model()
-        .objects.filter(pk__in=players)
-        .order_by("pk")
-        .select_for_update()
-        .values_list("pk", "is_active")
-    )
-    attempts = {
-        attempt.pk: attempt
-        for attempt in Attempt.objects.select_related("daily", "game").filter(
-            pk__in={save.attempt_id for save in saves}
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    with connection.cursor() as cursor:
+        marks = ", ".join(["%s"] * len(players))
+        cursor.execute(
+            f"SELECT id, is_active FROM {users} WHERE id IN ({marks}) ORDER BY id{lock}", players
         )
-    }
+        active = {row[0]: bool(row[1]) for row in cursor.fetchall()}
+        cursor.execute(_STREAMED_ATTEMPTS_SQL.format(ids=", ".join(["%s"] * len(ids))), ids)
+        rows = {row[0]: row for row in cursor.fetchall()}
     now = timezone.now()
     day = now.date()
-    changed: dict[int, Attempt] = {}
+    written: dict[int, tuple[str, str, datetime.datetime, int, str, int]] = {}
     results = []
     for save in saves:
-        attempt = attempts.get(save.attempt_id)
-        game = attempt.ranked_game if attempt is not None else None
-        if attempt is None or not active.get(save.player_id, False):
+        row = rows.get(save.attempt_id)
+        if row is None or not active.get(save.player_id, False):
             results.append(StreamedSaveResult("player_banned"))
-        elif game is not None:
-            results.append(StreamedSaveResult("attempt_closed", game=game.pk))
-        elif attempt.daily.date != day:
+            continue
+        attempt_id, started_at, log, saved_at, kept_saves, version, times, date, game = row
+        started_at = utc_aware(started_at)
+        if game is not None:
+            results.append(StreamedSaveResult("attempt_closed", game=game))
+        elif date != day:
             results.append(StreamedSaveResult("day_closed"))
-        elif attempt.version != save.version:
-            log = attempt.log.split()
+        elif version != save.version:
+            stored = Attempt(
+                log=log,
+                times=_json(times),
+                started_at=started_at,
+                saved_at=utc_aware(saved_at) if saved_at is not None else None,
+            )
             results.append(
-                StreamedSaveResult("stale", attempt.version, log=log, times=attempt.action_times())
+                StreamedSaveResult("stale", version, log=log.split(), times=stored.action_times())
             )
         else:
-            attempt.log = " ".join(save.log)
-            attempt.times = list(save.times)
-            attempt.saved_at = now
-            attempt.version += 1
-            _save_point(attempt, _elapsed_ms(attempt.started_at, now), len(save.log))
-            changed[attempt.pk] = attempt
-            results.append(StreamedSaveResult("saved", attempt.version))
-    if changed:
-        Attempt.objects.bulk_update(
-            list(changed.values()), ["log", "times", "saved_at", "version", "saves"]
-        )
+            point = Attempt(saves=_json(kept_saves))
+            _save_point(point, _elapsed_ms(started_at, now), len(save.log))
+            version += 1
+            # Two sockets of one attempt in one group: the second sees the first's write.
+            rows[attempt_id] = (
+                attempt_id,
+                started_at,
+                " ".join(save.log),
+                now,
+                point.saves,
+                version,
+                list(save.times),
+                date,
+                None,
+            )
+            written[attempt_id] = (
+                " ".join(save.log),
+                json.dumps(save.times),
+                now,
+                version,
+                json.dumps(point.saves),
+                attempt_id,
+            )
+            results.append(StreamedSaveResult("saved", version))
+    if written:
+        with connection.cursor() as cursor:
+            cursor.executemany(_STREAMED_SAVE_SQL, list(written.values()))
     return results
 
 

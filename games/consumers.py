@@ -292,8 +292,14 @@ class AttemptConsumer(AsyncJsonWebsocketConsumer):
         await self._send(f'{{"type":"ack","n":{number},"version":{self.stream.version}}}')
 
     async def _send(self, text: str) -> None:
-        if not self.closed:
+        if self.closed:
+            return
+        try:
             await self.send(text_data=text)
+        except Exception:
+            # The client went away before its answer (the server says so in its
+            # own way); what it sent is stored all the same.
+            self.closed = True
 
     async def _send_error(self, code: str, message: str) -> None:
         await self._send(json.dumps({"type": "error", "error": {"code": code, "message": message}}))

@@ -26,7 +26,9 @@ Protocol (JSON text frames; `n` is an action's 1-based place in the log):
 - `{"type": "ping"}` gets `{"type": "pong"}`; a message too large, not JSON or
   not understood gets `{"type": "error", "error": {"code", "message"}}`.
 
-Close codes (after an `error` message saying why): 4401 not signed in; 4403
+Close codes (after an `error` message saying why): 4401 not signed in, or the
+session the socket signed in with ended while it was open (as the live
+boards' sockets, `easyharp_site.accounts.live`); 4403
 banned; 4404 no attempt of that day (not started, not a date, not served);
 4409 the attempt is closed (submitted) or its day is over; 4429 more actions
 messages than `ATTEMPT_STREAM_ACTIONS_PER_SECOND` sustained (with a burst of
@@ -50,6 +52,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.utils import timezone
 
+from easyharp_site.accounts.live import PlayerSockets, session_player_id
 from easyharp_site.dates import day_from_text, today
 from easyharp_site.errors import ServiceError
 from games import rules, selectors, services
@@ -136,6 +139,8 @@ class AttemptConsumer(AsyncJsonWebsocketConsumer):
     writing: asyncio.Task[None] | None = None
     closed: bool = False
     bucket: ActionBucket | None = None
+    # Where the socket hears that its player's sessions ended.
+    sessions: PlayerSockets | None = None
 
     async def connect(self) -> None:
         # Accept first: a close before the handshake reaches the browser without our code.
@@ -145,6 +150,8 @@ class AttemptConsumer(AsyncJsonWebsocketConsumer):
             await self._refuse(
                 CLOSE_NOT_SIGNED_IN, "not_authenticated", "Sign in to play the ranked attempt."
             )
+            return
+        if not await self._sign_in(user.pk):
             return
         text = self.scope["url_route"]["kwargs"]["date"]
         try:
@@ -157,7 +164,7 @@ class AttemptConsumer(AsyncJsonWebsocketConsumer):
         except ServiceError as error:
             await self._refuse(CLOSE_CODES.get(error.code, CLOSE_NO_ATTEMPT), error.code, error)
             return
-        self.attempt, self.player_id = attempt, user.pk
+        self.attempt = attempt
         self.stream = ActionStream(
             deal_number=attempt.deal_number,
             log=attempt.log,
@@ -170,9 +177,41 @@ class AttemptConsumer(AsyncJsonWebsocketConsumer):
         )
         await self._send_state()
 
+    async def _sign_in(self, player_id: int) -> bool:
+        """Listen for the end of the player's sessions, then check that this one holds
+        (so that an end committed meanwhile is heard); refuse the socket if it ended."""
+        self.sessions = PlayerSockets.current()
+        await self.sessions.watch(player_id, self)
+        self.player_id = player_id
+        if await self._session_holds():
+            return True
+        await self._refuse(CLOSE_NOT_SIGNED_IN, "session_ended", "This session has ended.")
+        return False
+
+    async def _session_holds(self) -> bool:
+        session = self.scope.get("session")
+        key = None if session is None else session.session_key
+        return bool(
+            await database_sync_to_async(session_player_id)(session_key=key) == self.player_id
+        )
+
+    async def session_ended(self) -> None:
+        """Sessions of this socket's player ended: close it (4401) if its own did."""
+        if self.closed or await self._session_holds():
+            return
+        await self._refuse(
+            CLOSE_NOT_SIGNED_IN, "session_ended", "This session has ended: sign in again."
+        )
+
     async def disconnect(self, code: int) -> None:
         # A write on its way goes on: what was accepted is still stored.
         self.closed = True
+        self._stop_listening()
+
+    def _stop_listening(self) -> None:
+        sessions, self.sessions = self.sessions, None
+        if sessions is not None and self.player_id is not None:
+            sessions.unwatch(self.player_id, self)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Answer a client message; anything unexpected gets an error, never a crash."""
@@ -312,6 +351,7 @@ class AttemptConsumer(AsyncJsonWebsocketConsumer):
         )
         if not self.closed:
             self.closed = True
+            self._stop_listening()
             await self.close(code=close_code)
 
 

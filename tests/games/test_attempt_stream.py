@@ -351,6 +351,22 @@ async def test_an_action_after_the_attempt_was_submitted_elsewhere_is_refused_an
     assert game.log == "S"
 
 
+async def test_the_socket_closes_with_4401_when_its_session_ends(
+    alice: AbstractBaseUser, daily: DailyDeal
+) -> None:
+    await database_sync_to_async(started)(alice)
+    communicator, _ = await stream_open(alice)
+    await stream(communicator, ["S"])
+
+    signed_out = await database_sync_to_async(
+        lambda: client_for(alice).post("/api/auth/logout/everywhere/").status_code
+    )()
+
+    assert signed_out == 204
+    error, code = await closed_with(communicator)
+    assert (error["code"], code) == ("session_ended", CLOSE_NOT_SIGNED_IN)
+
+
 # --- Another device --------------------------------------------------------------
 
 

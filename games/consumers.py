@@ -23,6 +23,8 @@ Protocol (JSON text frames; `n` is an action's 1-based place in the log):
 - server: a new `state` when another device changed the stored game (a `PATCH`
   or a second socket); the actions this socket held are then checked again on
   top of it, each acknowledged or refused.
+- server: `{"type": "watchers", "count"}` whenever the number of players
+  watching this attempt live changes (`games.watch`); `state` carries it too.
 - `{"type": "ping"}` gets `{"type": "pong"}`; a message too large, not JSON or
   not understood gets `{"type": "error", "error": {"code", "message"}}`.
 
@@ -55,7 +57,7 @@ from django.utils import timezone
 from easyharp_site.accounts.live import PlayerSockets, session_player_id
 from easyharp_site.dates import day_from_text, today
 from easyharp_site.errors import ServiceError
-from games import rules, selectors, services
+from games import rules, selectors, services, watch
 from games.batches import StreamWriter
 from games.streaming import ActionStream, Offer
 
@@ -141,6 +143,8 @@ class AttemptConsumer(AsyncJsonWebsocketConsumer):
     bucket: ActionBucket | None = None
     # Where the socket hears that its player's sessions ended.
     sessions: PlayerSockets | None = None
+    # Players watching this attempt live (`games.watch`): its stored actions go to them.
+    watchers: int = 0
 
     async def connect(self) -> None:
         # Accept first: a close before the handshake reaches the browser without our code.
@@ -175,7 +179,28 @@ class AttemptConsumer(AsyncJsonWebsocketConsumer):
         self.bucket = ActionBucket(
             settings.ATTEMPT_STREAM_ACTIONS_PER_SECOND, settings.ATTEMPT_STREAM_BURST
         )
+        # Hear the watchers' count before reading it: no change falls between.
+        await self.channel_layer.group_add(
+            watch.player_group(attempt.attempt_id), self.channel_name
+        )
+        self.watchers = await database_sync_to_async(watch.watchers_count)(attempt.attempt_id)
         await self._send_state()
+
+    async def attempt_watchers(self, event: dict[str, Any]) -> None:
+        """The number of players watching changed: the player is told."""
+        self.watchers = int(event["count"])
+        await self._send(json.dumps({"type": "watchers", "count": self.watchers}))
+
+    async def _tell_watchers(self, message: dict[str, Any]) -> None:
+        """Pass stored actions (or a reset) to the attempt's watchers, if any watch."""
+        if self.watchers <= 0 or self.attempt is None:
+            return
+        try:
+            await self.channel_layer.group_send(
+                watch.watchers_group(self.attempt.attempt_id), message
+            )
+        except Exception:  # watchers miss a move; the player's game is stored all the same
+            logger.warning("Could not pass actions to the watchers", exc_info=True)
 
     async def _sign_in(self, player_id: int) -> bool:
         """Listen for the end of the player's sessions, then check that this one holds
@@ -207,6 +232,10 @@ class AttemptConsumer(AsyncJsonWebsocketConsumer):
         # A write on its way goes on: what was accepted is still stored.
         self.closed = True
         self._stop_listening()
+        if self.attempt is not None:
+            await self.channel_layer.group_discard(
+                watch.player_group(self.attempt.attempt_id), self.channel_name
+            )
 
     def _stop_listening(self) -> None:
         sessions, self.sessions = self.sessions, None
@@ -297,11 +326,21 @@ class AttemptConsumer(AsyncJsonWebsocketConsumer):
                 )
                 return
             if result.outcome == "saved":
+                before = stream.stored
                 stream.stored_up_to(len(log), result.version)
                 await self._send_ack(len(log))
+                await self._tell_watchers(
+                    {
+                        "type": "attempt.actions",
+                        "from": before + 1,
+                        "actions": log[before:],
+                        "elapsed_ms": times[-1] if times else 0,
+                    }
+                )
             elif result.outcome == "stale":
                 offers = stream.rebase(result.log, result.times, result.version)
                 await self._send_state()
+                await self._tell_watchers({"type": "attempt.reset"})
                 for offer in offers:
                     await self._answer(offer)
             else:
@@ -322,6 +361,7 @@ class AttemptConsumer(AsyncJsonWebsocketConsumer):
                     "actions": len(stored),
                     "version": self.stream.version,
                     "elapsed_ms": self._elapsed_ms(),
+                    "watchers": self.watchers,
                 }
             )
         )

@@ -768,6 +768,7 @@ function streamMessage(socket, event) {
   }
   if (message.type === "state") streamState(message);
   else if (message.type === "ack") streamAck(message);
+  else if (message.type === "watchers") showWatchers(message.count);
   else if (message.type === "error") stream.error = message.error?.code ?? null;
   else if (message.type === "refused") {
     // The server and the page disagree: shown, and the next socket starts again
@@ -780,6 +781,7 @@ function streamMessage(socket, event) {
 /** The server's stored game, on (re)connect or after another device changed it. */
 function streamState(state) {
   attempt.clock.observe(state.elapsed_ms, performance.now());
+  showWatchers(state.watchers);
   const { outcome, stored } = stateOutcome(game.log, state);
   if (outcome === "adopt") {
     const next = resumeGame(
@@ -839,6 +841,15 @@ function streamClosed(socket, event) {
 window.addEventListener("online", () => {
   if (attempt.mode === "open" && !stream.socket) streamConnect();
 });
+
+/** How many players watch this attempt live (said only when it changes). */
+function showWatchers(count) {
+  const node = document.getElementById("attempt-watchers");
+  const watching = Number.isInteger(count) && count > 0;
+  const text = watching ? t("watchers", { count }) : "";
+  if (node.textContent !== text) node.textContent = text;
+  node.hidden = !watching;
+}
 
 /** The socket's state on the page: for the player, a note while actions wait unsent. */
 function showStream() {

@@ -33,7 +33,9 @@ def test_a_watcher_sees_the_table_move_and_the_player_sees_the_watcher(
     play_keys(player, " ".join(WIN_LOG[:5]))
     player.wait_for_selector('#attempt[data-stored="5"]', state="attached")
 
-    watcher = site("/live/alice/", player=bob)
+    # The player's page leads there.
+    watcher = site("/players/alice/", player=bob)
+    watcher.click("#watch-live")
     watcher.wait_for_selector('#watch-state[data-state="live"]')
     watcher.wait_for_function("() => document.getElementById('moves').textContent === '5'")
     player.wait_for_selector("#attempt-watchers:not([hidden])")
@@ -59,6 +61,8 @@ def test_a_player_who_has_not_played_the_day_is_refused(site: Any, make_player: 
     assert response is not None and response.status == 403
     assert "once you have played your own ranked game of today" in page.inner_text("#watch-refused")
     assert page.locator("#table").count() == 0
+    page.goto(page.url.replace("/live/alice/", "/players/alice/"))
+    assert page.locator("#watch-live").count() == 0
 
 
 @pytest.mark.parametrize("language", ["es", "nl"])

@@ -24,7 +24,7 @@ Protocol (JSON text frames; `n` is an action's 1-based place in the log):
   or a second socket); the actions this socket held are then checked again on
   top of it, each acknowledged or refused.
 - server: `{"type": "watchers", "count"}` whenever the number of players
-  watching this attempt live changes (`games.watch`); `state` carries it too.
+  watching this attempt live changes (`games.live`); `state` carries it too.
 - `{"type": "ping"}` gets `{"type": "pong"}`; a message too large, not JSON or
   not understood gets `{"type": "error", "error": {"code", "message"}}`.
 
@@ -57,7 +57,7 @@ from django.utils import timezone
 from easyharp_site.accounts.live import PlayerSockets, session_player_id
 from easyharp_site.dates import day_from_text, today
 from easyharp_site.errors import ServiceError
-from games import rules, selectors, services, watch
+from games import live, rules, selectors, services
 from games.batches import StreamWriter
 from games.streaming import ActionStream, Offer
 
@@ -143,7 +143,7 @@ class AttemptConsumer(AsyncJsonWebsocketConsumer):
     bucket: ActionBucket | None = None
     # Where the socket hears that its player's sessions ended.
     sessions: PlayerSockets | None = None
-    # Players watching this attempt live (`games.watch`): its stored actions go to them.
+    # Players watching this attempt live (`games.live`): its stored actions go to them.
     watchers: int = 0
 
     async def connect(self) -> None:
@@ -180,10 +180,8 @@ class AttemptConsumer(AsyncJsonWebsocketConsumer):
             settings.ATTEMPT_STREAM_ACTIONS_PER_SECOND, settings.ATTEMPT_STREAM_BURST
         )
         # Hear the watchers' count before reading it: no change falls between.
-        await self.channel_layer.group_add(
-            watch.player_group(attempt.attempt_id), self.channel_name
-        )
-        self.watchers = await database_sync_to_async(watch.watchers_count)(attempt.attempt_id)
+        await self.channel_layer.group_add(live.player_group(attempt.attempt_id), self.channel_name)
+        self.watchers = await database_sync_to_async(live.watchers_count)(attempt.attempt_id)
         await self._send_state()
 
     async def attempt_watchers(self, event: dict[str, Any]) -> None:
@@ -197,7 +195,7 @@ class AttemptConsumer(AsyncJsonWebsocketConsumer):
             return
         try:
             await self.channel_layer.group_send(
-                watch.watchers_group(self.attempt.attempt_id), message
+                live.watchers_group(self.attempt.attempt_id), message
             )
         except Exception:  # watchers miss a move; the player's game is stored all the same
             logger.warning("Could not pass actions to the watchers", exc_info=True)
@@ -234,7 +232,7 @@ class AttemptConsumer(AsyncJsonWebsocketConsumer):
         self._stop_listening()
         if self.attempt is not None:
             await self.channel_layer.group_discard(
-                watch.player_group(self.attempt.attempt_id), self.channel_name
+                live.player_group(self.attempt.attempt_id), self.channel_name
             )
 
     def _stop_listening(self) -> None:

@@ -31,7 +31,7 @@ from rest_framework import status
 from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
-from games import copies, derived, rules, solver
+from games import copies, derived, live, rules, solver
 from games.models import Attempt, DailyDeal, Game, ModerationAction, ReviewState
 from games.parsing import deal_parse, log_replay, log_replay_hashed, log_tokens, times_check
 from games.review import review_game
@@ -642,6 +642,8 @@ def game_submit(
     if tables is not None:
         copies.fingerprint_store(game=game, tables=tables)
     derived.game_stored(game=game)
+    if attempt is not None:
+        transaction.on_commit(partial(live.attempt_closed_announce, attempt.pk, game.pk))
     return game, True
 
 

@@ -14,6 +14,7 @@ Protocol (server to client, JSON text frames):
   game changed under the stream (another device of the player).
 - `{"type": "actions", "from", "actions", "elapsed_ms"}`: actions `from`,
   `from + 1`, ... were played (a client ignores those it has).
+- `{"type": "closed", "game"}` once the attempt is submitted (its game).
 - `{"type": "pong"}` in answer to `{"type": "ping"}`.
 
 Close codes (after an `error` message): 4401 not signed in; 4403
@@ -32,51 +33,16 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.core.cache import cache
 from django.utils import timezone
 
 from easyharp_site.dates import day_from_text
 from easyharp_site.errors import ServiceError
 from games import rules, selectors
+from games.live import player_group, watchers_change, watchers_count, watchers_group
 
 CLOSE_NOT_SIGNED_IN = 4401
 CLOSE_LOCKED = 4403
 CLOSE_NOT_FOUND = 4404
-# How long a count of watchers is kept without a change (a process that died
-# while its sockets watched leaves them counted until then).
-COUNT_SECONDS = 2 * 24 * 3600
-
-
-def watchers_group(attempt_id: int) -> str:
-    """The group of the sockets watching an attempt."""
-    return f"games.attempt.{attempt_id}.watchers"
-
-
-def player_group(attempt_id: int) -> str:
-    """The group of the player's own sockets of an attempt (they hear the count)."""
-    return f"games.attempt.{attempt_id}.player"
-
-
-def _count_key(attempt_id: int) -> str:
-    return f"games:attempt:{attempt_id}:watchers"
-
-
-def watchers_count(attempt_id: int) -> int:
-    """How many sockets watch the attempt now (over every server process)."""
-    return max(0, int(cache.get(_count_key(attempt_id), 0)))
-
-
-def watchers_change(attempt_id: int, delta: int) -> int:
-    """Count a socket in (+1) or out (-1); returns the count."""
-    key = _count_key(attempt_id)
-    cache.add(key, 0, COUNT_SECONDS)
-    try:
-        count = cache.incr(key, delta)
-    except ValueError:  # expired in between
-        cache.set(key, max(0, delta), COUNT_SECONDS)
-        count = max(0, delta)
-    cache.touch(key, COUNT_SECONDS)
-    return max(0, int(count))
 
 
 @dataclass(frozen=True)
@@ -176,6 +142,10 @@ class AttemptWatchConsumer(AsyncJsonWebsocketConsumer):
                 }
             )
         )
+
+    async def attempt_closed(self, event: dict[str, Any]) -> None:
+        """The attempt was submitted: its game is stored, nothing more will move."""
+        await self.send(text_data=json.dumps({"type": "closed", "game": event["game"]}))
 
     async def attempt_reset(self, event: dict[str, Any]) -> None:
         """The stored game changed under the stream: a fresh snapshot."""

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from easyharp_site.asgi import application
 from games.models import DailyDeal
+from games.services import game_submit
 from games.watch import CLOSE_LOCKED, CLOSE_NOT_FOUND, CLOSE_NOT_SIGNED_IN
 from tests.fixtures import DEAL, play_ranked
 from tests.games.test_attempt_stream import (
@@ -112,3 +113,17 @@ async def test_after_their_own_ranked_game_a_player_watches_the_table_move_and_i
     await watcher.disconnect()
     assert (await next_of(player, "watchers"))["count"] == 0
     await player.disconnect()
+
+
+async def test_a_watcher_is_told_when_the_attempt_is_submitted(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, daily: DailyDeal
+) -> None:
+    await database_sync_to_async(play_ranked)(bob, "S")
+    await database_sync_to_async(started)(alice)
+    watcher = await watch_socket(bob)
+    await next_of(watcher, "snapshot")
+
+    game, _ = await database_sync_to_async(game_submit)(player=alice, deal=DEAL, log="S S")
+
+    assert await next_of(watcher, "closed") == {"type": "closed", "game": game.pk}
+    await watcher.disconnect()

@@ -106,6 +106,11 @@ function connect() {
       state.delay = RECONNECT_FIRST_MS;
       takeSnapshot(message);
     } else if (message.type === "actions") takeActions(message);
+    else if (message.type === "closed") {
+      state.open = false;
+      setStatus(true, t("watch_closed"));
+      showClock();
+    }
   });
   socket.addEventListener("close", (event) => {
     const over = { reconnecting: false };

@@ -6,10 +6,12 @@ port with PostgreSQL and the Redis channel layer, signs in N players whose
 ranked attempt of today is open, and has each of them stream the actions of
 a legal game over `ws/daily/<date>/attempt/` at a person's pace (`--rate`
 actions a second each, jittered), without waiting for the answers, from
-`--client-procs` processes. Over the `--duration` seconds of steady play it
-measures the acknowledgements received (each one a stored action), the
-server's CPU, and the latency from each send to its acknowledgement (p50,
-p99, max); then it checks that the database holds every acknowledged action.
+`--client-procs` processes; `--watchers` more players (who have played the
+day) each watch one of them live and count the actions they are sent.
+Over the `--duration` seconds of steady play it measures the
+acknowledgements received (each one a stored action), the server's CPU, and
+the latency from each send to its acknowledgement (p50, p99, max); then it
+checks that the database holds every acknowledged action.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/easyharp_stream \\
     REDIS_URL=redis://127.0.0.1:6379/3 \\
@@ -116,6 +118,38 @@ def prepare(
     return today.isoformat(), run_id, players, names
 
 
+def prepare_watchers(args: argparse.Namespace, run_id: str, deal: str) -> list[str]:
+    """`--watchers` players who have played the day (so they may watch): their cookies."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import (
+        BACKEND_SESSION_KEY,
+        HASH_SESSION_KEY,
+        SESSION_KEY,
+        get_user_model,
+    )
+    from django.utils import timezone
+
+    from games.services import attempt_start, game_submit
+
+    users = get_user_model()
+    usernames = [f"watch{run_id}-{n}" for n in range(args.watchers)]
+    users.objects.bulk_create([users(username=name, password="!") for name in usernames])
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    cookies = []
+    for viewer in users.objects.filter(username__in=usernames).order_by("pk"):
+        attempt_start(player=viewer, date=timezone.now().date())
+        game_submit(player=viewer, deal=deal, log="S")
+        session = store()
+        session[SESSION_KEY] = str(viewer.pk)
+        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[HASH_SESSION_KEY] = viewer.get_session_auth_hash()
+        session.create()
+        cookies.append(f"{settings.SESSION_COOKIE_NAME}={session.session_key}")
+    return cookies
+
+
 # --- The players' process ----------------------------------------------------------
 
 
@@ -151,6 +185,8 @@ async def play(
                 async for text in websocket:
                     now = time.monotonic()
                     message = json.loads(text)
+                    if message["type"] == "watchers":
+                        continue
                     if message["type"] != "ack":
                         results["other"].append(message)
                         continue
@@ -179,6 +215,39 @@ async def play(
         results["errors"].append(repr(error))
 
 
+async def watch(
+    url: str, origin: str, cookie: str, stop_at: float, results: dict[str, Any]
+) -> None:
+    """One watcher: hold the socket and count the actions it is sent until `stop_at`."""
+    from websockets.asyncio.client import connect
+
+    try:
+        async with connect(
+            url,
+            origin=origin,
+            compression=None,
+            ping_interval=None,
+            open_timeout=120,
+            additional_headers=[("Cookie", cookie)],
+        ) as websocket:
+            snapshot = json.loads(await websocket.recv())
+            assert snapshot["type"] == "snapshot", snapshot
+            results["watching"] += 1
+            while True:
+                left = stop_at + 2 - time.monotonic()
+                if left <= 0:
+                    break
+                try:
+                    text = await asyncio.wait_for(websocket.recv(), left)
+                except TimeoutError:
+                    break
+                message = json.loads(text)
+                if message["type"] == "actions":
+                    results["watched_actions"] += len(message["actions"])
+    except Exception as error:  # reported, never hidden
+        results["errors"].append(repr(error))
+
+
 def run_players(
     url: str,
     origin: str,
@@ -187,6 +256,7 @@ def run_players(
     start_at: float,
     stop_at: float,
     out: Any,
+    watchers: list[tuple[str, str]] = (),  # type: ignore[assignment]
 ) -> None:
     os.nice(5)  # the load generator yields the CPU to the server under test
     results: dict[str, Any] = {
@@ -197,6 +267,8 @@ def run_players(
         "other": [],
         "errors": [],
         "stored": {},
+        "watching": 0,
+        "watched_actions": 0,
     }
 
     async def main() -> None:
@@ -204,7 +276,8 @@ def run_players(
             *(
                 play(url, origin, cookie, log, rate, start_at, stop_at, results)
                 for cookie, log in players
-            )
+            ),
+            *(watch(where, origin, cookie, stop_at, results) for where, cookie in watchers),
         )
 
     asyncio.run(main())
@@ -223,6 +296,9 @@ def main() -> int:
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of steady play")
     parser.add_argument("--ramp", type=float, default=10.0, help="seconds to connect everyone")
     parser.add_argument("--client-procs", type=int, default=1)
+    parser.add_argument(
+        "--watchers", type=int, default=0, help="players watching the players' attempts live"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", help="write the server's cProfile statistics to this file")
     args = parser.parse_args()
@@ -238,6 +314,13 @@ def main() -> int:
     ensure_database(args.database_url)
     print(f"preparing {args.players} players...", flush=True)
     date, run_id, players, names = prepare(args)
+    from games.models import DailyDeal
+    from games.rules import Deal
+
+    deal = Deal(DailyDeal.objects.get(date=date).number).code
+    if args.watchers:
+        print(f"preparing {args.watchers} watchers...", flush=True)
+    watcher_cookies = prepare_watchers(args, run_id, deal) if args.watchers else []
 
     port = free_port()
     env = {**os.environ, **server_env(args.database_url, args.redis_url)}
@@ -252,11 +335,20 @@ def main() -> int:
         start_at = time.monotonic() + args.ramp
         stop_at = start_at + args.duration
         out: multiprocessing.Queue[dict[str, Any]] = multiprocessing.Queue()
+        # Watcher k watches player k (modulo the players).
+        watched = [
+            (
+                f"ws://127.0.0.1:{port}/ws/daily/{date}/players/"
+                f"{names[players[k % len(players)][0]]}/attempt/",
+                cookie,
+            )
+            for k, cookie in enumerate(watcher_cookies)
+        ]
         procs = [
             multiprocessing.Process(
                 target=run_players,
                 args=(url, origin, players[n :: args.client_procs], args.rate, start_at, stop_at),
-                kwargs={"out": out},
+                kwargs={"out": out, "watchers": watched[n :: args.client_procs]},
             )
             for n in range(args.client_procs)
         ]
@@ -293,6 +385,9 @@ def main() -> int:
             {
                 "players": args.players,
                 "rate_per_player": args.rate,
+                "watchers": args.watchers,
+                "watching": sum(result["watching"] for result in results),
+                "actions_sent_to_watchers": sum(result["watched_actions"] for result in results),
                 "connected": sum(result["connected"] for result in results),
                 "sent": sum(result["sent"] for result in results),
                 "acked_in_window": acked,

@@ -20,6 +20,7 @@ import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -320,14 +321,17 @@ class StreamedSaveResult:
 # goes through: plain SQL, since the ORM's building of these statements cost
 # more CPU than the writes (bench/stream.py, docs/PERFORMANCE.md).
 _STREAMED_ATTEMPTS_SQL = """
-SELECT a.id, a.started_at, a.log, a.saved_at, a.saves, a.version, a.times, d.date, g.id
+SELECT a.id, a.started_at, a.version, d.date, g.id
 FROM games_attempt a JOIN games_dailydeal d ON d.id = a.daily_id
     LEFT JOIN games_game g ON g.attempt_id = a.id
 WHERE a.id IN ({ids})
 """
+# The stored game of attempts a socket fell behind (rare: another device wrote).
+_STREAMED_GAMES_SQL = "SELECT id, log, times, saved_at FROM games_attempt WHERE id IN ({ids})"
+# Log and times only: a streamed attempt's progress for review is read off its
+# times (`_steps_of`), so no list of saves grows with each write.
 _STREAMED_SAVE_SQL = """
-UPDATE games_attempt SET log = %s, times = %s, saved_at = %s, version = %s, saves = %s
-WHERE id = %s
+UPDATE games_attempt SET log = %s, times = %s, saved_at = %s, version = %s WHERE id = %s
 """
 
 
@@ -362,58 +366,72 @@ def attempts_stream_save(*, saves: Sequence[StreamedSave]) -> list[StreamedSaveR
         rows = {row[0]: row for row in cursor.fetchall()}
     now = timezone.now()
     day = now.date()
-    written: dict[int, tuple[str, str, datetime.datetime, int, str, int]] = {}
-    results = []
+    written: dict[int, tuple[str, str, datetime.datetime, int, int]] = {}
+    results: list[StreamedSaveResult | int] = []
     for save in saves:
         row = rows.get(save.attempt_id)
         if row is None or not active.get(save.player_id, False):
             results.append(StreamedSaveResult("player_banned"))
             continue
-        attempt_id, started_at, log, saved_at, kept_saves, version, times, date, game = row
-        started_at = utc_aware(started_at)
+        attempt_id, started_at, version, date, game = row
         if game is not None:
             results.append(StreamedSaveResult("attempt_closed", game=game))
         elif date != day:
             results.append(StreamedSaveResult("day_closed"))
         elif version != save.version:
-            stored = Attempt(
-                log=log,
-                times=_json(times),
-                started_at=started_at,
-                saved_at=utc_aware(saved_at) if saved_at is not None else None,
-            )
-            results.append(
-                StreamedSaveResult("stale", version, log=log.split(), times=stored.action_times())
-            )
+            results.append(attempt_id)  # stale: its stored game is read below
         else:
-            point = Attempt(saves=_json(kept_saves))
-            _save_point(point, _elapsed_ms(started_at, now), len(save.log))
             version += 1
             # Two sockets of one attempt in one group: the second sees the first's write.
-            rows[attempt_id] = (
-                attempt_id,
-                started_at,
-                " ".join(save.log),
-                now,
-                point.saves,
-                version,
-                list(save.times),
-                date,
-                None,
-            )
+            rows[attempt_id] = (attempt_id, started_at, version, date, None)
             written[attempt_id] = (
                 " ".join(save.log),
                 json.dumps(save.times),
                 now,
                 version,
-                json.dumps(point.saves),
                 attempt_id,
             )
             results.append(StreamedSaveResult("saved", version))
+    stale = _streamed_games(
+        [result for result in results if isinstance(result, int)], rows, written
+    )
     if written:
         with connection.cursor() as cursor:
             cursor.executemany(_STREAMED_SAVE_SQL, list(written.values()))
-    return results
+    return [stale[result] if isinstance(result, int) else result for result in results]
+
+
+def _streamed_games(
+    ids: list[int],
+    rows: dict[int, tuple[Any, ...]],
+    written: dict[int, tuple[str, str, datetime.datetime, int, int]],
+) -> dict[int, StreamedSaveResult]:
+    """The `stale` results of the attempts `ids`: their stored game and version (written
+    in this group, or read)."""
+    games: dict[int, tuple[str, Any, datetime.datetime | None]] = {
+        attempt_id: (log, times, saved_at)
+        for attempt_id, (log, times, saved_at, _, _) in written.items()
+        if attempt_id in ids
+    }
+    unread = sorted(set(ids) - set(games))
+    if unread:
+        with connection.cursor() as cursor:
+            cursor.execute(_STREAMED_GAMES_SQL.format(ids=", ".join(["%s"] * len(unread))), unread)
+            for attempt_id, log, times, saved_at in cursor.fetchall():
+                games[attempt_id] = (log, times, utc_aware(saved_at) if saved_at else None)
+    stale = {}
+    for attempt_id in ids:
+        log, times, saved_at = games[attempt_id]
+        stored = Attempt(
+            log=log,
+            times=_json(times),
+            started_at=utc_aware(rows[attempt_id][1]),
+            saved_at=saved_at,
+        )
+        stale[attempt_id] = StreamedSaveResult(
+            "stale", rows[attempt_id][2], log=log.split(), times=stored.action_times()
+        )
+    return stale
 
 
 def _stale_save(attempt: Attempt, *, version: int | None) -> ServiceError:
@@ -615,7 +633,7 @@ def game_submit(
             log=canonical,
             won=played.is_won,
             duration_ms=duration_ms,
-            saves=attempt.saves,
+            saves=_steps_of(checked_times) if attempt.times and checked_times else attempt.saves,
             times=checked_times,
             times_by_server=bool(attempt.times),
             min_ms_per_action=settings.REVIEW_MIN_MS_PER_ACTION,
@@ -645,6 +663,18 @@ def game_submit(
     if attempt is not None:
         transaction.on_commit(partial(live.attempt_closed_announce, attempt.pk, game.pk))
     return game, True
+
+
+def _steps_of(times: Sequence[int]) -> list[list[int]]:
+    """The progress of a streamed attempt as saves, `[ms, actions]`: the actions that
+    arrived at one moment (one write, a `PATCH`, the submission) make one step."""
+    steps: list[list[int]] = []
+    for count, time in enumerate(times, start=1):
+        if steps and steps[-1][0] == time:
+            steps[-1][1] = count
+        else:
+            steps.append([time, count])
+    return steps
 
 
 def _server_times(attempt: Attempt, log: Sequence[str], duration_ms: int) -> list[int]:

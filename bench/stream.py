@@ -300,7 +300,6 @@ def main() -> int:
         "--watchers", type=int, default=0, help="players watching the players' attempts live"
     )
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--profile", help="write the server's cProfile statistics to this file")
     args = parser.parse_args()
     if args.duration + args.ramp > 60:
         sys.exit("keep a run to a minute: --duration + --ramp <= 60")
@@ -324,10 +323,7 @@ def main() -> int:
 
     port = free_port()
     env = {**os.environ, **server_env(args.database_url, args.redis_url)}
-    command = uvicorn_command(port)
-    if args.profile:
-        command[1:1] = ["-m", "cProfile", "-o", args.profile]
-    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    server = subprocess.Popen(uvicorn_command(port), cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
     try:
         asyncio.run(wait_for_port(port, server, 60))
         url = f"ws://127.0.0.1:{port}/ws/daily/{date}/attempt/"

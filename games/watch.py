@@ -19,7 +19,8 @@ Protocol (server to client, JSON text frames):
 
 Close codes (after an `error` message): 4401 not signed in; 4403
 `replay_locked` (with `date` and `opens_at`); 4404 no such player, or no
-attempt of theirs that day.
+attempt of theirs that day; 4429 more messages than the attempt's socket
+allows (`ATTEMPT_STREAM_ACTIONS_PER_SECOND`, `ATTEMPT_STREAM_BURST`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.utils import timezone
@@ -38,6 +40,7 @@ from django.utils import timezone
 from easyharp_site.dates import day_from_text
 from easyharp_site.errors import ServiceError
 from games import rules, selectors
+from games.consumers import CLOSE_FLOOD, ActionBucket
 from games.live import player_group, watchers_change, watchers_count, watchers_group
 
 CLOSE_NOT_SIGNED_IN = 4401
@@ -81,6 +84,8 @@ class AttemptWatchConsumer(AsyncJsonWebsocketConsumer):
 
     watched: Watched | None = None
     counted: bool = False
+    # The messages this socket may send (as the player's socket: a flood is closed).
+    bucket: ActionBucket | None = None
 
     async def connect(self) -> None:
         await self.accept()
@@ -159,6 +164,13 @@ class AttemptWatchConsumer(AsyncJsonWebsocketConsumer):
         await self._send_snapshot(watched, count)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.bucket is None:
+            self.bucket = ActionBucket(
+                settings.ATTEMPT_STREAM_ACTIONS_PER_SECOND, settings.ATTEMPT_STREAM_BURST
+            )
+        if not self.bucket.take():
+            await self._refuse(CLOSE_FLOOD, "too_many_messages", "Too many messages: slow down.")
+            return
         if text_data is not None and len(text_data) < 64 and '"ping"' in text_data:
             await self.send(text_data='{"type":"pong"}')
             return

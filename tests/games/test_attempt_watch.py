@@ -17,6 +17,7 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from easyharp_site.asgi import application
+from games.consumers import CLOSE_FLOOD
 from games.models import DailyDeal
 from games.services import game_submit
 from games.watch import CLOSE_LOCKED, CLOSE_NOT_FOUND, CLOSE_NOT_SIGNED_IN
@@ -127,3 +128,22 @@ async def test_a_watcher_is_told_when_the_attempt_is_submitted(
 
     assert await next_of(watcher, "closed") == {"type": "closed", "game": game.pk}
     await watcher.disconnect()
+
+
+async def test_a_flood_of_messages_closes_the_watching_socket(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, daily: DailyDeal, settings: Any
+) -> None:
+    settings.ATTEMPT_STREAM_BURST = 3
+    settings.ATTEMPT_STREAM_ACTIONS_PER_SECOND = 0.001
+    await database_sync_to_async(play_ranked)(bob, "S")
+    await database_sync_to_async(started)(alice)
+    watcher = await watch_socket(bob)
+    await next_of(watcher, "snapshot")
+
+    for _ in range(3):
+        await watcher.send_json_to({"type": "ping"})
+        assert await answer(watcher) == {"type": "pong"}
+    await watcher.send_json_to({"type": "ping"})
+
+    error, code = await closed_with(watcher)
+    assert (error["code"], code) == ("too_many_messages", CLOSE_FLOOD)

@@ -9,8 +9,8 @@ the database (`games.batches`): an acknowledged action is never lost.
 Protocol (JSON text frames; `n` is an action's 1-based place in the log):
 
 - server, on connect: `{"type": "state", "date", "deal", "log", "actions",
-  "version", "elapsed_ms"}`, the stored game, which the client's next action
-  follows (`actions + 1`).
+  "version", "elapsed_ms", "watchers"}`, the stored game, which the client's
+  next action follows (`actions + 1`).
 - client: `{"type": "action", "n", "action"}` (a token of the notation).
 - server: `{"type": "ack", "n", "version"}`: actions 1..n are stored (the
   attempt at `version`, which a `PATCH` may name). An action sent again with a
@@ -30,10 +30,10 @@ Protocol (JSON text frames; `n` is an action's 1-based place in the log):
 
 Close codes (after an `error` message saying why): 4401 not signed in, or the
 session the socket signed in with ended while it was open (as the live
-boards' sockets, `easyharp_site.accounts.live`); 4403
-banned; 4404 no attempt of that day (not started, not a date, not served);
-4409 the attempt is closed (submitted) or its day is over; 4429 more actions
-messages than `ATTEMPT_STREAM_ACTIONS_PER_SECOND` sustained (with a burst of
+boards' sockets, `easyharp_site.accounts.live`); 4403 banned; 4404 no attempt
+of that day (not started, not a date, not served); 4409 the attempt is closed
+(submitted) or its day is over; 4429 more messages than
+`ATTEMPT_STREAM_ACTIONS_PER_SECOND` sustained (with a burst of
 `ATTEMPT_STREAM_BURST`, enough to replay a queue played offline); 4503 the
 database failed (connect again: nothing acknowledged is lost).
 """

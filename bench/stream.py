@@ -70,21 +70,42 @@ def legal_logs(deal: str, count: int, length: int, seed: int) -> list[list[str]]
     return logs
 
 
+def signed_in_cookie(player: Any) -> str:
+    """A new session of `player`, as the cookie a browser would send."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+
+    session = import_module(settings.SESSION_ENGINE).SessionStore()
+    session[SESSION_KEY] = str(player.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = player.get_session_auth_hash()
+    session.create()
+    return f"{settings.SESSION_COOKIE_NAME}={session.session_key}"
+
+
+def socket_to(url: str, origin: str, cookie: str) -> Any:
+    """The client socket of a player or a watcher (as bench/fanout.py opens its own)."""
+    from websockets.asyncio.client import connect
+
+    return connect(
+        url,
+        origin=origin,  # type: ignore[arg-type]
+        compression=None,
+        ping_interval=None,
+        open_timeout=120,
+        additional_headers=[("Cookie", cookie)],
+    )
+
+
 def prepare(
     args: argparse.Namespace,
 ) -> tuple[str, str, list[tuple[str, list[str]]], dict[str, str]]:
     """Migrate, open today's deal, and make the players: (date, run id, [(cookie, log)],
     {cookie: username})."""
     setup_django(args.database_url, args.redis_url)
-    from importlib import import_module
-
-    from django.conf import settings
-    from django.contrib.auth import (
-        BACKEND_SESSION_KEY,
-        HASH_SESSION_KEY,
-        SESSION_KEY,
-        get_user_model,
-    )
+    from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.utils import timezone
 
@@ -101,18 +122,12 @@ def prepare(
     users = get_user_model()
     usernames = [f"stream{run_id}-{n}" for n in range(args.players)]
     users.objects.bulk_create([users(username=name, password="!") for name in usernames])
-    store = import_module(settings.SESSION_ENGINE).SessionStore
     rng = random.Random(args.seed)
     players = []
     names = {}
     for player in users.objects.filter(username__in=usernames).order_by("pk"):
         attempt_start(player=player, date=today)
-        session = store()
-        session[SESSION_KEY] = str(player.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-        session[HASH_SESSION_KEY] = player.get_session_auth_hash()
-        session.create()
-        cookie = f"{settings.SESSION_COOKIE_NAME}={session.session_key}"
+        cookie = signed_in_cookie(player)
         players.append((cookie, rng.choice(logs)))
         names[cookie] = player.username
     return today.isoformat(), run_id, players, names
@@ -120,15 +135,7 @@ def prepare(
 
 def prepare_watchers(args: argparse.Namespace, run_id: str, deal: str) -> list[str]:
     """`--watchers` players who have played the day (so they may watch): their cookies."""
-    from importlib import import_module
-
-    from django.conf import settings
-    from django.contrib.auth import (
-        BACKEND_SESSION_KEY,
-        HASH_SESSION_KEY,
-        SESSION_KEY,
-        get_user_model,
-    )
+    from django.contrib.auth import get_user_model
     from django.utils import timezone
 
     from games.services import attempt_start, game_submit
@@ -136,17 +143,11 @@ def prepare_watchers(args: argparse.Namespace, run_id: str, deal: str) -> list[s
     users = get_user_model()
     usernames = [f"watch{run_id}-{n}" for n in range(args.watchers)]
     users.objects.bulk_create([users(username=name, password="!") for name in usernames])
-    store = import_module(settings.SESSION_ENGINE).SessionStore
     cookies = []
     for viewer in users.objects.filter(username__in=usernames).order_by("pk"):
         attempt_start(player=viewer, date=timezone.now().date())
         game_submit(player=viewer, deal=deal, log="S")
-        session = store()
-        session[SESSION_KEY] = str(viewer.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-        session[HASH_SESSION_KEY] = viewer.get_session_auth_hash()
-        session.create()
-        cookies.append(f"{settings.SESSION_COOKIE_NAME}={session.session_key}")
+        cookies.append(signed_in_cookie(viewer))
     return cookies
 
 
@@ -164,19 +165,10 @@ async def play(
     results: dict[str, Any],
 ) -> None:
     """One player: connect, then send the game's actions at `rate` a second until `stop_at`."""
-    from websockets.asyncio.client import connect
-
     sent: dict[int, float] = {}
     rng = random.Random(cookie)
     try:
-        async with connect(
-            url,
-            origin=origin,
-            compression=None,
-            ping_interval=None,
-            open_timeout=120,
-            additional_headers=[("Cookie", cookie)],
-        ) as websocket:
+        async with socket_to(url, origin, cookie) as websocket:
             state = json.loads(await websocket.recv())
             assert state["type"] == "state", state
             results["connected"] += 1
@@ -219,17 +211,8 @@ async def watch(
     url: str, origin: str, cookie: str, stop_at: float, results: dict[str, Any]
 ) -> None:
     """One watcher: hold the socket and count the actions it is sent until `stop_at`."""
-    from websockets.asyncio.client import connect
-
     try:
-        async with connect(
-            url,
-            origin=origin,
-            compression=None,
-            ping_interval=None,
-            open_timeout=120,
-            additional_headers=[("Cookie", cookie)],
-        ) as websocket:
+        async with socket_to(url, origin, cookie) as websocket:
             snapshot = json.loads(await websocket.recv())
             assert snapshot["type"] == "snapshot", snapshot
             results["watching"] += 1

@@ -132,7 +132,7 @@ class ActionBucket:
         return True
 
 
-class AttemptConsumer(AsyncJsonWebsocketConsumer):
+class AttemptConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     """One socket streaming one player's open attempt (see the module docstring)."""
 
     attempt: OpenAttempt | None = None

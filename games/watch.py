@@ -79,7 +79,7 @@ def attempt_watched(*, viewer: User, username: str, date: datetime.date) -> Watc
     )
 
 
-class AttemptWatchConsumer(AsyncJsonWebsocketConsumer):
+class AttemptWatchConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     """One socket watching one player's attempt (see the module docstring)."""
 
     watched: Watched | None = None

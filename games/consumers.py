@@ -132,17 +132,76 @@ class ActionBucket:
         return True
 
 
-class AttemptConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+class PlayerSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+    """A socket signed in as a player (by the session cookie), closed with 4401 as soon
+    as that session ends, as the live boards' sockets are (`easyharp_site.accounts.live`).
+    """
+
+    player_id: int | None = None
+    # Where the socket hears that its player's sessions ended.
+    sessions: PlayerSockets | None = None
+    closed: bool = False
+
+    async def _sign_in(self, player_id: int) -> bool:
+        """Listen for the end of the player's sessions, then check that this one holds
+        (so that an end committed meanwhile is heard); refuse the socket if it ended."""
+        self.sessions = PlayerSockets.current()
+        await self.sessions.watch(player_id, self)
+        self.player_id = player_id
+        if await self._session_holds():
+            return True
+        await self._refuse(CLOSE_NOT_SIGNED_IN, "session_ended", "This session has ended.")
+        return False
+
+    async def _session_holds(self) -> bool:
+        session = self.scope.get("session")
+        key = None if session is None else session.session_key
+        return bool(
+            await database_sync_to_async(session_player_id)(session_key=key) == self.player_id
+        )
+
+    async def session_ended(self) -> None:
+        """Sessions of this socket's player ended: close it (4401) if its own did."""
+        if self.closed or await self._session_holds():
+            return
+        await self._refuse(
+            CLOSE_NOT_SIGNED_IN, "session_ended", "This session has ended: sign in again."
+        )
+
+    def _stop_listening(self) -> None:
+        sessions, self.sessions = self.sessions, None
+        if sessions is not None and self.player_id is not None:
+            sessions.unwatch(self.player_id, self)
+
+    async def _send(self, text: str) -> None:
+        if self.closed:
+            return
+        try:
+            await self.send(text_data=text)
+        except Exception:
+            # The client went away before its answer (the server says so in its
+            # own way); what it sent is stored all the same.
+            self.closed = True
+
+    async def _refuse(self, close_code: int, code: str, why: str | ServiceError) -> None:
+        message = why if isinstance(why, str) else why.message
+        extra = {} if isinstance(why, str) else _error_fields(code, why)
+        await self._send(
+            json.dumps({"type": "error", "error": {"code": code, "message": message, **extra}})
+        )
+        if not self.closed:
+            self.closed = True
+            self._stop_listening()
+            await self.close(code=close_code)
+
+
+class AttemptConsumer(PlayerSocket):
     """One socket streaming one player's open attempt (see the module docstring)."""
 
     attempt: OpenAttempt | None = None
     stream: ActionStream | None = None
-    player_id: int | None = None
     writing: asyncio.Task[None] | None = None
-    closed: bool = False
     bucket: ActionBucket | None = None
-    # Where the socket hears that its player's sessions ended.
-    sessions: PlayerSockets | None = None
     # Players watching this attempt live (`games.live`): its stored actions go to them.
     watchers: int = 0
 
@@ -200,32 +259,6 @@ class AttemptConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         except Exception:  # watchers miss a move; the player's game is stored all the same
             logger.warning("Could not pass actions to the watchers", exc_info=True)
 
-    async def _sign_in(self, player_id: int) -> bool:
-        """Listen for the end of the player's sessions, then check that this one holds
-        (so that an end committed meanwhile is heard); refuse the socket if it ended."""
-        self.sessions = PlayerSockets.current()
-        await self.sessions.watch(player_id, self)
-        self.player_id = player_id
-        if await self._session_holds():
-            return True
-        await self._refuse(CLOSE_NOT_SIGNED_IN, "session_ended", "This session has ended.")
-        return False
-
-    async def _session_holds(self) -> bool:
-        session = self.scope.get("session")
-        key = None if session is None else session.session_key
-        return bool(
-            await database_sync_to_async(session_player_id)(session_key=key) == self.player_id
-        )
-
-    async def session_ended(self) -> None:
-        """Sessions of this socket's player ended: close it (4401) if its own did."""
-        if self.closed or await self._session_holds():
-            return
-        await self._refuse(
-            CLOSE_NOT_SIGNED_IN, "session_ended", "This session has ended: sign in again."
-        )
-
     async def disconnect(self, code: int) -> None:
         # A write on its way goes on: what was accepted is still stored.
         self.closed = True
@@ -234,11 +267,6 @@ class AttemptConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self.channel_layer.group_discard(
                 live.player_group(self.attempt.attempt_id), self.channel_name
             )
-
-    def _stop_listening(self) -> None:
-        sessions, self.sessions = self.sessions, None
-        if sessions is not None and self.player_id is not None:
-            sessions.unwatch(self.player_id, self)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Answer a client message; anything unexpected gets an error, never a crash."""
@@ -368,29 +396,8 @@ class AttemptConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         assert self.stream is not None
         await self._send(f'{{"type":"ack","n":{number},"version":{self.stream.version}}}')
 
-    async def _send(self, text: str) -> None:
-        if self.closed:
-            return
-        try:
-            await self.send(text_data=text)
-        except Exception:
-            # The client went away before its answer (the server says so in its
-            # own way); what it sent is stored all the same.
-            self.closed = True
-
     async def _send_error(self, code: str, message: str) -> None:
         await self._send(json.dumps({"type": "error", "error": {"code": code, "message": message}}))
-
-    async def _refuse(self, close_code: int, code: str, why: str | ServiceError) -> None:
-        message = why if isinstance(why, str) else why.message
-        extra = {} if isinstance(why, str) else _error_fields(code, why)
-        await self._send(
-            json.dumps({"type": "error", "error": {"code": code, "message": message, **extra}})
-        )
-        if not self.closed:
-            self.closed = True
-            self._stop_listening()
-            await self.close(code=close_code)
 
 
 _OVER = {

@@ -17,7 +17,8 @@ Protocol (server to client, JSON text frames):
 - `{"type": "closed", "game"}` once the attempt is submitted (its game).
 - `{"type": "pong"}` in answer to `{"type": "ping"}`.
 
-Close codes (after an `error` message): 4401 not signed in; 4403
+Close codes (after an `error` message): 4401 not signed in, or the session
+ended while watching; 4403
 `replay_locked` (with `date` and `opens_at`); 4404 no such player, or no
 attempt of theirs that day; 4429 more messages than the attempt's socket
 allows (`ATTEMPT_STREAM_ACTIONS_PER_SECOND`, `ATTEMPT_STREAM_BURST`).
@@ -31,7 +32,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
@@ -40,7 +40,7 @@ from django.utils import timezone
 from easyharp_site.dates import day_from_text
 from easyharp_site.errors import ServiceError
 from games import rules, selectors
-from games.consumers import CLOSE_FLOOD, ActionBucket
+from games.consumers import CLOSE_FLOOD, ActionBucket, PlayerSocket
 from games.live import player_group, watchers_change, watchers_count, watchers_group
 
 CLOSE_NOT_SIGNED_IN = 4401
@@ -79,7 +79,7 @@ def attempt_watched(*, viewer: User, username: str, date: datetime.date) -> Watc
     )
 
 
-class AttemptWatchConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+class AttemptWatchConsumer(PlayerSocket):
     """One socket watching one player's attempt (see the module docstring)."""
 
     watched: Watched | None = None
@@ -93,6 +93,8 @@ class AttemptWatchConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if viewer is None or not viewer.is_authenticated:
             await self._refuse(CLOSE_NOT_SIGNED_IN, "not_authenticated", "Sign in to watch.")
             return
+        if not await self._sign_in(viewer.pk):
+            return
         kwargs = self.scope["url_route"]["kwargs"]
         try:
             date = day_from_text(kwargs["date"])
@@ -105,7 +107,7 @@ class AttemptWatchConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             )
         except ServiceError as error:
             code = CLOSE_LOCKED if error.code == "replay_locked" else CLOSE_NOT_FOUND
-            await self._refuse(code, error.code, error.message, **error.extra)
+            await self._refuse(code, error.code, error)
             return
         # Listen before reading the count and the game: nothing falls between.
         await self.channel_layer.group_add(watchers_group(watched.attempt_id), self.channel_name)
@@ -119,8 +121,8 @@ class AttemptWatchConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def _send_snapshot(self, watched: Watched, count: int) -> None:
         end = watched.closed_at or timezone.now()
-        await self.send(
-            text_data=json.dumps(
+        await self._send(
+            json.dumps(
                 {
                     "type": "snapshot",
                     "player": watched.player,
@@ -137,8 +139,8 @@ class AttemptWatchConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def attempt_actions(self, event: dict[str, Any]) -> None:
         """Actions the player's socket stored: passed on as they are."""
-        await self.send(
-            text_data=json.dumps(
+        await self._send(
+            json.dumps(
                 {
                     "type": "actions",
                     "from": event["from"],
@@ -150,7 +152,7 @@ class AttemptWatchConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def attempt_closed(self, event: dict[str, Any]) -> None:
         """The attempt was submitted: its game is stored, nothing more will move."""
-        await self.send(text_data=json.dumps({"type": "closed", "game": event["game"]}))
+        await self._send(json.dumps({"type": "closed", "game": event["game"]}))
 
     async def attempt_reset(self, event: dict[str, Any]) -> None:
         """The stored game changed under the stream: a fresh snapshot."""
@@ -172,16 +174,20 @@ class AttemptWatchConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self._refuse(CLOSE_FLOOD, "too_many_messages", "Too many messages: slow down.")
             return
         if text_data is not None and len(text_data) < 64 and '"ping"' in text_data:
-            await self.send(text_data='{"type":"pong"}')
+            await self._send('{"type":"pong"}')
             return
-        await self.send_json(
-            {
-                "type": "error",
-                "error": {"code": "unknown_message", "message": 'Send {"type": "ping"}.'},
-            }
+        await self._send(
+            json.dumps(
+                {
+                    "type": "error",
+                    "error": {"code": "unknown_message", "message": 'Send {"type": "ping"}.'},
+                }
+            )
         )
 
     async def disconnect(self, code: int) -> None:
+        self.closed = True
+        self._stop_listening()
         watched = self.watched
         if watched is None:
             return
@@ -194,9 +200,3 @@ class AttemptWatchConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self.channel_layer.group_send(
                 player_group(watched.attempt_id), {"type": "attempt.watchers", "count": count}
             )
-
-    async def _refuse(self, close_code: int, code: str, message: str, **extra: Any) -> None:
-        await self.send_json(
-            {"type": "error", "error": {"code": code, "message": message, **extra}}
-        )
-        await self.close(code=close_code)

@@ -21,7 +21,7 @@ from games.consumers import CLOSE_FLOOD
 from games.models import DailyDeal
 from games.services import game_submit
 from games.watch import CLOSE_LOCKED, CLOSE_NOT_FOUND, CLOSE_NOT_SIGNED_IN
-from tests.fixtures import DEAL, play_ranked
+from tests.fixtures import DEAL, client_for, play_ranked
 from tests.games.test_attempt_stream import (
     _close_database_thread_connections,  # noqa: F401 - the fixture of the socket tests
     answer,
@@ -147,3 +147,20 @@ async def test_a_flood_of_messages_closes_the_watching_socket(
 
     error, code = await closed_with(watcher)
     assert (error["code"], code) == ("too_many_messages", CLOSE_FLOOD)
+
+
+async def test_the_watching_socket_closes_with_4401_when_its_session_ends(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, daily: DailyDeal
+) -> None:
+    await database_sync_to_async(play_ranked)(bob, "S")
+    await database_sync_to_async(started)(alice)
+    watcher = await watch_socket(bob)
+    await next_of(watcher, "snapshot")
+
+    signed_out = await database_sync_to_async(
+        lambda: client_for(bob).post("/api/auth/logout/everywhere/").status_code
+    )()
+
+    assert signed_out == 204
+    error, code = await closed_with(watcher)
+    assert (error["code"], code) == ("session_ended", CLOSE_NOT_SIGNED_IN)

@@ -277,7 +277,7 @@ class AttemptConsumer(PlayerSocket):
             await self._refuse(CLOSE_FLOOD, "too_many_messages", "Too many messages: slow down.")
             return
         limit: int = settings.ATTEMPT_STREAM_MESSAGE_MAX_BYTES
-        if text_data is None or len(text_data) > limit:
+        if text_data is None or len(text_data.encode()) > limit:
             await self._send_error(
                 "message_too_large", f"A message is a JSON text of at most {limit} bytes."
             )

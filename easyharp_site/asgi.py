@@ -49,6 +49,7 @@ from django.urls import re_path  # noqa: E402
 from easyharp_site.fairness import FairShareMiddleware  # noqa: E402
 from easyharp_site.middleware import BodyCapMiddleware  # noqa: E402
 from easyharp_site.sockets import DirectFrames, OriginCheck, refuse_socket  # noqa: E402
+from games.routing import websocket_urlpatterns as game_urlpatterns  # noqa: E402
 from leaderboards.routing import websocket_urlpatterns  # noqa: E402
 from leagues.routing import websocket_urlpatterns as league_urlpatterns  # noqa: E402
 
@@ -61,7 +62,9 @@ application = ProtocolTypeRouter(
         "websocket": DirectFrames(
             OriginCheck(
                 AuthMiddlewareStack(
-                    URLRouter([*websocket_urlpatterns, *league_urlpatterns, unrouted])
+                    URLRouter(
+                        [*game_urlpatterns, *websocket_urlpatterns, *league_urlpatterns, unrouted]
+                    )
                 )
             )
         ),

@@ -363,6 +363,15 @@ LIVE_BOARD_SEND_TIMEOUT = env_float("LIVE_BOARD_SEND_TIMEOUT", 1.0)
 # Largest message (bytes) a live-board client may send; larger ones get an error.
 LIVE_CLIENT_MESSAGE_MAX_BYTES = env_int("LIVE_CLIENT_MESSAGE_MAX_BYTES", 1024)
 
+# The ranked attempt's socket (games/consumers.py): its largest client message,
+# and the messages a socket may send, sustained and at once (enough to replay
+# the actions a page queued while it was offline); past them it is closed.
+ATTEMPT_STREAM_MESSAGE_MAX_BYTES = env_int("ATTEMPT_STREAM_MESSAGE_MAX_BYTES", 256)
+ATTEMPT_STREAM_ACTIONS_PER_SECOND = env_float("ATTEMPT_STREAM_ACTIONS_PER_SECOND", 10.0)
+ATTEMPT_STREAM_BURST = env_int("ATTEMPT_STREAM_BURST", 1_000)
+if ATTEMPT_STREAM_ACTIONS_PER_SECOND <= 0 or ATTEMPT_STREAM_BURST < 1:
+    raise ImproperlyConfigured("ATTEMPT_STREAM_ACTIONS_PER_SECOND and _BURST must be above 0")
+
 # Argon2id with this service's parameters first (easyharp_site/accounts/hashers.py,
 # figures from bench/hashing.py); PBKDF2 after it, so that passwords hashed
 # before still log in, and are rehashed with Argon2 at that log-in.

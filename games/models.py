@@ -240,7 +240,8 @@ class Attempt(models.Model):
 
     Started explicitly (the server's clock starts then), saved as it goes
     (`log`, and `saves`: `[elapsed ms, actions]` of each save, the progress
-    over time that review reads), and closed by the submission that stores
+    over time that review reads; streamed action by action, `times` holds when
+    the server received each one), and closed by the submission that stores
     its ranked game (which points back at it). At most one per player and day.
     A save names the `version` it extends, so that a device that fell behind
     cannot write its older game over a longer one saved from another.
@@ -263,6 +264,12 @@ class Attempt(models.Model):
     )
     version = models.PositiveIntegerField(
         default=0, help_text="0 when started, one more with each save that changed the log."
+    )
+    times = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Once actions are streamed (games.streams): the server's receive time of "
+        "each action of the log, in ms since the start (one per action); empty before.",
     )
     # Closed by its ranked game (`Game.attempt`, reached here as `game`): the
     # game's insert is the whole of closing it, so no state is kept twice.
@@ -298,6 +305,22 @@ class Attempt(models.Model):
     def closed_at(self) -> datetime.datetime | None:
         game = self.ranked_game
         return game.created_at if game is not None else None
+
+    def action_times(self) -> list[int]:
+        """The server's time of each action of the saved log (ms since the start).
+
+        A streamed action's is when the server received it; an action that
+        came in a save of the whole log (`PATCH`) has the time of that save,
+        the latest it can have been played.
+        """
+        actions = len(self.log.split())
+        saved_ms = (
+            max(0, int((self.saved_at - self.started_at).total_seconds() * 1000))
+            if self.saved_at is not None
+            else 0
+        )
+        times = [int(time) for time in self.times[:actions]]
+        return times + [max(saved_ms, times[-1] if times else 0)] * (actions - len(times))
 
     @property
     def current_log(self) -> str:

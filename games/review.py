@@ -50,11 +50,14 @@ def review_game(
     saves: Sequence[Sequence[int]],
     times: Sequence[int] | None,
     min_ms_per_action: int = MIN_MS_PER_ACTION,
+    times_by_server: bool = False,
 ) -> Review:
     """The signals of a ranked game and what they flag.
 
     `saves` are the attempt's saves as `[ms since the start, actions]`, in
-    order; the submission itself counts as the last one. `min_ms_per_action` is
+    order; the submission itself counts as the last one. `times` are the
+    server's receive times when the actions were streamed (`times_by_server`),
+    else the client's. `min_ms_per_action` is
     the floor under which a game is `too_fast` (setting REVIEW_MIN_MS_PER_ACTION).
     """
     actions = len(log)
@@ -90,6 +93,7 @@ def review_game(
         "largest_step_share": round(step_actions / actions, 3) if actions else None,
         "silence_before_largest_step_ms": step_silence,
         "times_sent": times is not None,
+        "times_by_server": times_by_server,
         "time_variation": round(variation, 3) if variation is not None else None,
     }
     return Review(signals, flags)

@@ -345,3 +345,12 @@ def player_games_export(*, player: User) -> list[dict[str, Any]]:
         }
         for game in games.iterator(chunk_size=500)
     ]
+
+
+def attempt_watchable(*, player: User, viewer: User | AnonymousUser) -> bool:
+    """Whether `viewer` may watch `player`'s ranked attempt of today live now: it is open,
+    and the viewer may see today's games (`day_lock`), or is the player."""
+    day = today()
+    if not viewer.is_authenticated or not attempt_is_open(player=player, date=day):
+        return False
+    return viewer.pk == player.pk or day_lock(date=day, viewer=viewer) is None

@@ -18,8 +18,9 @@ import hmac
 import json
 import logging
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from functools import partial
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -31,7 +32,7 @@ from rest_framework import status
 from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
-from games import copies, derived, rules, solver
+from games import copies, derived, live, rules, solver
 from games.models import Attempt, DailyDeal, Game, ModerationAction, ReviewState
 from games.parsing import deal_parse, log_replay, log_replay_hashed, log_tokens, times_check
 from games.review import review_game
@@ -255,16 +256,182 @@ def attempt_save(
     if (version is None and not extends) or (version is not None and version != attempt.version):
         raise _stale_save(attempt, version=version)
     now = timezone.now()
+    elapsed = _elapsed_ms(attempt.started_at, now)
+    if attempt.times:
+        # A streamed attempt keeps a server time per action: the save's for the new ones.
+        kept = attempt.action_times()[: _common_length(saved_log, new_log)]
+        attempt.times = _times_extended(kept, len(new_log), elapsed)
     attempt.log = " ".join(new_log)
     attempt.saved_at = now
     attempt.version += 1
-    point = [_elapsed_ms(attempt.started_at, now), len(new_log)]
+    _save_point(attempt, elapsed, len(new_log))
+    attempt.save(update_fields=["log", "saved_at", "version", "saves", "times"])
+    return attempt
+
+
+def _common_length(first: Sequence[str], second: Sequence[str]) -> int:
+    common = 0
+    for a, b in zip(first, second, strict=False):
+        if a != b:
+            break
+        common += 1
+    return common
+
+
+def _times_extended(times: list[int], length: int, at_ms: int) -> list[int]:
+    """`times` with `at_ms` (never before the last of them) for each action up to `length`."""
+    last = max(at_ms, times[-1] if times else 0)
+    return times + [last] * (length - len(times))
+
+
+def _save_point(attempt: Attempt, elapsed_ms: int, actions: int) -> None:
+    """Keep `[elapsed_ms, actions]` among the attempt's saves (the progress review reads)."""
+    point = [elapsed_ms, actions]
     if len(attempt.saves) >= ATTEMPT_SAVES_KEPT:
         attempt.saves[-1] = point
     else:
         attempt.saves.append(point)
-    attempt.save(update_fields=["log", "saved_at", "version", "saves"])
-    return attempt
+
+
+@dataclass(frozen=True)
+class StreamedSave:
+    """A socket's write of its attempt's game (`games.streaming`): the whole game so
+    far with the server's receive time of each action, over the stored `version`."""
+
+    attempt_id: int
+    player_id: int
+    version: int
+    log: list[str]
+    times: list[int]
+
+
+@dataclass(frozen=True)
+class StreamedSaveResult:
+    """`saved` (at `version`), `stale` (another write came first: the stored `log`,
+    `times` and `version`), `attempt_closed` (`game`), `day_closed` or `player_banned`."""
+
+    outcome: str
+    version: int = 0
+    log: list[str] = field(default_factory=list)
+    times: list[int] = field(default_factory=list)
+    game: int | None = None
+
+
+# The attempts a group of sockets writes, with what decides whether each write
+# goes through: plain SQL, since the ORM's building of these statements cost
+# more CPU than the writes (bench/stream.py, docs/PERFORMANCE.md).
+_STREAMED_ATTEMPTS_SQL = """
+SELECT a.id, a.started_at, a.version, d.date, g.id
+FROM games_attempt a JOIN games_dailydeal d ON d.id = a.daily_id
+    LEFT JOIN games_game g ON g.attempt_id = a.id
+WHERE a.id IN ({ids})
+"""
+# The stored game of attempts a socket fell behind (rare: another device wrote).
+_STREAMED_GAMES_SQL = "SELECT id, log, times, saved_at FROM games_attempt WHERE id IN ({ids})"
+# Log and times only: a streamed attempt's progress for review is read off its
+# times (`_steps_of`), so no list of saves grows with each write.
+_STREAMED_SAVE_SQL = """
+UPDATE games_attempt SET log = %s, times = %s, saved_at = %s, version = %s WHERE id = %s
+"""
+
+
+def _json(value: object) -> object:
+    """A JSON column's value as the database hands it over (text from both backends)."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+@transaction.atomic
+def attempts_stream_save(*, saves: Sequence[StreamedSave]) -> list[StreamedSaveResult]:
+    """Write the streamed games of many sockets in one transaction; one result per save.
+
+    The sockets checked every action with the engine already, so this only
+    writes: each save goes through if its attempt is still at the version
+    the socket holds (read under the players' locks, which `PATCH` and a
+    submission take too), is open, of today, and its player is not banned.
+    One transaction for all of them: the writes of a busy server are grouped
+    (`games.batches`), not one per action.
+    """
+    players = sorted({save.player_id for save in saves})
+    ids = sorted({save.attempt_id for save in saves})
+    users = get_user_model()._meta.db_table
+    # Locked in one order, so that two such writes never wait on each other in a circle.
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    with connection.cursor() as cursor:
+        marks = ", ".join(["%s"] * len(players))
+        cursor.execute(
+            f"SELECT id, is_active FROM {users} WHERE id IN ({marks}) ORDER BY id{lock}", players
+        )
+        active = {row[0]: bool(row[1]) for row in cursor.fetchall()}
+        cursor.execute(_STREAMED_ATTEMPTS_SQL.format(ids=", ".join(["%s"] * len(ids))), ids)
+        rows = {row[0]: row for row in cursor.fetchall()}
+    now = timezone.now()
+    day = now.date()
+    written: dict[int, tuple[str, str, datetime.datetime, int, int]] = {}
+    results: list[StreamedSaveResult | int] = []
+    for save in saves:
+        row = rows.get(save.attempt_id)
+        if row is None or not active.get(save.player_id, False):
+            results.append(StreamedSaveResult("player_banned"))
+            continue
+        attempt_id, started_at, version, date, game = row
+        if game is not None:
+            results.append(StreamedSaveResult("attempt_closed", game=game))
+        elif date != day:
+            results.append(StreamedSaveResult("day_closed"))
+        elif version != save.version:
+            results.append(attempt_id)  # stale: its stored game is read below
+        else:
+            version += 1
+            # Two sockets of one attempt in one group: the second sees the first's write.
+            rows[attempt_id] = (attempt_id, started_at, version, date, None)
+            written[attempt_id] = (
+                " ".join(save.log),
+                json.dumps(save.times),
+                now,
+                version,
+                attempt_id,
+            )
+            results.append(StreamedSaveResult("saved", version))
+    stale = _streamed_games(
+        [result for result in results if isinstance(result, int)], rows, written
+    )
+    if written:
+        with connection.cursor() as cursor:
+            cursor.executemany(_STREAMED_SAVE_SQL, list(written.values()))
+    return [stale[result] if isinstance(result, int) else result for result in results]
+
+
+def _streamed_games(
+    ids: list[int],
+    rows: dict[int, tuple[Any, ...]],
+    written: dict[int, tuple[str, str, datetime.datetime, int, int]],
+) -> dict[int, StreamedSaveResult]:
+    """The `stale` results of the attempts `ids`: their stored game and version (written
+    in this group, or read)."""
+    games: dict[int, tuple[str, Any, datetime.datetime | None]] = {
+        attempt_id: (log, times, saved_at)
+        for attempt_id, (log, times, saved_at, _, _) in written.items()
+        if attempt_id in ids
+    }
+    unread = sorted(set(ids) - set(games))
+    if unread:
+        with connection.cursor() as cursor:
+            cursor.execute(_STREAMED_GAMES_SQL.format(ids=", ".join(["%s"] * len(unread))), unread)
+            for attempt_id, log, times, saved_at in cursor.fetchall():
+                games[attempt_id] = (log, times, utc_aware(saved_at) if saved_at else None)
+    stale = {}
+    for attempt_id in ids:
+        log, times, saved_at = games[attempt_id]
+        stored = Attempt(
+            log=log,
+            times=_json(times),
+            started_at=utc_aware(rows[attempt_id][1]),
+            saved_at=saved_at,
+        )
+        stale[attempt_id] = StreamedSaveResult(
+            "stale", rows[attempt_id][2], log=log.split(), times=stored.action_times()
+        )
+    return stale
 
 
 def _stale_save(attempt: Attempt, *, version: int | None) -> ServiceError:
@@ -311,7 +478,8 @@ def attempt_assist(*, player: User, deal: str) -> bool:
 # after the player's lock, so that it sees a submission that just closed it):
 # the ORM's building of this join cost more CPU than the replay of the game.
 _OPEN_ATTEMPT_SQL = """
-SELECT a.id, a.started_at, a.assisted, a.saves, d.id, d.par, d.par_log, d.created_at
+SELECT a.id, a.started_at, a.assisted, a.saves, a.log, a.times, a.saved_at,
+    d.id, d.par, d.par_log, d.created_at
 FROM games_attempt a JOIN games_dailydeal d ON d.id = a.daily_id
 WHERE a.player_id = %s AND d.date = %s AND d.number = %s
     AND NOT EXISTS (SELECT 1 FROM games_game g WHERE g.attempt_id = a.id)
@@ -325,23 +493,29 @@ def _open_attempt(*, player: User, date: datetime.date, number: int) -> Attempt 
         row = cursor.fetchone()
     if row is None:
         return None
-    attempt_id, started_at, assisted, saves, daily_id, par, par_log, created_at = row
+    (attempt_id, started_at, assisted, saves, log, times, saved_at) = row[:7]
+    daily_id, par, par_log, created_at = row[7:]
     daily = DailyDeal.from_db(
         connection.alias,
         ["id", "date", "number", "par", "par_log", "created_at"],
         [daily_id, date, number, par, par_log, utc_aware(created_at)],
     )
+    # In the model's order of fields, which `from_db` reads the values in.
     attempt = Attempt.from_db(
         connection.alias,
-        ["id", "player_id", "daily_id", "started_at", "assisted", "saves"],
+        ["id", "player_id", "daily_id", "started_at", "assisted", "log", "saved_at", "saves"]
+        + ["times"],
         [
             attempt_id,
             player.pk,
             daily_id,
             utc_aware(started_at),
             bool(assisted),
+            log,
+            utc_aware(saved_at) if saved_at is not None else None,
             # JSON arrives as text from both backends (as Django reads it).
             json.loads(saves) if isinstance(saves, str) else saves,
+            json.loads(times) if isinstance(times, str) else times,
         ],
     )
     attempt.daily = daily
@@ -434,6 +608,10 @@ def game_submit(
             actions=len(canonical),
             latest_ms=duration_ms + allowance if duration_ms is not None else None,
         )
+    if attempt is not None and attempt.times:
+        # A streamed attempt is timed by the server, whatever times the client sent.
+        assert duration_ms is not None
+        checked_times = _server_times(attempt, canonical, duration_ms)
 
     game = Game(
         player=player,
@@ -455,8 +633,9 @@ def game_submit(
             log=canonical,
             won=played.is_won,
             duration_ms=duration_ms,
-            saves=attempt.saves,
+            saves=_steps_of(checked_times) if attempt.times and checked_times else attempt.saves,
             times=checked_times,
+            times_by_server=bool(attempt.times),
             min_ms_per_action=settings.REVIEW_MIN_MS_PER_ACTION,
         )
         copied = copies.copy_review(
@@ -481,7 +660,28 @@ def game_submit(
     if tables is not None:
         copies.fingerprint_store(game=game, tables=tables)
     derived.game_stored(game=game)
+    if attempt is not None:
+        transaction.on_commit(partial(live.attempt_closed_announce, attempt.pk, game.pk))
     return game, True
+
+
+def _steps_of(times: Sequence[int]) -> list[list[int]]:
+    """The progress of a streamed attempt as saves, `[ms, actions]`: the actions that
+    arrived at one moment (one write, a `PATCH`, the submission) make one step."""
+    steps: list[list[int]] = []
+    for count, time in enumerate(times, start=1):
+        if steps and steps[-1][0] == time:
+            steps[-1][1] = count
+        else:
+            steps.append([time, count])
+    return steps
+
+
+def _server_times(attempt: Attempt, log: Sequence[str], duration_ms: int) -> list[int]:
+    """The server's time of each action of a submitted `log`: when the stream brought
+    it, for the part that the attempt stored; the submission's, for the rest."""
+    kept = attempt.action_times()[: _common_length(attempt.log.split(), log)]
+    return _times_extended(kept, len(log), duration_ms)
 
 
 # --- Moderation --------------------------------------------------------------------

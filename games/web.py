@@ -37,7 +37,7 @@ from easyharp_site.site import site_url
 from games import rules
 from games.models import DailyDeal
 from games.rules import DEAL_REASONS, REASONS, Deal, IllegalActionError, InvalidDealError
-from games.selectors import daily_day_number, daily_deal_before, daily_deal_get
+from games.selectors import daily_day_number, daily_deal_before, daily_deal_get, day_lock
 
 T = TypeVar("T")
 
@@ -197,6 +197,21 @@ def client_strings() -> dict[str, Any]:
             "Your game could not be saved on the server; it is kept on this device and "
             "saved again in a moment."
         ),
+        # Watching a player's ranked attempt live (games/watch.py, watch.js).
+        "watchers": plural(
+            "count",
+            lambda n: ngettext(
+                "{count} player is watching live.", "{count} players are watching live.", n
+            ),
+        ),
+        "watch_live": _("Live"),
+        "watch_offline": _("Connection lost: reconnecting…"),
+        "watch_summary": _("Score {score}, moves {moves}, time {time}."),
+        "watch_locked": _(
+            "Today's live games open once you have played your own ranked game of today."
+        ),
+        "watch_none": _("This player has no ranked game today."),
+        "watch_closed": _("This ranked game is over."),
         "clock": _("Time {time}"),
         "ranked": _("Ranked"),
         "practice": _("Practice: this game is not ranked on any board."),
@@ -445,3 +460,23 @@ def examples_page(request: HttpRequest) -> HttpResponse:
 def faq_page(request: HttpRequest) -> HttpResponse:
     """Questions players ask: scoring and ties, the par, the ranked attempt, hints, offline."""
     return render(request, "games/faq.html", {"config": page_config(request)})
+
+
+def watch_page(request: HttpRequest, username: str) -> HttpResponse:
+    """A player's ranked attempt of today, live: the table moves as they play (watch.js).
+
+    Only for a viewer who may see today's games (the no-spoiler rule): until the
+    day closes, one who has finished their own ranked attempt; anyone else gets
+    a 403 page saying when, and the socket refuses them anyway.
+    """
+    day = today()
+    context: dict[str, Any] = {"player": username, "date": day}
+    if not request.user.is_authenticated:
+        context["config"] = page_config(request)
+        return render(request, "games/watch.html", {**context, "signed_out": True}, status=401)
+    lock = day_lock(date=day, viewer=request.user)
+    if lock is not None and request.user.get_username() != username:
+        context["config"] = page_config(request)
+        return render(request, "games/watch.html", {**context, "lock": lock}, status=403)
+    context["config"] = page_config(request, date=day.isoformat(), player=username)
+    return render(request, "games/watch.html", context)

@@ -30,6 +30,7 @@ from easyharp_site.site import site_host
 from easyharp_site.throttling import limit_refusal
 from games.selectors import (
     attempt_is_open,
+    attempt_watchable,
     daily_deal_first_date,
     daily_deal_neighbours,
     daily_deals_served,
@@ -392,6 +393,8 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
         "days": player_board_results(player=user, limit=30, held=request.user.pk == user.pk),
         "games": games,
         "locked_games": locked,
+        # Their ranked attempt of today, live, for a viewer the no-spoiler rule lets see it.
+        "watchable": attempt_watchable(player=user, viewer=request.user),
         # Only the player sees which of their games wait for review.
         "held": {game.pk for game in games if game_held_for(game=game, viewer=request.user)},
         "config": page_config(request),

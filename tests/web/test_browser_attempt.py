@@ -1,9 +1,10 @@
 """Today's ranked attempt on the play page, in a real browser.
 
 The same uvicorn and Chromium as `test_browser.py`: a signed-in player's first
-action starts the attempt, the game is saved on the server as it goes (so it
-goes on after a reload and in another browser, and a browser that fell behind
-takes up the longer game instead of saving over it), a hint asks first and takes
+action starts the attempt, the game is stored on the server as it goes (each
+action over the attempt's socket, or saved through the API while the socket is
+down; so it goes on after a reload and in another browser, and a browser that
+fell behind takes up the longer game instead of saving over it), a hint asks first and takes
 the game off the boards, anonymous visitors are told their game is not
 ranked, and the game saved in the browser belongs to its player.
 """
@@ -28,6 +29,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 # The server, the browser and the page fixture of the other browser tests.
 
 PLAYED = 30  # actions played before the reload: more than one save's worth
+ATTEMPT_SOCKET = re.compile(r"/ws/daily/[^/]+/attempt/$")
 
 
 def eventually(page: Any, check: Callable[[], bool], what: str) -> None:
@@ -312,6 +314,8 @@ def test_a_save_the_server_refuses_or_cannot_take_is_shown_and_the_game_plays_on
 ) -> None:
     make_player("alice")
     page = signed_in_play_page(site, "alice")
+    # The attempt's socket is refused: the page saves through the attempt API.
+    page.route_web_socket(ATTEMPT_SOCKET, lambda socket: socket.close(code=1013))
     wait_for_mode(page, "none")
     play_keys(page, WIN_LOG[0])
     wait_for_mode(page, "open")
@@ -413,36 +417,31 @@ def test_a_game_whose_times_are_refused_is_sent_again_without_them(
     assert (game.ranked, game.won, game.times) == (True, True, None)
 
 
-def is_save(response: Any) -> bool:
-    return response.url.endswith("/attempt/") and response.request.method == "PATCH"
+def wait_stored(page: Any, actions: int) -> None:
+    """Until the page's socket says the server stored `actions` actions."""
+    page.wait_for_selector(f'#attempt[data-stored="{actions}"]', state="attached")
 
 
 def test_a_device_that_fell_behind_takes_up_the_longer_game_and_says_why(
     site: Any, make_player: Any
 ) -> None:
     make_player("alice")
-    # Device A plays 20 actions: saved at once.
+    # Device A plays 20 actions, each stored as it goes.
     device_a = signed_in_play_page(site, "alice")
     wait_for_mode(device_a, "none")
-    with device_a.expect_response(is_save) as a_saved:
-        play_keys(device_a, " ".join(WIN_LOG[:20]))
-    assert a_saved.value.status == 200
+    play_keys(device_a, " ".join(WIN_LOG[:20]))
+    wait_stored(device_a, 20)
 
-    # Device B goes on from the saved game and plays 20 more: saved at once.
+    # Device B goes on from the stored game and plays 20 more.
     device_b = signed_in_play_page(site, "alice")
     wait_for_mode(device_b, "open")
     assert engine(device_b, "game.log") == WIN_LOG[:20]
-    with device_b.expect_response(is_save) as b_saved:
-        play_keys(device_b, " ".join(WIN_LOG[20:40]))
-    assert b_saved.value.status == 200
-    assert b_saved.value.json()["version"] == 2
+    play_keys(device_b, " ".join(WIN_LOG[20:40]))
+    wait_stored(device_b, 40)
 
-    # Device A, behind, plays one more action: its save (SAVE_EVERY_MS later)
-    # is refused, and A goes on from B's game and says why.
-    with device_a.expect_response(is_save) as a_refused:
-        play_keys(device_a, WIN_LOG[20])
-    assert a_refused.value.status == 409
-    assert a_refused.value.json()["error"]["code"] == "stale_save"
+    # Device A, behind, plays one more action: the server holds a longer game,
+    # and A goes on from B's game and says why.
+    play_keys(device_a, WIN_LOG[20])
     notice = device_a.locator("#attempt-notice")
     expect(notice).to_have_text(
         "You played this game further on another device, so it goes on from there."
@@ -457,10 +456,8 @@ def test_a_device_that_fell_behind_takes_up_the_longer_game_and_says_why(
     shot(device_a, "play-stale-save")
 
     # The server kept the longer game, and A plays on from it.
-    attempt = Attempt.objects.get()
-    assert (attempt.log.split(), attempt.version) == (WIN_LOG[:40], 2)
-    with device_a.expect_response(is_save) as a_saved_again:
-        play_keys(device_a, " ".join(WIN_LOG[40:60]))
-    assert (a_saved_again.value.status, a_saved_again.value.json()["version"]) == (200, 3)
+    assert Attempt.objects.get().log.split() == WIN_LOG[:40]
+    play_keys(device_a, " ".join(WIN_LOG[40:60]))
+    wait_stored(device_a, 60)
     assert Attempt.objects.get().log.split() == WIN_LOG[:60]
     assert device_a.errors == [] and device_b.errors == []

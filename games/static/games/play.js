@@ -9,8 +9,11 @@
  *
  * A signed-in player's game of today's deal is their one ranked attempt
  * (attempt.js decides the times and which saved game goes on): its first
- * action starts it on the server, the game is saved there as it goes, so it
- * continues after a reload or on another device, and a hint asks first.
+ * action starts it on the server, each action is sent over the attempt's
+ * socket as it is played (stream.js: queued while the network is away, sent
+ * again on reconnect) and timed by the server, so it continues after a
+ * reload or on another device, and a hint asks first. While the socket is
+ * down, the game is saved through the attempt API instead.
  */
 import {
   Game,
@@ -44,6 +47,14 @@ import {
   serverMs,
   staleSaveGame,
 } from "./attempt.js";
+import {
+  RECONNECT_FIRST_MS,
+  actionMessages,
+  closeOutcome,
+  nextDelay,
+  stateOutcome,
+  streamUrl,
+} from "./stream.js";
 import { showAfterGame } from "./aftergame.js";
 import { describeStep } from "./frames.js";
 import { setting } from "./settings.js";
@@ -433,6 +444,16 @@ const attempt = {
   begunWhileLoading: false, // a new game's first action came before the server's answer
 };
 
+/** The attempt's socket (see "the attempt's socket" below). */
+const stream = {
+  socket: null,
+  live: false, // the server's state came: actions go over the socket
+  sentUpTo: 0,
+  delay: RECONNECT_FIRST_MS,
+  timer: null,
+  error: null, // the code of the last error the server sent before closing
+};
+
 function inAttempt() {
   return attempt.mode === "open" || attempt.mode === "starting";
 }
@@ -464,6 +485,8 @@ function setMode(mode, note = "") {
   clearInterval(attempt.ticker);
   attempt.ticker = mode === "open" ? setInterval(showClock, 1000) : null;
   if (mode !== "open") clearTimeout(attempt.timer);
+  if (mode === "open") streamConnect();
+  else streamClose();
   showAttempt();
   showClock();
   refresh();
@@ -604,6 +627,10 @@ function scheduleSave() {
   clearTimeout(attempt.timer);
   attempt.timer = null;
   if (attempt.mode !== "open" || saved.pending) return;
+  if (stream.live) {
+    streamSend();
+    return;
+  }
   const unsaved = game.log.length - attempt.savedLength;
   const now = performance.now();
   if (unsaved > 0 && attempt.firstUnsavedAt === null) attempt.firstUnsavedAt = now;
@@ -675,9 +702,164 @@ function takeUpStaleSave(answer) {
   if (!goOnWith(next, { savedLength: next.savedLength, version: next.version })) return false;
   persist();
   showSaveFailed(null);
+  // The socket holds the table it had: it starts again from the stored game.
+  streamClose();
   if (next.adopted) setMode("open", "attempt_stale");
   else saveAttempt();
   return true;
+}
+
+// ---------------------------------------------------------------- the attempt's socket
+
+/*
+ * While the attempt is open, each action goes to the server over its socket
+ * as it is played, numbered by its place in the log (stream.js). `sentUpTo`
+ * is the last action sent on this socket; `attempt.savedLength` the last the
+ * server acknowledged (stored). A socket that closes is opened again after a
+ * growing delay, and the actions played meanwhile are sent from the server's
+ * count on.
+ */
+
+function streamConnect() {
+  if (stream.socket || attempt.mode !== "open" || typeof WebSocket === "undefined") return;
+  clearTimeout(stream.timer);
+  stream.timer = null;
+  let socket;
+  try {
+    socket = new WebSocket(streamUrl(location, config.date));
+  } catch {
+    return;
+  }
+  stream.socket = socket;
+  stream.error = null;
+  socket.addEventListener("message", (event) => streamMessage(socket, event));
+  socket.addEventListener("close", (event) => streamClosed(socket, event));
+  showStream();
+}
+
+function streamClose() {
+  const socket = stream.socket;
+  stream.socket = null;
+  stream.live = false;
+  clearTimeout(stream.timer);
+  stream.timer = null;
+  if (socket) socket.close();
+  // A page whose attempt is still open opens a new socket at once.
+  if (attempt.mode === "open") streamConnect();
+  showStream();
+}
+
+/** Send every action the server has not had on this socket yet. */
+function streamSend() {
+  if (!stream.live || attempt.mode !== "open" || saved.pending) return;
+  const from = Math.max(stream.sentUpTo, attempt.savedLength);
+  for (const message of actionMessages(game.log, from)) stream.socket.send(message);
+  stream.sentUpTo = Math.max(stream.sentUpTo, game.log.length);
+  showStream();
+}
+
+function streamMessage(socket, event) {
+  if (socket !== stream.socket) return;
+  let message;
+  try {
+    message = JSON.parse(event.data);
+  } catch {
+    return;
+  }
+  if (message.type === "state") streamState(message);
+  else if (message.type === "ack") streamAck(message);
+  else if (message.type === "watchers") showWatchers(message.count);
+  else if (message.type === "error") stream.error = message.error?.code ?? null;
+  else if (message.type === "refused") {
+    // The server and the page disagree: shown, and the next socket starts again
+    // from the stored game.
+    showSaveFailed({ outcome: "refused", body: { error: message.error } });
+    socket.close();
+  }
+}
+
+/** The server's stored game, on (re)connect or after another device changed it. */
+function streamState(state) {
+  attempt.clock.observe(state.elapsed_ms, performance.now());
+  showWatchers(state.watchers);
+  const { outcome, stored } = stateOutcome(game.log, state);
+  if (outcome === "adopt") {
+    const next = resumeGame(
+      { log: game.log, times: saved.times },
+      { log: stored, savedMs: attempt.clock.elapsed(performance.now()) ?? 0 },
+    );
+    if (!goOnWith(next, { savedLength: stored.length, version: state.version })) return;
+    persist();
+    attempt.note = "attempt_stale";
+    showAttempt();
+    refresh();
+  } else {
+    attempt.savedLength = stored.length;
+    attempt.sentLength = Math.max(attempt.sentLength, stored.length);
+    attempt.version = Number.isInteger(state.version) ? state.version : attempt.version;
+  }
+  clearTimeout(attempt.timer);
+  attempt.timer = null;
+  stream.live = true;
+  stream.sentUpTo = stored.length;
+  stream.delay = RECONNECT_FIRST_MS;
+  streamSend();
+}
+
+function streamAck(ack) {
+  if (!Number.isInteger(ack.n)) return;
+  attempt.savedLength = Math.max(attempt.savedLength, Math.min(ack.n, game.log.length));
+  attempt.sentLength = Math.max(attempt.sentLength, attempt.savedLength);
+  if (Number.isInteger(ack.version)) attempt.version = Math.max(attempt.version ?? 0, ack.version);
+  attempt.firstUnsavedAt = null;
+  showSaveFailed(null);
+  showStream();
+}
+
+function streamClosed(socket, event) {
+  if (socket !== stream.socket) return;
+  stream.socket = null;
+  stream.live = false;
+  const outcome = closeOutcome(event.code, stream.error);
+  showStream();
+  if (attempt.mode !== "open") return;
+  if (outcome === "closed") {
+    // Submitted from another device (a submission of this page ends the attempt itself).
+    if (!saved.pending) endAttempt("attempt_done");
+    return;
+  }
+  if (outcome === "day_closed") return endAttempt("attempt_day_closed");
+  if (outcome === "banned") return setMode("practice", "player_banned");
+  if (outcome === "sign_in" || outcome === "none") return setMode("practice");
+  // The network or the server: try again later, and save through the API meanwhile.
+  stream.timer = setTimeout(streamConnect, stream.delay);
+  stream.delay = nextDelay(stream.delay);
+  scheduleSave();
+}
+
+// Back online: connect now rather than at the end of the wait.
+window.addEventListener("online", () => {
+  if (attempt.mode === "open" && !stream.socket) streamConnect();
+});
+
+/** How many players watch this attempt live (said only when it changes). */
+function showWatchers(count) {
+  const node = document.getElementById("attempt-watchers");
+  const watching = Number.isInteger(count) && count > 0;
+  const text = watching ? t("watchers", { count }) : "";
+  if (node.textContent !== text) node.textContent = text;
+  node.hidden = !watching;
+}
+
+/** The socket's state on the page: for the player, a note while actions wait unsent. */
+function showStream() {
+  const bar = document.getElementById("attempt");
+  bar.dataset.stream = stream.live ? "live" : "offline";
+  bar.dataset.stored = String(attempt.savedLength);
+  const waiting = attempt.mode === "open" && !stream.live && game.log.length > attempt.savedLength;
+  const node = document.getElementById("attempt-waiting");
+  // Said once when it starts to wait and once when it is all stored: no flood.
+  if (node.hidden === waiting) node.hidden = !waiting;
 }
 
 // The page going away (a reload, another tab, the phone's home screen) saves what is unsaved.

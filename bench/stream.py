@@ -1,0 +1,390 @@
+"""Streamed ranked attempts: accepted actions a second per web process, its CPU per
+action, and the time from sending an action to its acknowledgement (stored).
+
+Starts one uvicorn process as in production (bench/server.py) on a loopback
+port with PostgreSQL and the Redis channel layer, signs in N players whose
+ranked attempt of today is open, and has each of them stream the actions of
+a legal game over `ws/daily/<date>/attempt/` at a person's pace (`--rate`
+actions a second each, jittered), without waiting for the answers, from
+`--client-procs` processes; `--watchers` more players (who have played the
+day) each watch one of them live and count the actions they are sent.
+Over the `--duration` seconds of steady play it measures the
+acknowledgements received (each one a stored action), the server's CPU, and
+the latency from each send to its acknowledgement (p50, p99, max); then it
+checks that the database holds every acknowledged action.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/easyharp_stream \\
+    REDIS_URL=redis://127.0.0.1:6379/3 \\
+    .venv/bin/python bench/stream.py --players 1000 --rate 1 --duration 30
+
+The database is created if missing and migrated; each run makes new players.
+Everything listens and connects on loopback only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench.databases import ensure_database  # noqa: E402
+from bench.fanout import (  # noqa: E402
+    cpu_seconds,
+    free_port,
+    loopback_url,
+    percentile,
+    process_tree,
+    server_env,
+    setup_django,
+    wait_for_port,
+)
+from bench.server import uvicorn_command  # noqa: E402
+
+LOG_POOL = 50
+
+
+def legal_logs(deal: str, count: int, length: int, seed: int) -> list[list[str]]:
+    """`count` legal games of up to `length` actions (half of them stock taps)."""
+    from games.rules import Game
+
+    rng = random.Random(seed)
+    logs = []
+    for _ in range(count):
+        play = Game(deal)
+        for _ in range(length):
+            actions = [action for action in play.legal_actions() if action != "U"]
+            if not actions:
+                break
+            play.play("S" if "S" in actions and rng.random() < 0.5 else rng.choice(actions))
+        logs.append(play.log)
+    return logs
+
+
+def signed_in_cookie(player: Any) -> str:
+    """A new session of `player`, as the cookie a browser would send."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+
+    session = import_module(settings.SESSION_ENGINE).SessionStore()
+    session[SESSION_KEY] = str(player.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = player.get_session_auth_hash()
+    session.create()
+    return f"{settings.SESSION_COOKIE_NAME}={session.session_key}"
+
+
+def socket_to(url: str, origin: str, cookie: str) -> Any:
+    """The client socket of a player or a watcher (as bench/fanout.py opens its own)."""
+    from websockets.asyncio.client import connect
+
+    return connect(
+        url,
+        origin=origin,  # type: ignore[arg-type]
+        compression=None,
+        ping_interval=None,
+        open_timeout=120,
+        additional_headers=[("Cookie", cookie)],
+    )
+
+
+def prepare(
+    args: argparse.Namespace,
+) -> tuple[str, str, list[tuple[str, list[str]]], dict[str, str]]:
+    """Migrate, open today's deal, and make the players: (date, run id, [(cookie, log)],
+    {cookie: username})."""
+    setup_django(args.database_url, args.redis_url)
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    from games.models import DailyDeal
+    from games.rules import Deal
+    from games.services import attempt_start, daily_deal_store
+
+    call_command("migrate", verbosity=0)
+    today = timezone.now().date()
+    day = DailyDeal.objects.filter(date=today).first() or daily_deal_store(date=today)
+    deal = Deal(day.number).code
+    logs = legal_logs(deal, LOG_POOL, int(args.rate * args.duration * 2) + 20, args.seed)
+    run_id = f"{time.time_ns():x}"
+    users = get_user_model()
+    usernames = [f"stream{run_id}-{n}" for n in range(args.players)]
+    users.objects.bulk_create([users(username=name, password="!") for name in usernames])
+    rng = random.Random(args.seed)
+    players = []
+    names = {}
+    for player in users.objects.filter(username__in=usernames).order_by("pk"):
+        attempt_start(player=player, date=today)
+        cookie = signed_in_cookie(player)
+        players.append((cookie, rng.choice(logs)))
+        names[cookie] = player.username
+    return today.isoformat(), run_id, players, names
+
+
+def prepare_watchers(args: argparse.Namespace, run_id: str, deal: str) -> list[str]:
+    """`--watchers` players who have played the day (so they may watch): their cookies."""
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from games.services import attempt_start, game_submit
+
+    users = get_user_model()
+    usernames = [f"watch{run_id}-{n}" for n in range(args.watchers)]
+    users.objects.bulk_create([users(username=name, password="!") for name in usernames])
+    cookies = []
+    for viewer in users.objects.filter(username__in=usernames).order_by("pk"):
+        attempt_start(player=viewer, date=timezone.now().date())
+        game_submit(player=viewer, deal=deal, log="S")
+        cookies.append(signed_in_cookie(viewer))
+    return cookies
+
+
+# --- The players' process ----------------------------------------------------------
+
+
+async def play(
+    url: str,
+    origin: str,
+    cookie: str,
+    log: list[str],
+    rate: float,
+    start_at: float,
+    stop_at: float,
+    results: dict[str, Any],
+) -> None:
+    """One player: connect, then send the game's actions at `rate` a second until `stop_at`."""
+    sent: dict[int, float] = {}
+    rng = random.Random(cookie)
+    try:
+        async with socket_to(url, origin, cookie) as websocket:
+            state = json.loads(await websocket.recv())
+            assert state["type"] == "state", state
+            results["connected"] += 1
+
+            async def receive() -> None:
+                async for text in websocket:
+                    now = time.monotonic()
+                    message = json.loads(text)
+                    if message["type"] == "watchers":
+                        continue
+                    if message["type"] != "ack":
+                        results["other"].append(message)
+                        continue
+                    number = message["n"]
+                    for acked in [n for n in sent if n <= number]:
+                        if start_at <= sent[acked] < stop_at:
+                            results["latencies"].append(now - sent[acked])
+                            results["acked"] += 1
+                        del sent[acked]
+                    results["stored"][cookie] = number
+
+            receiver = asyncio.create_task(receive())
+            await asyncio.sleep(max(0.0, start_at - time.monotonic()) + rng.random() / rate)
+            for number, token in enumerate(log, start=1):
+                now = time.monotonic()
+                if now >= stop_at:
+                    break
+                sent[number] = now
+                await websocket.send(json.dumps({"type": "action", "n": number, "action": token}))
+                results["sent"] += 1
+                await asyncio.sleep(rng.uniform(0.5, 1.5) / rate)
+            # Let the last acknowledgements come.
+            await asyncio.sleep(2)
+            receiver.cancel()
+    except Exception as error:  # reported, never hidden
+        results["errors"].append(repr(error))
+
+
+async def watch(
+    url: str, origin: str, cookie: str, stop_at: float, results: dict[str, Any]
+) -> None:
+    """One watcher: hold the socket and count the actions it is sent until `stop_at`."""
+    try:
+        async with socket_to(url, origin, cookie) as websocket:
+            snapshot = json.loads(await websocket.recv())
+            assert snapshot["type"] == "snapshot", snapshot
+            results["watching"] += 1
+            while True:
+                left = stop_at + 2 - time.monotonic()
+                if left <= 0:
+                    break
+                try:
+                    text = await asyncio.wait_for(websocket.recv(), left)
+                except TimeoutError:
+                    break
+                message = json.loads(text)
+                if message["type"] == "actions":
+                    results["watched_actions"] += len(message["actions"])
+    except Exception as error:  # reported, never hidden
+        results["errors"].append(repr(error))
+
+
+def run_players(
+    url: str,
+    origin: str,
+    players: list[tuple[str, list[str]]],
+    rate: float,
+    start_at: float,
+    stop_at: float,
+    out: Any,
+    watchers: list[tuple[str, str]] = (),  # type: ignore[assignment]
+) -> None:
+    os.nice(5)  # the load generator yields the CPU to the server under test
+    results: dict[str, Any] = {
+        "connected": 0,
+        "sent": 0,
+        "acked": 0,
+        "latencies": [],
+        "other": [],
+        "errors": [],
+        "stored": {},
+        "watching": 0,
+        "watched_actions": 0,
+    }
+
+    async def main() -> None:
+        await asyncio.gather(
+            *(
+                play(url, origin, cookie, log, rate, start_at, stop_at, results)
+                for cookie, log in players
+            ),
+            *(watch(where, origin, cookie, stop_at, results) for where, cookie in watchers),
+        )
+
+    asyncio.run(main())
+    results["other"] = results["other"][:5]
+    results["errors"] = results["errors"][:5]
+    out.put(results)
+
+
+# --- The run -----------------------------------------------------------------------
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", type=int, default=200)
+    parser.add_argument("--rate", type=float, default=1.0, help="actions a second per player")
+    parser.add_argument("--duration", type=float, default=20.0, help="seconds of steady play")
+    parser.add_argument("--ramp", type=float, default=10.0, help="seconds to connect everyone")
+    parser.add_argument("--client-procs", type=int, default=1)
+    parser.add_argument(
+        "--watchers", type=int, default=0, help="players watching the players' attempts live"
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if args.duration + args.ramp > 60:
+        sys.exit("keep a run to a minute: --duration + --ramp <= 60")
+    args.database_url = loopback_url(
+        os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/easyharp_stream"),
+        "DATABASE_URL",
+    )
+    args.redis_url = loopback_url(
+        os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/3"), "REDIS_URL"
+    )
+    ensure_database(args.database_url)
+    print(f"preparing {args.players} players...", flush=True)
+    date, run_id, players, names = prepare(args)
+    from games.models import DailyDeal
+    from games.rules import Deal
+
+    deal = Deal(DailyDeal.objects.get(date=date).number).code
+    if args.watchers:
+        print(f"preparing {args.watchers} watchers...", flush=True)
+    watcher_cookies = prepare_watchers(args, run_id, deal) if args.watchers else []
+
+    port = free_port()
+    env = {**os.environ, **server_env(args.database_url, args.redis_url)}
+    server = subprocess.Popen(uvicorn_command(port), cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    try:
+        asyncio.run(wait_for_port(port, server, 60))
+        url = f"ws://127.0.0.1:{port}/ws/daily/{date}/attempt/"
+        origin = f"http://127.0.0.1:{port}"
+        start_at = time.monotonic() + args.ramp
+        stop_at = start_at + args.duration
+        out: multiprocessing.Queue[dict[str, Any]] = multiprocessing.Queue()
+        # Watcher k watches player k (modulo the players).
+        watched = [
+            (
+                f"ws://127.0.0.1:{port}/ws/daily/{date}/players/"
+                f"{names[players[k % len(players)][0]]}/attempt/",
+                cookie,
+            )
+            for k, cookie in enumerate(watcher_cookies)
+        ]
+        procs = [
+            multiprocessing.Process(
+                target=run_players,
+                args=(url, origin, players[n :: args.client_procs], args.rate, start_at, stop_at),
+                kwargs={"out": out, "watchers": watched[n :: args.client_procs]},
+            )
+            for n in range(args.client_procs)
+        ]
+        for proc in procs:
+            proc.start()
+        time.sleep(max(0.0, start_at - time.monotonic()))
+        tree = process_tree(server.pid)
+        cpu_before = sum(cpu_seconds(pid) for pid in tree)
+        time.sleep(max(0.0, stop_at - time.monotonic()))
+        cpu = sum(cpu_seconds(pid) for pid in tree) - cpu_before
+        results = [out.get(timeout=120) for _ in procs]
+        for proc in procs:
+            proc.join()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+    latencies = sorted(latency for result in results for latency in result["latencies"])
+    acked = sum(result["acked"] for result in results)
+    acked_last = {cookie: n for result in results for cookie, n in result["stored"].items()}
+    from games.models import Attempt
+
+    stored = dict(
+        Attempt.objects.filter(player__username__startswith=f"stream{run_id}-").values_list(
+            "player__username", "log"
+        )
+    )
+    # Every acknowledged action is in the database (acknowledgements are cumulative).
+    lost = sum(
+        1 for cookie, name in names.items() if len(stored[name].split()) < acked_last.get(cookie, 0)
+    )
+    print(
+        json.dumps(
+            {
+                "players": args.players,
+                "rate_per_player": args.rate,
+                "watchers": args.watchers,
+                "watching": sum(result["watching"] for result in results),
+                "actions_sent_to_watchers": sum(result["watched_actions"] for result in results),
+                "connected": sum(result["connected"] for result in results),
+                "sent": sum(result["sent"] for result in results),
+                "acked_in_window": acked,
+                "actions_per_second": round(acked / args.duration, 1),
+                "server_cpu_share": round(cpu / args.duration, 2),
+                "server_cpu_us_per_action": round(cpu / acked * 1e6) if acked else None,
+                "p50_ms": round(percentile(latencies, 0.5) * 1000, 1) if latencies else None,
+                "p99_ms": round(percentile(latencies, 0.99) * 1000, 1) if latencies else None,
+                "max_ms": round(latencies[-1] * 1000, 1) if latencies else None,
+                "attempts_with_an_acknowledged_action_lost": lost,
+                "errors": [error for result in results for error in result["errors"]][:5],
+                "other_messages": [m for result in results for m in result["other"]][:5],
+            },
+            indent=2,
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

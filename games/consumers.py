@@ -1,0 +1,412 @@
+"""The ranked attempt's socket: `ws/daily/<date>/attempt/`, each action as it is played.
+
+The signed-in player's page sends each action of its open attempt here as it
+is played. The server checks it against the attempt's table (kept in memory
+for the socket's life, `games.streaming`), stores it with the time it arrived
+(the server's clock, which the review reads) and acknowledges it once it is in
+the database (`games.batches`): an acknowledged action is never lost.
+
+Protocol (JSON text frames; `n` is an action's 1-based place in the log):
+
+- server, on connect: `{"type": "state", "date", "deal", "log", "actions",
+  "version", "elapsed_ms", "watchers"}`, the stored game, which the client's
+  next action follows (`actions + 1`).
+- client: `{"type": "action", "n", "action"}` (a token of the notation).
+- server: `{"type": "ack", "n", "version"}`: actions 1..n are stored (the
+  attempt at `version`, which a `PATCH` may name). An action sent again with a
+  number already stored and the same token is acknowledged again.
+- server: `{"type": "refused", "n", "error": {"code", "message", ...}}` at once:
+  `illegal_action` (the engine's `index`, `token`, `reason`, `reason_code`,
+  `params`, as the REST API says it), `action_conflict` (another action is
+  stored at `n`: `stored`), `out_of_order` (a gap: `next` is the next
+  number), `log_too_long`. Nothing is stored.
+- server: a new `state` when another device changed the stored game (a `PATCH`
+  or a second socket); the actions this socket held are then checked again on
+  top of it, each acknowledged or refused.
+- server: `{"type": "watchers", "count"}` whenever the number of players
+  watching this attempt live changes (`games.live`); `state` carries it too.
+- `{"type": "ping"}` gets `{"type": "pong"}`; a message too large, not JSON or
+  not understood gets `{"type": "error", "error": {"code", "message"}}`.
+
+Close codes (after an `error` message saying why): 4401 not signed in, or the
+session the socket signed in with ended while it was open (as the live
+boards' sockets, `easyharp_site.accounts.live`); 4403 banned; 4404 no attempt
+of that day (not started, not a date, not served); 4409 the attempt is closed
+(submitted) or its day is over; 4429 more messages than
+`ATTEMPT_STREAM_ACTIONS_PER_SECOND` sustained (with a burst of
+`ATTEMPT_STREAM_BURST`, enough to replay a queue played offline); 4503 the
+database failed (connect again: nothing acknowledged is lost).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.utils import timezone
+
+from easyharp_site.accounts.live import PlayerSockets, session_player_id
+from easyharp_site.dates import day_from_text, today
+from easyharp_site.errors import ServiceError
+from games import live, rules, selectors, services
+from games.batches import StreamWriter
+from games.streaming import ActionStream, Offer
+
+logger = logging.getLogger(__name__)
+
+CLOSE_NOT_SIGNED_IN = 4401
+CLOSE_BANNED = 4403
+CLOSE_NO_ATTEMPT = 4404
+CLOSE_ATTEMPT_OVER = 4409
+CLOSE_FLOOD = 4429
+CLOSE_SAVE_FAILED = 4503
+
+# A refusal of the connection or of a write, by its error code.
+CLOSE_CODES = {
+    "player_banned": CLOSE_BANNED,
+    "attempt_closed": CLOSE_ATTEMPT_OVER,
+    "day_closed": CLOSE_ATTEMPT_OVER,
+}
+
+
+@dataclass(frozen=True)
+class OpenAttempt:
+    """What a socket needs of the attempt it streams to."""
+
+    attempt_id: int
+    deal_number: int
+    started_at: datetime.datetime
+    log: list[str]
+    times: list[int]
+    version: int
+
+
+def attempt_stream_open(*, player: User, date: datetime.date) -> OpenAttempt:
+    """The player's open attempt of `date` (today), or the `ServiceError` that refuses it."""
+    if not player.is_active:
+        raise ServiceError("player_banned", "This account is banned.")
+    attempt = selectors.attempt_get(player=player, date=date)
+    game = attempt.ranked_game
+    if game is not None:
+        raise ServiceError(
+            "attempt_closed",
+            "This attempt was submitted; its game is stored and can no longer change.",
+            game=game.pk,
+        )
+    if attempt.daily.date != today():
+        raise ServiceError("day_closed", f"The day {date.isoformat()} is over.")
+    return OpenAttempt(
+        attempt_id=attempt.pk,
+        deal_number=attempt.daily.number,
+        started_at=attempt.started_at,
+        log=attempt.log.split(),
+        times=attempt.action_times(),
+        version=attempt.version,
+    )
+
+
+class ActionBucket:
+    """A token bucket: `rate` actions a second sustained, `burst` at once."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens = float(burst)
+        self.at = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class PlayerSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+    """A socket signed in as a player (by the session cookie), closed with 4401 as soon
+    as that session ends, as the live boards' sockets are (`easyharp_site.accounts.live`).
+    """
+
+    player_id: int | None = None
+    # Where the socket hears that its player's sessions ended.
+    sessions: PlayerSockets | None = None
+    closed: bool = False
+
+    async def _sign_in(self, player_id: int) -> bool:
+        """Listen for the end of the player's sessions, then check that this one holds
+        (so that an end committed meanwhile is heard); refuse the socket if it ended."""
+        self.sessions = PlayerSockets.current()
+        await self.sessions.watch(player_id, self)
+        self.player_id = player_id
+        if await self._session_holds():
+            return True
+        await self._refuse(CLOSE_NOT_SIGNED_IN, "session_ended", "This session has ended.")
+        return False
+
+    async def _session_holds(self) -> bool:
+        session = self.scope.get("session")
+        key = None if session is None else session.session_key
+        return bool(
+            await database_sync_to_async(session_player_id)(session_key=key) == self.player_id
+        )
+
+    async def session_ended(self) -> None:
+        """Sessions of this socket's player ended: close it (4401) if its own did."""
+        if self.closed or await self._session_holds():
+            return
+        await self._refuse(
+            CLOSE_NOT_SIGNED_IN, "session_ended", "This session has ended: sign in again."
+        )
+
+    def _stop_listening(self) -> None:
+        sessions, self.sessions = self.sessions, None
+        if sessions is not None and self.player_id is not None:
+            sessions.unwatch(self.player_id, self)
+
+    async def _send(self, text: str) -> None:
+        if self.closed:
+            return
+        try:
+            await self.send(text_data=text)
+        except Exception:
+            # The client went away before its answer (the server says so in its
+            # own way); what it sent is stored all the same.
+            self.closed = True
+
+    async def _refuse(self, close_code: int, code: str, why: str | ServiceError) -> None:
+        message = why if isinstance(why, str) else why.message
+        extra = {} if isinstance(why, str) else _error_fields(code, why)
+        await self._send(
+            json.dumps({"type": "error", "error": {"code": code, "message": message, **extra}})
+        )
+        if not self.closed:
+            self.closed = True
+            self._stop_listening()
+            await self.close(code=close_code)
+
+
+class AttemptConsumer(PlayerSocket):
+    """One socket streaming one player's open attempt (see the module docstring)."""
+
+    attempt: OpenAttempt | None = None
+    stream: ActionStream | None = None
+    writing: asyncio.Task[None] | None = None
+    bucket: ActionBucket | None = None
+    # Players watching this attempt live (`games.live`): its stored actions go to them.
+    watchers: int = 0
+
+    async def connect(self) -> None:
+        # Accept first: a close before the handshake reaches the browser without our code.
+        await self.accept()
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self._refuse(
+                CLOSE_NOT_SIGNED_IN, "not_authenticated", "Sign in to play the ranked attempt."
+            )
+            return
+        if not await self._sign_in(user.pk):
+            return
+        text = self.scope["url_route"]["kwargs"]["date"]
+        try:
+            date = day_from_text(text)
+        except ValueError:
+            await self._refuse(CLOSE_NO_ATTEMPT, "no_attempt", f"{text!r} is not a date.")
+            return
+        try:
+            attempt = await database_sync_to_async(attempt_stream_open)(player=user, date=date)
+        except ServiceError as error:
+            await self._refuse(CLOSE_CODES.get(error.code, CLOSE_NO_ATTEMPT), error.code, error)
+            return
+        self.attempt = attempt
+        self.stream = ActionStream(
+            deal_number=attempt.deal_number,
+            log=attempt.log,
+            times=attempt.times,
+            version=attempt.version,
+            max_actions=settings.GAME_MAX_ACTIONS,
+        )
+        self.bucket = ActionBucket(
+            settings.ATTEMPT_STREAM_ACTIONS_PER_SECOND, settings.ATTEMPT_STREAM_BURST
+        )
+        # Hear the watchers' count before reading it: no change falls between.
+        await self.channel_layer.group_add(live.player_group(attempt.attempt_id), self.channel_name)
+        self.watchers = await database_sync_to_async(live.watchers_count)(attempt.attempt_id)
+        await self._send_state()
+
+    async def attempt_watchers(self, event: dict[str, Any]) -> None:
+        """The number of players watching changed: the player is told."""
+        self.watchers = int(event["count"])
+        await self._send(json.dumps({"type": "watchers", "count": self.watchers}))
+
+    async def _tell_watchers(self, message: dict[str, Any]) -> None:
+        """Pass stored actions (or a reset) to the attempt's watchers, if any watch."""
+        if self.watchers <= 0 or self.attempt is None:
+            return
+        try:
+            await self.channel_layer.group_send(
+                live.watchers_group(self.attempt.attempt_id), message
+            )
+        except Exception:  # watchers miss a move; the player's game is stored all the same
+            logger.warning("Could not pass actions to the watchers", exc_info=True)
+
+    async def disconnect(self, code: int) -> None:
+        # A write on its way goes on: what was accepted is still stored.
+        self.closed = True
+        self._stop_listening()
+        if self.attempt is not None:
+            await self.channel_layer.group_discard(
+                live.player_group(self.attempt.attempt_id), self.channel_name
+            )
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Answer a client message; anything unexpected gets an error, never a crash."""
+        if self.stream is None or self.closed:
+            return
+        assert self.bucket is not None
+        if not self.bucket.take():
+            await self._refuse(CLOSE_FLOOD, "too_many_messages", "Too many messages: slow down.")
+            return
+        limit: int = settings.ATTEMPT_STREAM_MESSAGE_MAX_BYTES
+        if text_data is None or len(text_data.encode()) > limit:
+            await self._send_error(
+                "message_too_large", f"A message is a JSON text of at most {limit} bytes."
+            )
+            return
+        try:
+            content = json.loads(text_data)
+        except (ValueError, RecursionError):
+            await self._send_error("invalid_json", "The message is not JSON.")
+            return
+        kind = content.get("type") if isinstance(content, dict) else None
+        if kind == "ping":
+            await self._send('{"type":"pong"}')
+            return
+        number, token = (content.get("n"), content.get("action")) if kind == "action" else (0, 0)
+        if type(number) is not int or number < 1 or not isinstance(token, str) or len(token) > 8:
+            await self._send_error(
+                "unknown_message",
+                'Send {"type": "action", "n": <number from 1>, "action": <token>} '
+                'or {"type": "ping"}.',
+            )
+            return
+        await self._answer(self.stream.offer(number, token, at_ms=self._elapsed_ms()))
+        self._start_writing()
+
+    def _elapsed_ms(self) -> int:
+        assert self.attempt is not None
+        return max(0, int((timezone.now() - self.attempt.started_at).total_seconds() * 1000))
+
+    async def _answer(self, offer: Offer) -> None:
+        """Tell the client what became of an action, unless its answer is the next write's."""
+        assert self.stream is not None
+        if offer.outcome == "stored":
+            await self._send_ack(offer.number)
+        elif offer.outcome == "refused":
+            assert offer.error is not None
+            await self._send(
+                json.dumps(
+                    {
+                        "type": "refused",
+                        "n": offer.number,
+                        "error": _error_fields(offer.error.code, offer.error),
+                    }
+                )
+            )
+
+    def _start_writing(self) -> None:
+        assert self.stream is not None
+        if self.stream.unstored and (self.writing is None or self.writing.done()):
+            self.writing = asyncio.create_task(self._write())
+
+    async def _write(self) -> None:
+        """Store what waits, then acknowledge it; again while more came meanwhile."""
+        stream, attempt = self.stream, self.attempt
+        assert stream is not None and attempt is not None and self.player_id is not None
+        while stream.unstored:
+            log, times = stream.to_store()
+            save = services.StreamedSave(
+                attempt_id=attempt.attempt_id,
+                player_id=self.player_id,
+                version=stream.version,
+                log=log,
+                times=times,
+            )
+            try:
+                result = await StreamWriter.current().save(save)
+            except Exception:
+                logger.exception("Could not store the streamed actions of %s", attempt.attempt_id)
+                await self._refuse(
+                    CLOSE_SAVE_FAILED,
+                    "save_failed",
+                    "The actions could not be stored: connect again and send them again.",
+                )
+                return
+            if result.outcome == "saved":
+                before = stream.stored
+                stream.stored_up_to(len(log), result.version)
+                await self._send_ack(len(log))
+                await self._tell_watchers(
+                    {
+                        "type": "attempt.actions",
+                        "from": before + 1,
+                        "actions": log[before:],
+                        "elapsed_ms": times[-1] if times else 0,
+                    }
+                )
+            elif result.outcome == "stale":
+                offers = stream.rebase(result.log, result.times, result.version)
+                await self._send_state()
+                await self._tell_watchers({"type": "attempt.reset"})
+                for offer in offers:
+                    await self._answer(offer)
+            else:
+                error = ServiceError(result.outcome, _OVER[result.outcome], game=result.game)
+                await self._refuse(CLOSE_CODES[result.outcome], result.outcome, error)
+                return
+
+    async def _send_state(self) -> None:
+        assert self.stream is not None and self.attempt is not None
+        stored = self.stream.tokens[: self.stream.stored]
+        await self._send(
+            json.dumps(
+                {
+                    "type": "state",
+                    "date": self.scope["url_route"]["kwargs"]["date"],
+                    "deal": rules.Deal(self.attempt.deal_number).code,
+                    "log": " ".join(stored),
+                    "actions": len(stored),
+                    "version": self.stream.version,
+                    "elapsed_ms": self._elapsed_ms(),
+                    "watchers": self.watchers,
+                }
+            )
+        )
+
+    async def _send_ack(self, number: int) -> None:
+        assert self.stream is not None
+        await self._send(f'{{"type":"ack","n":{number},"version":{self.stream.version}}}')
+
+    async def _send_error(self, code: str, message: str) -> None:
+        await self._send(json.dumps({"type": "error", "error": {"code": code, "message": message}}))
+
+
+_OVER = {
+    "attempt_closed": "This attempt was submitted; its game is stored and can no longer change.",
+    "day_closed": "The day is over: its ranked attempt can no longer be played.",
+    "player_banned": "This account is banned: it can no longer play ranked games.",
+}
+
+
+def _error_fields(code: str, error: ServiceError) -> dict[str, Any]:
+    """The error as the REST API's body says it (`code`, `message` and its fields)."""
+    return {"code": code, "message": error.message, **error.extra}

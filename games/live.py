@@ -1,0 +1,74 @@
+"""Who watches a ranked attempt live, and the channel layer groups that carry it.
+
+The attempt's socket (`games.consumers`) passes each stored action to the
+watchers' group, and hears the watchers' count in the player's group; a
+submission tells the watchers that the attempt is over (`attempt_closed_announce`,
+after commit). The count is kept in the shared cache, so that every server
+process reads the same one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.core.cache import cache
+
+logger = logging.getLogger(__name__)
+
+# How long a count of watchers is kept without a change (a process that died
+# while its sockets watched leaves them counted until then).
+COUNT_SECONDS = 2 * 24 * 3600
+
+
+def watchers_group(attempt_id: int) -> str:
+    """The group of the sockets watching an attempt."""
+    return f"games.attempt.{attempt_id}.watchers"
+
+
+def player_group(attempt_id: int) -> str:
+    """The group of the player's own sockets of an attempt (they hear the count)."""
+    return f"games.attempt.{attempt_id}.player"
+
+
+def _count_key(attempt_id: int) -> str:
+    return f"games:attempt:{attempt_id}:watchers"
+
+
+def watchers_count(attempt_id: int) -> int:
+    """How many sockets watch the attempt now (over every server process)."""
+    return max(0, int(cache.get(_count_key(attempt_id), 0)))
+
+
+def watchers_change(attempt_id: int, delta: int) -> int:
+    """Count a socket in (+1) or out (-1); returns the count."""
+    key = _count_key(attempt_id)
+    cache.add(key, 0, COUNT_SECONDS)
+    try:
+        count = cache.incr(key, delta)
+    except ValueError:  # expired in between
+        cache.set(key, max(0, delta), COUNT_SECONDS)
+        count = max(0, delta)
+    cache.touch(key, COUNT_SECONDS)
+    return max(0, int(count))
+
+
+def attempt_closed_announce(attempt_id: int, game_id: int) -> None:
+    """Tell the attempt's watchers that it was submitted (in `on_commit`). Never raises:
+    with the channel layer down the watchers miss it, and the game is stored anyway."""
+    if watchers_count(attempt_id) <= 0:
+        return
+    try:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        message = {"type": "attempt.closed", "game": game_id}
+        timeout: float = settings.LIVE_BOARD_SEND_TIMEOUT
+        async_to_sync(asyncio.wait_for)(
+            layer.group_send(watchers_group(attempt_id), message), timeout
+        )
+    except Exception:
+        logger.warning("Watchers of attempt %s not told it closed", attempt_id, exc_info=True)

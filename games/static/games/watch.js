@@ -1,0 +1,130 @@
+/**
+ * Watching a player's ranked attempt live: the socket
+ * ws/daily/<date>/players/<username>/attempt/ sends the stored game once
+ * (`snapshot`), then each action as it is stored (`actions`); the page plays
+ * them with the engine and draws the table, the score, the moves and the
+ * clock. For a screen reader, a polite live region says the score and the
+ * moves at most every 15 seconds, never each move.
+ */
+import { Game, splitLog } from "./engine.js";
+import { clock, config, renderTable, t } from "./ui.js";
+import { RECONNECT_FIRST_MS, nextDelay } from "./stream.js";
+
+const SUMMARY_EVERY_MS = 15_000;
+
+const tableElement = document.getElementById("table");
+const state = {
+  game: null,
+  open: false,
+  start: null, // the attempt's start on the page's clock
+  delay: RECONNECT_FIRST_MS,
+  summarizedAt: -Infinity,
+  summaryTimer: null,
+};
+
+function draw() {
+  const game = state.game;
+  if (!game) return;
+  const table = game.table();
+  renderTable(tableElement, table);
+  document.getElementById("score").textContent = String(table.score);
+  document.getElementById("moves").textContent = String(table.moves);
+  document.getElementById("watch-deal").textContent = config.deal ?? "";
+  showClock();
+  summarize();
+}
+
+function elapsed() {
+  return state.start === null ? null : Math.max(0, performance.now() - state.start);
+}
+
+function showClock() {
+  const ms = elapsed();
+  document.getElementById("clock").textContent = ms === null ? "" : t("clock", { time: clock(ms) });
+}
+
+/** The live region's summary: at most one every SUMMARY_EVERY_MS, the last one always said. */
+function summarize() {
+  if (state.summaryTimer !== null) return;
+  const wait = Math.max(0, state.summarizedAt + SUMMARY_EVERY_MS - performance.now());
+  state.summaryTimer = setTimeout(() => {
+    state.summaryTimer = null;
+    state.summarizedAt = performance.now();
+    const table = state.game.table();
+    document.getElementById("watch-summary").textContent = t("watch_summary", {
+      score: table.score,
+      moves: table.moves,
+      time: clock(elapsed() ?? 0),
+    });
+  }, wait);
+}
+
+function setStatus(live, message = "", { reconnecting = true } = {}) {
+  const node = document.getElementById("watch-state");
+  node.dataset.state = live ? "live" : "offline";
+  node.textContent = live ? t("watch_live") : reconnecting ? t("watch_offline") : "";
+  document.getElementById("watch-message").textContent = message;
+}
+
+function takeSnapshot(snapshot) {
+  config.deal = snapshot.deal;
+  try {
+    state.game = Game.replay(snapshot.deal, splitLog(snapshot.log ?? ""));
+  } catch {
+    return;
+  }
+  state.open = snapshot.status === "open";
+  state.start = performance.now() - (snapshot.elapsed_ms ?? 0);
+  setStatus(true, state.open ? "" : t("watch_closed"));
+  draw();
+}
+
+function takeActions(message) {
+  const game = state.game;
+  if (!game || !Array.isArray(message.actions)) return;
+  message.actions.forEach((token, i) => {
+    // Actions this page has are skipped; a gap waits for the next snapshot.
+    if (message.from + i === game.log.length + 1) game.play(token);
+  });
+  draw();
+}
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const player = encodeURIComponent(config.player);
+  const socket = new WebSocket(
+    `${scheme}://${location.host}/ws/daily/${config.date}/players/${player}/attempt/`,
+  );
+  socket.addEventListener("message", (event) => {
+    let message;
+    try {
+      message = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    if (message.type === "snapshot") {
+      state.delay = RECONNECT_FIRST_MS;
+      takeSnapshot(message);
+    } else if (message.type === "actions") takeActions(message);
+    else if (message.type === "closed") {
+      state.open = false;
+      setStatus(true, t("watch_closed"));
+      showClock();
+    }
+  });
+  socket.addEventListener("close", (event) => {
+    const over = { reconnecting: false };
+    if (event.code === 4403) return setStatus(false, t("watch_locked"), over);
+    if (event.code === 4404) return setStatus(false, t("watch_none"), over);
+    if (event.code === 4401) return setStatus(false, "", over);
+    setStatus(false);
+    setTimeout(connect, state.delay);
+    state.delay = nextDelay(state.delay);
+  });
+}
+
+if (tableElement && config.player) {
+  setStatus(false);
+  setInterval(() => state.open && showClock(), 1000);
+  connect();
+}

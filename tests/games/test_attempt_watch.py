@@ -1,0 +1,166 @@
+"""ws/daily/{date}/players/{username}/attempt/: watching a player's ranked attempt live.
+
+Through the whole ASGI stack: the watcher is refused until they have finished
+their own ranked attempt of the day (no spoilers); then the player's streamed
+actions reach them as they are stored, and the player is told how many watch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.cache import cache
+from django.utils import timezone
+
+from easyharp_site.asgi import application
+from games.consumers import CLOSE_FLOOD
+from games.models import DailyDeal
+from games.services import game_submit
+from games.watch import CLOSE_LOCKED, CLOSE_NOT_FOUND, CLOSE_NOT_SIGNED_IN
+from tests.fixtures import DEAL, client_for, play_ranked
+from tests.games.test_attempt_stream import (
+    _close_database_thread_connections,  # noqa: F401 - the fixture of the socket tests
+    answer,
+    closed_with,
+    send_action,
+    session_cookie,
+    started,
+    stream_open,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _no_counts_left() -> None:
+    cache.clear()
+
+
+async def watch_socket(
+    viewer: AbstractBaseUser | None, username: str = "alice"
+) -> WebsocketCommunicator:
+    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
+    if viewer is not None:
+        headers.append(await database_sync_to_async(session_cookie)(viewer))
+    day = timezone.now().date().isoformat()
+    communicator = WebsocketCommunicator(
+        application, f"/ws/daily/{day}/players/{username}/attempt/", headers=headers
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    return communicator
+
+
+async def next_of(communicator: WebsocketCommunicator, kind: str) -> dict[str, Any]:
+    """The next message of type `kind` (acknowledgements and counts may come between)."""
+    while True:
+        message = await answer(communicator)
+        if message["type"] == kind:
+            return message
+
+
+async def test_a_player_who_has_not_finished_their_own_ranked_attempt_is_refused(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, daily: DailyDeal
+) -> None:
+    await database_sync_to_async(started)(alice)
+    await database_sync_to_async(started)(bob)  # bob's own attempt is open, not finished
+
+    communicator = await watch_socket(bob)
+
+    error, code = await closed_with(communicator)
+    assert (error["code"], code) == ("replay_locked", CLOSE_LOCKED)
+    assert error["date"] == daily.date.isoformat() and error["opens_at"].endswith("Z")
+
+
+async def test_a_visitor_and_an_unknown_player_are_refused(
+    alice: AbstractBaseUser, daily: DailyDeal
+) -> None:
+    error, code = await closed_with(await watch_socket(None))
+    assert (error["code"], code) == ("not_authenticated", CLOSE_NOT_SIGNED_IN)
+    await database_sync_to_async(play_ranked)(alice, "S")
+    error, code = await closed_with(await watch_socket(alice, "nobody"))
+    assert (error["code"], code) == ("player_not_found", CLOSE_NOT_FOUND)
+
+
+async def test_after_their_own_ranked_game_a_player_watches_the_table_move_and_is_counted(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, daily: DailyDeal
+) -> None:
+    await database_sync_to_async(play_ranked)(bob, "S S")  # bob has played the day
+    await database_sync_to_async(started)(alice)
+    player, state = await stream_open(alice)
+    assert state["watchers"] == 0
+    await send_action(player, 1, "S")
+    assert (await next_of(player, "ack"))["n"] == 1
+
+    watcher = await watch_socket(bob)
+    snapshot = await next_of(watcher, "snapshot")
+    assert (snapshot["player"], snapshot["deal"], snapshot["log"]) == ("alice", DEAL, "S")
+    assert (snapshot["status"], snapshot["watchers"]) == ("open", 1)
+    assert (await next_of(player, "watchers"))["count"] == 1
+
+    await send_action(player, 2, "41")
+    await send_action(player, 3, "S")
+    seen: list[str] = ["S"]
+    while len(seen) < 3:
+        moved = await next_of(watcher, "actions")
+        assert moved["from"] <= len(seen) + 1
+        seen[moved["from"] - 1 :] = moved["actions"]
+    assert seen == ["S", "41", "S"]
+
+    await watcher.disconnect()
+    assert (await next_of(player, "watchers"))["count"] == 0
+    await player.disconnect()
+
+
+async def test_a_watcher_is_told_when_the_attempt_is_submitted(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, daily: DailyDeal
+) -> None:
+    await database_sync_to_async(play_ranked)(bob, "S")
+    await database_sync_to_async(started)(alice)
+    watcher = await watch_socket(bob)
+    await next_of(watcher, "snapshot")
+
+    game, _ = await database_sync_to_async(game_submit)(player=alice, deal=DEAL, log="S S")
+
+    assert await next_of(watcher, "closed") == {"type": "closed", "game": game.pk}
+    await watcher.disconnect()
+
+
+async def test_a_flood_of_messages_closes_the_watching_socket(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, daily: DailyDeal, settings: Any
+) -> None:
+    settings.ATTEMPT_STREAM_BURST = 3
+    settings.ATTEMPT_STREAM_ACTIONS_PER_SECOND = 0.001
+    await database_sync_to_async(play_ranked)(bob, "S")
+    await database_sync_to_async(started)(alice)
+    watcher = await watch_socket(bob)
+    await next_of(watcher, "snapshot")
+
+    for _ in range(3):
+        await watcher.send_json_to({"type": "ping"})
+        assert await answer(watcher) == {"type": "pong"}
+    await watcher.send_json_to({"type": "ping"})
+
+    error, code = await closed_with(watcher)
+    assert (error["code"], code) == ("too_many_messages", CLOSE_FLOOD)
+
+
+async def test_the_watching_socket_closes_with_4401_when_its_session_ends(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, daily: DailyDeal
+) -> None:
+    await database_sync_to_async(play_ranked)(bob, "S")
+    await database_sync_to_async(started)(alice)
+    watcher = await watch_socket(bob)
+    await next_of(watcher, "snapshot")
+
+    signed_out = await database_sync_to_async(
+        lambda: client_for(bob).post("/api/auth/logout/everywhere/").status_code
+    )()
+
+    assert signed_out == 204
+    error, code = await closed_with(watcher)
+    assert (error["code"], code) == ("session_ended", CLOSE_NOT_SIGNED_IN)

@@ -1,0 +1,85 @@
+"""Watching a player's ranked attempt live, in a real browser.
+
+A player who has finished their own ranked game of the day opens another
+player's live page: the table, the score and the moves follow the player's
+actions as they are stored, and the player sees how many watch. A player who
+has not finished theirs gets the no-spoiler refusal instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.fixtures import WIN_LOG
+from tests.web.conftest import shot
+from tests.web.test_browser import play_keys
+
+pytestmark = [pytest.mark.browser, pytest.mark.postgres]
+
+
+def moves_shown(page: Any) -> int:
+    return int(page.inner_text("#moves"))
+
+
+def test_a_watcher_sees_the_table_move_and_the_player_sees_the_watcher(
+    site: Any, make_player: Any, submit: Any
+) -> None:
+    alice, bob = make_player("alice"), make_player("bob")
+    submit(bob, "S")  # bob has played the day
+    player = site("/play/", player=alice, service_workers="block")
+    player.wait_for_selector('#attempt[data-mode="none"]', state="attached")
+    play_keys(player, " ".join(WIN_LOG[:5]))
+    player.wait_for_selector('#attempt[data-stored="5"]', state="attached")
+
+    # The player's page leads there.
+    watcher = site("/players/alice/", player=bob)
+    watcher.click("#watch-live")
+    watcher.wait_for_selector('#watch-state[data-state="live"]')
+    watcher.wait_for_function("() => document.getElementById('moves').textContent === '5'")
+    player.wait_for_selector("#attempt-watchers:not([hidden])")
+    assert player.inner_text("#attempt-watchers") == "1 player is watching live."
+
+    play_keys(player, " ".join(WIN_LOG[5:12]))
+    watcher.wait_for_function("() => document.getElementById('moves').textContent === '12'")
+    assert watcher.locator("#table .card").count() > 0
+    assert watcher.errors == [] and player.errors == []
+    shot(watcher, "watch-live")
+
+    watcher.close()
+    player.wait_for_selector("#attempt-watchers", state="hidden")
+
+
+def test_a_player_who_has_not_played_the_day_is_refused(site: Any, make_player: Any) -> None:
+    make_player("alice")
+    carol = make_player("carol")
+
+    page = site("/play/", player=carol)
+    response = page.goto(page.url.replace("/play/", "/live/alice/"))
+
+    assert response is not None and response.status == 403
+    assert "once you have played your own ranked game of today" in page.inner_text("#watch-refused")
+    assert page.locator("#table").count() == 0
+    page.goto(page.url.replace("/live/alice/", "/players/alice/"))
+    assert page.locator("#watch-live").count() == 0
+
+
+@pytest.mark.parametrize("language", ["es", "nl"])
+def test_the_live_page_speaks_the_viewers_language_on_a_phone(
+    site: Any, make_player: Any, submit: Any, language: str
+) -> None:
+    alice, viewer = make_player("alice"), make_player(f"viewer-{language}")
+    submit(viewer, "S")
+    player = site("/play/", player=alice, service_workers="block")
+    player.wait_for_selector('#attempt[data-mode="none"]', state="attached")
+    play_keys(player, " ".join(WIN_LOG[:3]))
+    player.wait_for_selector('#attempt[data-stored="3"]', state="attached")
+
+    page = site("/live/alice/", player=viewer, language=language, width=320)
+    page.wait_for_selector('#watch-state[data-state="live"]')
+    page.wait_for_function("() => document.getElementById('moves').textContent === '3'")
+
+    assert page.inner_text("#watch-state") == {"es": "En directo", "nl": "Live"}[language]
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 320
+    shot(page, f"watch-live-320-{language}")

@@ -1,4 +1,5 @@
-"""Guards in front of every websocket: the Origin check, and a clean refusal for unrouted paths.
+"""Guards in front of every websocket: the Origin check, a clean refusal for unrouted
+paths, and the reading of a client's message (`client_message`).
 
 The Origin rule is the one Django applies to a form post's Origin header
 (`CsrfViewMiddleware`), compared whole (scheme, host and port):
@@ -21,6 +22,7 @@ HTTP 403.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -29,6 +31,30 @@ from django.http.request import split_domain_port, validate_host
 from django.utils.http import is_same_domain
 
 from easyharp_site.middleware import ASGIApp, Receive, Scope, Send
+
+
+class MessageRefused(Exception):
+    """A client's message that is not a JSON text within the socket's size limit."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def client_message(text_data: str | None, limit: int) -> Any:
+    """The JSON content of a client's text frame of at most `limit` bytes (UTF-8);
+    `MessageRefused` for a binary frame, a larger one, or one that is not JSON."""
+    if text_data is None:
+        raise MessageRefused("binary_not_supported", "Send JSON text frames.")
+    if len(text_data.encode()) > limit:
+        raise MessageRefused(
+            "message_too_large", f"A message is a JSON text of at most {limit} bytes."
+        )
+    try:
+        return json.loads(text_data)
+    except (ValueError, RecursionError):
+        raise MessageRefused("invalid_json", "The message is not JSON.") from None
 
 
 async def refuse_socket(scope: Scope, receive: Receive, send: Send) -> None:

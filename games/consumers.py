@@ -57,6 +57,7 @@ from django.utils import timezone
 from easyharp_site.accounts.live import PlayerSockets, session_player_id
 from easyharp_site.dates import day_from_text, today
 from easyharp_site.errors import ServiceError
+from easyharp_site.sockets import MessageRefused, client_message
 from games import live, rules, selectors, services
 from games.batches import StreamWriter
 from games.streaming import ActionStream, Offer
@@ -276,16 +277,10 @@ class AttemptConsumer(PlayerSocket):
         if not self.bucket.take():
             await self._refuse(CLOSE_FLOOD, "too_many_messages", "Too many messages: slow down.")
             return
-        limit: int = settings.ATTEMPT_STREAM_MESSAGE_MAX_BYTES
-        if text_data is None or len(text_data.encode()) > limit:
-            await self._send_error(
-                "message_too_large", f"A message is a JSON text of at most {limit} bytes."
-            )
-            return
         try:
-            content = json.loads(text_data)
-        except (ValueError, RecursionError):
-            await self._send_error("invalid_json", "The message is not JSON.")
+            content = client_message(text_data, settings.ATTEMPT_STREAM_MESSAGE_MAX_BYTES)
+        except MessageRefused as refused:
+            await self._send_error(refused.code, refused.message)
             return
         kind = content.get("type") if isinstance(content, dict) else None
         if kind == "ping":

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs
@@ -54,7 +53,13 @@ from django.contrib.auth.models import AnonymousUser
 from easyharp_site.accounts.live import PlayerSockets, session_player_id
 from easyharp_site.dates import day_from_text
 from easyharp_site.errors import ServiceError
-from easyharp_site.sockets import FRAME_WRITER, FrameWriter, text_frame
+from easyharp_site.sockets import (
+    FRAME_WRITER,
+    FrameWriter,
+    MessageRefused,
+    client_message,
+    text_frame,
+)
 from games.selectors import daily_deal_get, day_lock
 from leaderboards import live
 from leaderboards.audiences import audience_known
@@ -412,19 +417,10 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Answer a client message; anything unexpected gets an error, never a crash."""
-        if text_data is None:
-            await self._send_error("binary_not_supported", "Send JSON text frames.")
-            return
-        limit: int = settings.LIVE_CLIENT_MESSAGE_MAX_BYTES
-        if len(text_data.encode()) > limit:
-            await self._send_error(
-                "message_too_large", f"A client message may hold at most {limit} bytes."
-            )
-            return
         try:
-            content = json.loads(text_data)
-        except (ValueError, RecursionError):
-            await self._send_error("invalid_json", "The message is not JSON.")
+            content = client_message(text_data, settings.LIVE_CLIENT_MESSAGE_MAX_BYTES)
+        except MessageRefused as refused:
+            await self._send_error(refused.code, refused.message)
             return
         if isinstance(content, dict) and content.get("type") == "ping":
             await self.send(text_data='{"type":"pong"}')

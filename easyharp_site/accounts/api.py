@@ -293,8 +293,12 @@ class ReminderSerializer(serializers.Serializer):
     )
 
 
-class ReminderOutput(ReminderSerializer):
-    language = serializers.CharField(  # type: ignore[assignment]
+@extend_schema_serializer(component_name="ReminderState")
+class ReminderOutput(serializers.Serializer):
+    hour = serializers.IntegerField(
+        allow_null=True, help_text="The UTC hour of the reminder mail; null: no reminders."
+    )
+    language = serializers.CharField(
         help_text="The language of the mail; empty until reminders were first asked for."
     )
     email = serializers.EmailField(

@@ -237,7 +237,7 @@ def reminder_change(request: HttpRequest) -> HttpResponse:
             _("A reminder will come at %(time)s UTC on the days you have not played yet.")
             % {"time": utc_hour(hour)},
         )
-    return redirect(reverse("account") + "#reminder")
+    return redirect(reverse("account") + "#daily-reminder")
 
 
 # The link of a reminder mail, signed: a mail client's one-click unsubscribe

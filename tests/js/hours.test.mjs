@@ -16,5 +16,6 @@ test("a UTC hour reads in the local clock, summer time or not", () => {
 test("an hour can fall on the day before where the player is", () => {
   const day = new Date("2026-12-01T12:00:00Z");
   assert.equal(localTime(2, { day, locale: "en-GB", timeZone: "America/New_York" }), "21:00");
-  assert.equal(localTime(5, { day, locale: "en-US", timeZone: "Asia/Kolkata" }), "10:30 AM");
+  assert.equal(localTime(5, { day, locale: "en-US", timeZone: "Asia/Kolkata" }), "10:30");
+  assert.equal(localTime(20, { day, locale: "en", timeZone: "Asia/Tokyo" }), "05:00");
 });

@@ -4,12 +4,16 @@
  * their own clock.
  */
 
-/** The hour `utcHour` of the UTC day of `day`, as a clock in `timeZone` shows it ("20:00"). */
+/**
+ * The hour `utcHour` of the UTC day of `day`, as a clock in `timeZone` shows it:
+ * "20:00", on 24 hours like the page's own "18:00 UTC".
+ */
 export function localTime(utcHour, { day = new Date(), locale, timeZone } = {}) {
   const moment = new Date(
     Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate(), utcHour),
   );
-  return moment.toLocaleTimeString(locale, { hour: "2-digit", minute: "2-digit", timeZone });
+  const hours = { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone };
+  return moment.toLocaleTimeString(locale, hours);
 }
 
 /** Say the chosen hour in local time under the choice (nothing when there is none). */

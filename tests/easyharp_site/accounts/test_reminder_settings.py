@@ -81,7 +81,7 @@ def test_the_account_page_offers_and_keeps_a_reminder_in_the_players_language(
     assert f'data-local-time="{html.escape(local)}"' in page.text
 
     answer = browser.post("/accounts/reminder/", {"hour": "18"})
-    assert answer.status_code == 302 and answer["Location"] == "/accounts/#reminder"
+    assert answer.status_code == 302 and answer["Location"] == "/accounts/#daily-reminder"
     page = browser.get("/accounts/")
     said = text_of(page)
     assert on in said and saved in said  # the page, and the message of the change
@@ -117,6 +117,15 @@ def test_an_hour_that_is_not_one_is_refused_and_nothing_is_kept(alice: Any, hour
 
     assert page.status_code == 200
     assert 'class="errorlist' in page.text
+    assert not Account.objects.filter(player=alice, reminder_hour__isnull=False).exists()
+
+
+def test_the_reminder_form_needs_the_csrf_token(alice: Any) -> None:
+    # Unlike the stopping link, turning reminders on is the signed-in player's own act.
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(alice)
+
+    assert browser.post("/accounts/reminder/", {"hour": "7"}).status_code == 403
     assert not Account.objects.filter(player=alice, reminder_hour__isnull=False).exists()
 
 

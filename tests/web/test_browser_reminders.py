@@ -67,9 +67,7 @@ def test_the_reminder_is_chosen_in_utc_and_shown_in_the_players_own_time(
     assert page.errors == []
 
 
-def test_the_mails_link_stops_the_reminders_with_one_button(
-    site: Any, make_player: Any
-) -> None:
+def test_the_mails_link_stops_the_reminders_with_one_button(site: Any, make_player: Any) -> None:
     alice = make_player("alice")
     Account.objects.create(player=alice, reminder_hour=7, language="nl")
 

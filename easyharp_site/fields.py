@@ -42,3 +42,12 @@ class StrictBooleanField(serializers.BooleanField):
         if not isinstance(data, bool):
             self.fail("invalid", input=data)
         return data
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer only (DRF's own also takes "18", 18.0 and "18.0")."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if not isinstance(data, int) or isinstance(data, bool):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))

@@ -11,6 +11,7 @@ from easyharp_site.dates import today
 from easyharp_site.jobs import job_schedule
 from leaderboards.checks import boards_check_recent
 from leaderboards.mirror import mirror_enabled
+from leaderboards.reminders import reminders_queue
 from leaderboards.services import board_mirror_build, day_close, days_to_close
 
 logger = logging.getLogger(__name__)
@@ -55,6 +56,21 @@ def boards_check() -> str:
     )
 
 
+# Every five minutes: a reminder comes within five minutes of its hour.
+REMINDERS_EVERY_MINUTES = 5
+
+
+def reminders_send() -> str:
+    """The job: queue the reminder mails due now (`leaderboards.reminders`). A player
+    reminded today is not reminded again, so a second run queues nothing."""
+    run = reminders_queue(now=timezone.now())
+    if run.date is None:
+        return "today's deal is not stored yet: no reminders"
+    if run.left:
+        logger.warning("reminders: the mail queue is full; %s left for the next run", run.left)
+    return f"{run.date.isoformat()}: {run.queued} reminder(s) queued, {run.left} left"
+
+
 def schedule() -> None:
     # Ten minutes: a day is closed within minutes of its grace period's end.
     job_schedule(name="close days", func="leaderboards.tasks.days_close", minutes=10)
@@ -62,3 +78,8 @@ def schedule() -> None:
         name="build the board mirror", func="leaderboards.tasks.board_mirror_refresh", minutes=1
     )
     job_schedule(name="check boards", func="leaderboards.tasks.boards_check", minutes=60)
+    job_schedule(
+        name="send reminders",
+        func="leaderboards.tasks.reminders_send",
+        minutes=REMINDERS_EVERY_MINUTES,
+    )

@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import SESSION_KEY, login, logout, update_session_auth_hash
 from django.contrib.auth.models import User
 from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.utils.translation import get_language
 from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
@@ -17,11 +19,19 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from easyharp_site.accounts import deletion, emails, passwords, selectors, services, sessions
+from easyharp_site.accounts import (
+    deletion,
+    emails,
+    passwords,
+    reminders,
+    selectors,
+    services,
+    sessions,
+)
 from easyharp_site.accounts.links import email_verify_link, reset_link
 from easyharp_site.devices import device_remember
 from easyharp_site.errors import BODY_REFUSALS, ServiceError, error_responses
-from easyharp_site.fields import StrictBooleanField, TextField
+from easyharp_site.fields import StrictBooleanField, StrictIntegerField, TextField
 from easyharp_site.parsers import SafeJSONParser
 
 USERNAME_MAX = 150  # the user model's username length
@@ -265,6 +275,67 @@ class SettingsApi(APIView):
             player=_signed_in(request), settings=dict(data.validated_data)
         )
         return Response(kept)
+
+
+@extend_schema_serializer(component_name="Reminder")
+class ReminderSerializer(serializers.Serializer):
+    hour = StrictIntegerField(
+        min_value=0,
+        max_value=23,
+        allow_null=True,
+        help_text="The UTC hour of the reminder mail on the days the player has not played "
+        "yet; null: no reminders.",
+    )
+    language = serializers.ChoiceField(
+        choices=[code for code, _name in settings.LANGUAGES],
+        required=False,
+        help_text="The language of the mail (by default the request's).",
+    )
+
+
+@extend_schema_serializer(component_name="ReminderState")
+class ReminderOutput(serializers.Serializer):
+    hour = serializers.IntegerField(
+        allow_null=True, help_text="The UTC hour of the reminder mail; null: no reminders."
+    )
+    language = serializers.CharField(
+        help_text="The language of the mail; empty until reminders were first asked for."
+    )
+    email = serializers.EmailField(
+        allow_null=True,
+        help_text="Where reminders go: the confirmed address (null: none is sent until "
+        "there is one).",
+    )
+
+
+class ReminderApi(APIView):
+    """The player's daily reminder: an e-mail at an hour of their choice on the days they
+    have not played yet. A reminder set after its hour has come today starts tomorrow."""
+
+    permission_classes = [IsAuthenticated]
+    parser_classes = [SafeJSONParser]
+
+    @extend_schema(
+        operation_id="auth_reminder", responses={200: ReminderOutput, **error_responses()}
+    )
+    def get(self, request: Request) -> Response:
+        return Response(ReminderOutput(selectors.reminder_view(player=_signed_in(request))).data)
+
+    @extend_schema(
+        operation_id="auth_reminder_update",
+        request=ReminderSerializer,
+        responses={200: ReminderOutput, **error_responses(*BODY_REFUSALS)},
+    )
+    def put(self, request: Request) -> Response:
+        data = ReminderSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        player = _signed_in(request)
+        reminders.reminder_set(
+            player=player,
+            hour=data.validated_data["hour"],
+            language=data.validated_data.get("language") or get_language(),
+        )
+        return Response(ReminderOutput(selectors.reminder_view(player=player)).data)
 
 
 class EmailInput(serializers.Serializer):

@@ -88,6 +88,8 @@ def player_erase(*, player: User) -> None:
     account.email_pending = ""
     account.email_requested_at = None
     account.settings = {}
+    account.reminder_hour = None
+    account.language = ""
     account.sessions_generation += 1
     account.deleted_at = now
     account.save()

@@ -20,3 +20,8 @@ def email_verify_link(token: str) -> str:
 def reset_link(uid: str, token: str) -> str:
     """The page that sets a new password (Django's reset confirmation)."""
     return site_url(reverse("password-reset-confirm", args=[uid, token]))
+
+
+def reminders_stop_link(token: str) -> str:
+    """The page that stops a player's reminder mails (and takes RFC 8058's one-click POST)."""
+    return site_url(reverse("reminders-stop", args=[token]))

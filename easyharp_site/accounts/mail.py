@@ -10,7 +10,8 @@ logged and, when the caller asked, marked in the cache so that the player's
 account page says to ask again; the job is then tried again (Q_CLUSTER's
 `max_attempts`). More than `EMAIL_QUEUE_MAX` mails waiting means the worker or
 the mail server is far behind: `mail_queue` then refuses with a 503 that says
-to try again later.
+to try again later. A mail may carry headers of its own (a reminder's
+`List-Unsubscribe`) and a moment after which it is no longer worth sending.
 """
 
 from __future__ import annotations
@@ -39,12 +40,20 @@ logger = logging.getLogger(__name__)
 FAILURE_MARK_SECONDS = 24 * 3600
 
 
-def mail_render(*, to: str, template: str, context: Mapping[str, Any]) -> EmailMessage:
+def mail_render(
+    *,
+    to: str,
+    template: str,
+    context: Mapping[str, Any],
+    headers: Mapping[str, str] | None = None,
+) -> EmailMessage:
     """The message of `template` (`<template>_subject.txt`, `<template>_body.txt`), in the
-    active language."""
+    active language, with `headers` of its own."""
     subject = "".join(render_to_string(f"{template}_subject.txt", dict(context)).splitlines())
     body = render_to_string(f"{template}_body.txt", dict(context))
-    return EmailMessage(subject.strip(), body, settings.DEFAULT_FROM_EMAIL, [to])
+    return EmailMessage(
+        subject.strip(), body, settings.DEFAULT_FROM_EMAIL, [to], headers=dict(headers or {})
+    )
 
 
 def mail_waiting() -> int:
@@ -53,16 +62,25 @@ def mail_waiting() -> int:
 
 
 @transaction.atomic
-def mail_queue(message: EmailMessage, *, failure_key: str | None = None) -> Mail:
-    """Store `message` and queue the job that sends it, both in the current transaction.
+def mail_queue(
+    message: EmailMessage,
+    *,
+    failure_key: str | None = None,
+    expires_at: datetime.datetime | None = None,
+    queue_max: int | None = None,
+) -> Mail:
+    """Store `message` (its extra headers too) and queue the job that sends it, both in
+    the current transaction.
 
-    Raises a 503 `mail_unavailable` error when too many mails already wait.
-    `failure_key`, when given, is set in the cache if the sending fails and
-    cleared when it succeeds (and at once: a new try).
+    Raises a 503 `mail_unavailable` error when `queue_max` mails (by default
+    EMAIL_QUEUE_MAX) already wait. `failure_key`, when given, is set in the
+    cache if the sending fails and cleared when it succeeds (and at once: a
+    new try). A mail not sent by `expires_at` is dropped.
     """
     waiting = mail_waiting()
-    if waiting >= settings.EMAIL_QUEUE_MAX:
-        logger.error("Mail queue full (%s waiting); refused a new message", waiting)
+    if waiting >= (settings.EMAIL_QUEUE_MAX if queue_max is None else queue_max):
+        log = logger.error if queue_max is None else logger.warning
+        log("Mail queue full (%s waiting); refused a new message", waiting)
         raise ServiceError(
             "mail_unavailable",
             "Mail cannot be sent right now. Please try again in a few minutes.",
@@ -74,7 +92,9 @@ def mail_queue(message: EmailMessage, *, failure_key: str | None = None) -> Mail
         subject=str(message.subject),
         body=str(message.body),
         from_email=message.from_email,
+        headers=dict(message.extra_headers),
         failure_key=failure_key or "",
+        expires_at=expires_at,
     )
     if failure_key:
         transaction.on_commit(lambda: _mark(failure_key, failed=False))
@@ -84,7 +104,7 @@ def mail_queue(message: EmailMessage, *, failure_key: str | None = None) -> Mail
 
 def mail_send(mail_id: int) -> str:
     """The job: send mail `mail_id` unless it was sent already (or is being sent by
-    another run); says what it did.
+    another run, or its time has passed: then it is dropped); says what it did.
 
     The mail is claimed for a while first, by one conditional update, so a run
     that died while sending leaves it to the next try once the claim lapses. A
@@ -92,15 +112,18 @@ def mail_send(mail_id: int) -> str:
     and raised, so that the queue tries the job again.
     """
     now = timezone.now()
-    claimed = (
-        Mail.objects.filter(pk=mail_id, sent_at=None)
-        .filter(Q(claimed_until=None) | Q(claimed_until__lt=now))
-        .update(claimed_until=now + _claim_time(), attempts=F("attempts") + 1)
+    unclaimed = Mail.objects.filter(pk=mail_id, sent_at=None).filter(
+        Q(claimed_until=None) | Q(claimed_until__lt=now)
     )
+    if unclaimed.filter(expires_at__lte=now).delete()[0]:
+        return "too late: dropped"
+    claimed = unclaimed.update(claimed_until=now + _claim_time(), attempts=F("attempts") + 1)
     if not claimed:
         return "already sent, or being sent"
     mail = Mail.objects.get(pk=mail_id)
-    message = EmailMessage(mail.subject, mail.body, mail.from_email, [mail.to])
+    message = EmailMessage(
+        mail.subject, mail.body, mail.from_email, [mail.to], headers=mail.headers
+    )
     try:
         message.send()
     except Exception:

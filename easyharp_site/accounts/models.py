@@ -4,9 +4,10 @@ Players are `django.contrib.auth` users. An `Account` row holds what the user
 model has no field for: the e-mail address waiting for its confirming link
 (`User.email` holds only a confirmed address, so nothing ever mails an
 unconfirmed one), the generation of the player's sessions (raised by "sign
-out everywhere") and when the account was deleted. It is created on first
-need; a player without one has no pending address, generation 0 and is not
-deleted.
+out everywhere"), when the account was deleted, and the player's daily
+reminder (the hour they chose, the last day reminded, the language of their
+mail). It is created on first need; a player without one has no pending
+address, generation 0, no reminder and is not deleted.
 
 `PlayerName` holds the look-alike keys of players' names (see
 `easyharp_site.accounts.names`).
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 
 from easyharp_site.accounts.names import KEY_MAX_LENGTH
 
@@ -42,6 +44,36 @@ class Account(models.Model):
         blank=True,
         help_text="The player's game settings (double click, four colours, card style).",
     )
+    reminder_hour = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="The UTC hour (0-23) of the daily reminder mail; empty: no reminders.",
+    )
+    reminded_on = models.DateField(
+        null=True,
+        blank=True,
+        help_text="The last day reminded, or passed over (the reminder was set after its hour).",
+    )
+    language = models.CharField(
+        max_length=8,
+        blank=True,
+        help_text="The language of the player's reminders: the page's when they asked for them.",
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(reminder_hour__lte=23), name="account_reminder_hour_of_a_day"
+            )
+        ]
+        indexes = [
+            # The reminder job reads only the players who asked for reminders.
+            models.Index(
+                fields=["reminder_hour"],
+                name="account_reminders",
+                condition=Q(reminder_hour__isnull=False),
+            )
+        ]
 
     def __str__(self) -> str:
         return f"account of player {self.player_id}"
@@ -82,13 +114,20 @@ class Mail(models.Model):
     survives any restart. A sending claims the row until `claimed_until`, so
     two runs of the job never send it at once, and `sent_at` makes sending it
     again a no-op; the body, which may hold a one-time link, is emptied once
-    it is sent.
+    it is sent. A mail with `expires_at` (a reminder of a day) is dropped
+    unsent once that moment has passed.
     """
 
     to = models.EmailField()
     subject = models.CharField(max_length=300)
     body = models.TextField()
     from_email = models.CharField(max_length=300)
+    headers = models.JSONField(
+        default=dict, blank=True, help_text="Headers of its own (a reminder's List-Unsubscribe)."
+    )
+    expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="Not sent after this moment (a reminder's day is over)."
+    )
     # Marked in the cache when the sending fails, so the account page says to ask again.
     failure_key = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

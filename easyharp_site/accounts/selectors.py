@@ -65,3 +65,23 @@ def account_settings(*, player: User) -> dict[str, object]:
     """The game settings kept with the player's account (only those set)."""
     kept = Account.objects.filter(player=player).values_list("settings", flat=True).first()
     return {name: value for name, value in (kept or {}).items() if name in GAME_SETTINGS}
+
+
+@dataclass(frozen=True)
+class ReminderView:
+    """The player's daily reminder, as they see it."""
+
+    # The UTC hour of the mail, or None: no reminders.
+    hour: int | None
+    # The language of the mail ("" until reminders are first asked for).
+    language: str
+    # Where reminders go: the confirmed address; None, and they wait for one.
+    email: str | None
+
+
+def reminder_view(*, player: User) -> ReminderView:
+    """The signed-in player's daily reminder."""
+    hour, language = Account.objects.filter(player=player).values_list(
+        "reminder_hour", "language"
+    ).first() or (None, "")
+    return ReminderView(hour=hour, language=language, email=player.email or None)

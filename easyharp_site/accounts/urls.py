@@ -19,6 +19,7 @@ api_urlpatterns = [
     path("auth/token/rotate/", api.TokenRotateApi.as_view(), name="api-token-rotate"),
     path("auth/me/", api.AccountApi.as_view(), name="api-account"),
     path("auth/settings/", api.SettingsApi.as_view(), name="api-settings"),
+    path("auth/reminder/", api.ReminderApi.as_view(), name="api-reminder"),
     path("auth/email/", api.EmailApi.as_view(), name="api-email"),
     path("auth/email/verify/", api.EmailVerifyApi.as_view(), name="api-email-verify"),
     path("auth/password/change/", api.PasswordChangeApi.as_view(), name="api-password-change"),
@@ -39,6 +40,8 @@ urlpatterns = [
     path("accounts/", web.account, name="account"),
     path("accounts/email/", rate_limited("email")(web.email_change), name="email-change"),
     path("accounts/email/verify/<str:token>/", web.email_verify, name="email-verify"),
+    path("accounts/reminder/", web.reminder_change, name="reminder-change"),
+    path("accounts/reminders/stop/<str:token>/", web.reminders_stop, name="reminders-stop"),
     path(
         "accounts/password/change/",
         rate_limited("auth")(web.PasswordChange.as_view()),

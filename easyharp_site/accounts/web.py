@@ -1,6 +1,7 @@
-"""The account pages: sign up, the account page (e-mail address, password, sessions,
-export, deletion) and the password reset. Django's own views log in and out, and
-run the password change and reset, with this project's services doing the writes."""
+"""The account pages: sign up, the account page (e-mail address, daily reminder, password,
+sessions, export, deletion), the page that stops reminders and the password reset.
+Django's own views log in and out, and run the password change and reset, with this
+project's services doing the writes."""
 
 from __future__ import annotations
 
@@ -21,13 +22,14 @@ from django.contrib.auth.forms import (
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
-from django.urls import reverse_lazy
+from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_POST
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST
 
-from easyharp_site.accounts import deletion, emails, passwords, selectors, sessions
+from easyharp_site.accounts import deletion, emails, passwords, reminders, selectors, sessions
 from easyharp_site.accounts.links import email_verify_link, reset_link
 from easyharp_site.accounts.services import player_register
 from easyharp_site.errors import ServiceError
@@ -135,6 +137,27 @@ class EmailForm(forms.Form):
     )
 
 
+def utc_hour(hour: int) -> str:
+    """An hour of the day as the pages write it: `18:00`."""
+    return f"{hour:02d}:00"
+
+
+class ReminderForm(forms.Form):
+    hour = forms.TypedChoiceField(
+        label=gettext_lazy("Remind me at"),
+        choices=[("", gettext_lazy("No reminders"))]
+        + [(str(hour), f"{utc_hour(hour)} UTC") for hour in reminders.REMINDER_HOURS],
+        coerce=int,
+        empty_value=None,
+        required=False,
+        help_text=gettext_lazy(
+            "An e-mail at this hour (UTC) on the days you have not played yet, with "
+            "the streak you would keep."
+        ),
+        widget=forms.Select(attrs={"data-utc-hours": ""}),
+    )
+
+
 class DeleteForm(forms.Form):
     password = forms.CharField(
         label=gettext_lazy("Your password"),
@@ -162,9 +185,14 @@ def _email_link_send(request: HttpRequest, player: User, email: str) -> str | No
 
 
 def _account_page(request: HttpRequest, **forms_shown: Any) -> HttpResponse:
+    reminder = selectors.reminder_view(player=request.user)  # type: ignore[arg-type]
     context = {
         "account": selectors.account_view(player=request.user),  # type: ignore[arg-type]
         "email_form": forms_shown.get("email_form") or EmailForm(),
+        "reminder": reminder,
+        "reminder_time": None if reminder.hour is None else utc_hour(reminder.hour),
+        "reminder_form": forms_shown.get("reminder_form")
+        or ReminderForm(initial={"hour": "" if reminder.hour is None else str(reminder.hour)}),
     }
     return render(request, "accounts/account.html", context)
 
@@ -186,6 +214,52 @@ def email_change(request: HttpRequest) -> HttpResponse:
             return redirect("account")
         form.add_error("email", problem)
     return _account_page(request, email_form=form)
+
+
+@login_required
+@require_POST
+def reminder_change(request: HttpRequest) -> HttpResponse:
+    """Choose the hour of the daily reminder, or none; the mail speaks this page's language."""
+    form = ReminderForm(request.POST)
+    if not form.is_valid():
+        return _account_page(request, reminder_form=form)
+    hour = form.cleaned_data["hour"]
+    reminders.reminder_set(
+        player=request.user,  # type: ignore[arg-type]
+        hour=hour,
+        language=get_language(),
+    )
+    if hour is None:
+        messages.success(request, _("No more reminders."))
+    else:
+        messages.success(
+            request,
+            _("A reminder will come at %(time)s UTC on the days you have not played yet.")
+            % {"time": utc_hour(hour)},
+        )
+    return redirect(reverse("account") + "#daily-reminder")
+
+
+# The link of a reminder mail, signed: a mail client's one-click unsubscribe
+# (RFC 8058) posts to it with no session or CSRF token, and the signature is
+# all it needs; it can do nothing but stop that player's reminders.
+@csrf_exempt
+@require_http_methods(["GET", "HEAD", "POST"])
+def reminders_stop(request: HttpRequest, token: str) -> HttpResponse:
+    """A reminder's stopping link: shows a button (a mail scanner that opens links stops
+    nothing); the button, or a one-click POST, stops the reminders."""
+    context: dict[str, Any] = {}
+    try:
+        if request.method == "POST":
+            reminders.reminders_stop(token=token)
+            context["stopped"] = True
+        else:
+            username, reminded = reminders.reminder_stop_read(token=token)
+            context.update(username=username, reminded=reminded)
+    except ServiceError as error:
+        context["problem"] = error.in_language()
+        return render(request, "accounts/reminders_stop.html", context, status=400)
+    return render(request, "accounts/reminders_stop.html", context)
 
 
 def email_verify(request: HttpRequest, token: str) -> HttpResponse:

@@ -19,7 +19,7 @@ from django_q.models import Schedule
 from django_q.tasks import async_task
 
 from easyharp_site.accounts import mail
-from easyharp_site.accounts.models import Mail
+from easyharp_site.accounts.models import Account, Mail
 from games.models import DailyDeal
 from leaderboards import tasks as board_tasks
 from leaderboards.models import BoardEntry
@@ -35,6 +35,7 @@ JOBS = {
     "build the board mirror": ("leaderboards.tasks.board_mirror_refresh", 1),
     "settle standings": ("leagues.tasks.standings_refresh", 10),
     "check boards": ("leaderboards.tasks.boards_check", 60),
+    "send reminders": ("leaderboards.tasks.reminders_send", 5),
 }
 
 
@@ -138,6 +139,24 @@ def test_the_board_check_job_mends_drift_once_and_then_finds_the_boards_in_step(
     assert f"{daily.date.isoformat()}: " in first and "mended" in first
     assert BoardEntry.objects.filter(player=alice).exists()
     assert "mended" not in second and second.count("in step") == 2
+
+
+def test_the_reminder_job_run_twice_reminds_each_player_once(alice: Any, daily: Any) -> None:
+    alice.email = "alice@example.org"
+    alice.save()
+    # Asked for on an earlier day, at midnight: due whatever the time now.
+    Account.objects.create(player=alice, reminder_hour=0, language="en")
+
+    first = board_tasks.reminders_send()
+    second = board_tasks.reminders_send()
+
+    assert first == f"{daily.date.isoformat()}: 1 reminder(s) queued, 0 left"
+    assert second == f"{daily.date.isoformat()}: 0 reminder(s) queued, 0 left"
+    assert Mail.objects.filter(to="alice@example.org").count() == 1
+
+
+def test_the_reminder_job_waits_for_the_days_deal() -> None:
+    assert board_tasks.reminders_send() == "today's deal is not stored yet: no reminders"
 
 
 def test_healthz_details_show_each_jobs_last_run_and_the_queue(today: datetime.date) -> None:

@@ -139,6 +139,7 @@ def site(
         height: int = 900,
         player: AbstractBaseUser | None = None,
         service_workers: str = "allow",
+        timezone_id: str | None = None,
     ):
         """Open `path`; with `player`, signed in as them (a session made here).
 
@@ -146,11 +147,13 @@ def site(
         page with `service_workers="block"`: once the site's service worker
         controls a page, its requests no longer pass through the page's routes
         (Playwright's documented limit), and when that happens is a race.
+        `timezone_id` sets the browser's clock's zone (`Europe/Amsterdam`).
         """
         context = browser.new_context(
             viewport={"width": width, "height": height},
             locale=language,
             service_workers=service_workers,
+            timezone_id=timezone_id,
         )
         contexts.append(context)
         if player is not None:

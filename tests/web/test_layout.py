@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from easyharp_site.accounts.reminders import reminder_set, reminder_token
 from games.models import DailyDeal
 from leagues.services import league_create
 from tests.fixtures import DEAL_NUMBER, WIN_LOG
@@ -100,6 +101,7 @@ def pages_of_the_site(make_player: Any, submit: Any) -> list[tuple[str, Any]]:
     player = make_player("a-rather-long-player-name")
     game = submit(player, WIN_LOG)
     league = league_create(owner=player, name="The Thursday evening card club")
+    reminder_set(player=player, hour=18, language="en")
     yesterday = timezone.now().date() - datetime.timedelta(days=1)
     DailyDeal.objects.create(date=yesterday, number=DEAL_NUMBER + 1)
     anonymous = [
@@ -122,6 +124,8 @@ def pages_of_the_site(make_player: Any, submit: Any) -> list[tuple[str, Any]]:
         "/accounts/signup/",
         "/accounts/password/reset/",
         f"/leagues/join/{league.invite_code}/",
+        # The link of a reminder mail, with its button.
+        f"/accounts/reminders/stop/{reminder_token(player.pk)}/",
         "/no-such-page/",
     ]
     signed_in = [

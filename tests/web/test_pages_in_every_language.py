@@ -163,3 +163,17 @@ class TestFaq:
     def test_it_is_translated(self, client: Client, db: None, language: str, words: str) -> None:
         said = text_of(client.get("/faq/", HTTP_ACCEPT_LANGUAGE=language))
         assert words in said
+
+    @pytest.mark.parametrize(
+        ("language", "words"),
+        [
+            ("en", "never after you have started your ranked game"),
+            ("es", "nunca después de que hayas empezado tu partida clasificatoria"),
+            ("nl", "nooit nadat je aan je gerangschikte poging begonnen bent"),
+        ],
+    )
+    def test_it_says_when_a_reminder_comes(
+        self, client: Client, db: None, language: str, words: str
+    ) -> None:
+        said = text_of(client.get("/faq/", HTTP_ACCEPT_LANGUAGE=language))
+        assert words in said

@@ -45,7 +45,8 @@ def daily_deal_get(*, date: datetime.date) -> DailyDeal:
 
     Future days are never served (`day_not_open`), nor days before
     DAILY_DEAL_FIRST_DATE (`day_not_served`); a served day whose deal is not
-    prepared yet is `day_not_prepared` (the preparing job is behind).
+    prepared yet is `day_not_prepared` (the preparing job is behind; for a day
+    gone by, the service was not running then, and the message says so).
     """
     if date > today():
         raise ServiceError(
@@ -65,7 +66,9 @@ def daily_deal_get(*, date: datetime.date) -> DailyDeal:
     if day is None:
         raise ServiceError(
             "day_not_prepared",
-            gettext_noop("The deal of {date} is not prepared yet; try again in a minute."),
+            gettext_noop("The deal of {date} is not prepared yet; try again in a minute.")
+            if date == today()
+            else gettext_noop("There was no deal of the day on {date}: nobody played that day."),
             status_code=status.HTTP_404_NOT_FOUND,
             words={"date": date.isoformat()},
         )

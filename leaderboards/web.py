@@ -160,8 +160,9 @@ def home(request: HttpRequest) -> HttpResponse:
     page = leaderboard_page(date=day, order=Board.SCORE, limit=10)
     recent = list(daily_deals_served(until=day)[1 : RECENT_DAYS + 1])
     yesterday = day - datetime.timedelta(days=1)
-    served_yesterday = yesterday if yesterday >= daily_deal_first_date() else None
     yesterday_deal = recent[0].deal_code if recent and recent[0].date == yesterday else None
+    # A day with no deal stored (the service was not running) has no board to link to.
+    served_yesterday = yesterday if yesterday_deal else None
     results = day_results(date=day)
     replays_locked = day_lock(date=day, viewer=request.user)
     context = {

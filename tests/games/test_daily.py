@@ -244,3 +244,16 @@ def test_the_prepare_job_stores_the_days_ahead_once(today, settings):
     tomorrow = today + datetime.timedelta(days=1)
     assert dict(DailyDeal.objects.values_list("date", "number")) == numbers
     assert set(numbers) == {today, tomorrow}
+
+
+def test_a_past_day_with_no_deal_stored_says_nobody_played_it(anon, today):
+    yesterday = today - datetime.timedelta(days=1)
+
+    response = anon.get(f"/api/daily/{yesterday.isoformat()}/")
+
+    assert response.status_code == 404
+    error = response.json()["error"]
+    assert error["code"] == "day_not_prepared"
+    assert error["message"] == (
+        f"There was no deal of the day on {yesterday.isoformat()}: nobody played that day."
+    )

@@ -60,6 +60,14 @@ class TestBeforePlaying:
         assert said == "You did not play yesterday's deal. Play it as practice"
         assert f'?deal={yesterday.deal_code}"' in body
 
+    def test_a_yesterday_with_no_deal_stored_has_no_board_to_link_to(
+        self, client: Client, daily: DailyDeal, make_player
+    ) -> None:
+        client.force_login(make_player("alice"))
+        body = client.get("/").content.decode()
+        assert 'id="yesterday"' not in body and "Yesterday's board" not in body
+        assert 'id="yesterday-mine"' not in body
+
     def test_a_streak_at_stake_is_said(
         self, client: Client, daily: DailyDeal, yesterday: DailyDeal, make_player
     ) -> None:

@@ -6,16 +6,19 @@ streak and its course, four foundation counts) and never see its log. The course
 drawn as a grid of squares, a row per quarter of the game and a square per eighth of
 the deck put away, so a share shows how the game went and nothing of how to play it.
 
-Pictures are drawn with Pillow's own font, so no font file has to be
-installed; that font has no accented letters, so they are drawn without their
-accents.
+Pictures are drawn in DejaVu Sans (Debian's `fonts-dejavu-core`, which the
+image installs), so "Puntuación" keeps its accent. Where that file is missing
+they fall back to Pillow's own font, which has no accented letters: those are
+then drawn without their accents rather than as empty boxes.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import unicodedata
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -25,11 +28,14 @@ from PIL import Image, ImageDraw, ImageFont
 # Open Graph's recommended size; Twitter's large summary card takes it too.
 CARD_SIZE = (1200, 630)
 # Bumped whenever the drawing changes, so cached pictures are drawn again.
-CARD_VERSION = 3
+CARD_VERSION = 4
 _BACKGROUND = (18, 82, 52)
 _INK = (250, 248, 240)
 _ACCENT = (242, 201, 76)
 _EMPTY = (44, 110, 78)
+
+# Debian's fonts-dejavu-core (the Dockerfile installs it).
+FONT_FILE = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 
 # A square of the grid stands for an eighth of the deck (13 cards, a foundation's worth).
 GRID_SQUARES = 8
@@ -104,9 +110,19 @@ def share_text(facts: dict[str, Any], url: str) -> str:
     return "\n".join([share_title(facts), *share_grid(facts["course"]), *share_lines(facts), url])
 
 
+@functools.cache
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    if FONT_FILE.is_file():
+        return ImageFont.truetype(str(FONT_FILE), size)
+    return ImageFont.load_default(size=size)
+
+
 def _drawable(text: str) -> str:
-    """`text` with the accents of its letters dropped ("Puntuación" → "Puntuacion"), which
-    Pillow's own font would draw as empty boxes."""
+    """`text` as the font can draw it: whole in DejaVu Sans; with Pillow's own font,
+    the accents of its letters dropped ("Puntuación" → "Puntuacion"), which it would
+    draw as empty boxes."""
+    if FONT_FILE.is_file():
+        return text
     return "".join(
         char for char in unicodedata.normalize("NFKD", text) if not unicodedata.combining(char)
     )
@@ -133,9 +149,7 @@ def card_png(
     lines = [_drawable(line) for line in lines]
     image = Image.new("RGB", CARD_SIZE, _BACKGROUND)
     draw = ImageDraw.Draw(image)
-    big = ImageFont.load_default(size=60)
-    body = ImageFont.load_default(size=44)
-    small = ImageFont.load_default(size=32)
+    big, body, small = _font(60), _font(44), _font(32)
     # Two cards, fanned, for a logo (the default font has no suit signs).
     draw.rounded_rectangle((72, 56, 122, 126), radius=8, fill=_INK, outline=_ACCENT, width=3)
     draw.rounded_rectangle((102, 48, 152, 118), radius=8, fill=_INK, outline=_ACCENT, width=3)

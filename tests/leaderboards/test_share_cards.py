@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -13,7 +14,7 @@ from django.test import Client
 
 from easyharp_site.site import site_host
 from games.models import DailyDeal
-from leaderboards import tasks, web
+from leaderboards import cards, tasks, web
 from leaderboards.cards import card_png
 from leaderboards.models import DayResult
 from tests.fixtures import WIN_LOG, play_assisted, play_ranked
@@ -68,11 +69,23 @@ def test_an_assisted_games_card_says_so_and_shows_no_rank(daily, alice, make_pla
         assert not any("rank" in line or "puesto" in line for line in lines), lines
 
 
-def test_accented_letters_are_drawn_without_their_accents():
-    # Pillow's own font has no "ó": it would draw an empty box.
-    assert card_png("Puntuación", ["Con ayuda: se usó una pista"]) == card_png(
+def test_accented_letters_keep_their_accents_in_the_sites_font():
+    assert cards.FONT_FILE.is_file(), "install Debian's fonts-dejavu-core, as the image does"
+    assert card_png("Puntuación", ["Con ayuda: se usó una pista"]) != card_png(
         "Puntuacion", ["Con ayuda: se uso una pista"]
     )
+
+
+def test_without_the_font_accented_letters_are_drawn_without_their_accents(monkeypatch):
+    # Pillow's own font has no "ó": it would draw an empty box.
+    monkeypatch.setattr(cards, "FONT_FILE", Path("/nonexistent/font.ttf"))
+    cards._font.cache_clear()
+    try:
+        assert card_png("Puntuación", ["Con ayuda: se usó una pista"]) == card_png(
+            "Puntuacion", ["Con ayuda: se uso una pista"]
+        )
+    finally:
+        cards._font.cache_clear()
 
 
 def test_drawing_is_limited_per_client_address(daily, alice, make_player, card_limit):

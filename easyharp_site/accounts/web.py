@@ -95,6 +95,11 @@ class SignupForm(PasswordAgainHelp, UserCreationForm):
         ),
     )
 
+    def validate_password_for_user(self, user: Any, password_field_name: str = "password1") -> None:
+        """A weak password is said under the password itself (Django says it under
+        "the same again"), and is checked even when the two typed differ."""
+        super().validate_password_for_user(user, password_field_name=password_field_name)
+
 
 def signup(request: HttpRequest) -> HttpResponse:
     """Create an account and sign in at once; back to `next` (e.g. the game in progress)."""

@@ -465,7 +465,11 @@ class TestAccounts:
             "/accounts/signup/", {"username": "carol", "password1": "123", "password2": "123"}
         )
         assert weak.status_code == 200
-        assert weak.context["form"].errors
+        # Said under the password itself, not under "the same again".
+        errors = weak.context["form"].errors
+        assert "password1" in errors and "password2" not in errors, errors
+        field = re.search(r'<input[^>]*name="password1"[^>]*>', weak.content.decode())
+        assert field and 'aria-invalid="true"' in field.group(0), field
         foreign = client.post(
             "/accounts/signup/",
             {

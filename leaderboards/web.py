@@ -379,7 +379,8 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
     """A player's record, daily results and recent games."""
     user = found(player_get, username=username)
     stats = player_stats(player=user)
-    badges = player_badges(player=user, month=today().replace(day=1))
+    month = today().replace(day=1)
+    badges = player_badges(player=user, month=month)
     # While a day runs, its games' replays are shown only to who has played it.
     locks = replay_locks(viewer=request.user)
     games = list(player_games(player=user, limit=50))
@@ -390,6 +391,7 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
         "win_percent": round(100 * stats["win_rate"]) if stats["win_rate"] is not None else None,
         "bars": moves_over_par_bars(stats["moves_vs_par"]),
         "badges": badges,
+        "badges_month": month,
         "earned_before": [badge for badge in badges["earned"] if badge["month"] != badges["month"]],
         "days": player_board_results(player=user, limit=30, held=request.user.pk == user.pk),
         "games": games,

@@ -6,6 +6,8 @@ from __future__ import annotations
 import datetime
 
 import pytest
+from django.utils import translation
+from django.utils.formats import date_format
 
 from games.models import DailyDeal
 from leaderboards.badges import CountedDay, month_badges, month_last
@@ -211,3 +213,8 @@ def test_the_players_page_shows_this_months_badges(daily, alice, settings):
     assert 'id="player-badges"' in page
     assert page.count('class="badge-item') == 4
     assert "Cinco bajo par" in page or "Par cinco" in page
+    # The month by its name in the reader's language, not "2026-12".
+    with translation.override("es"):
+        month = date_format(daily.date.replace(day=1), "F Y")
+    assert f"Insignias de {month}</h2>" in page
+    assert daily.date.strftime("%Y-%m") + "</h2>" not in page

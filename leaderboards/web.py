@@ -124,7 +124,7 @@ def moves_over_par_bars(buckets: Sequence[dict[str, Any]]) -> list[dict[str, Any
         if low is None:
             label = _("par or better")
         elif high is None:
-            label = f"+{low}+"
+            label = f"≥ +{low}"
         else:
             label = f"+{low}–{high}"
         rows.append((label, bucket["games"]))

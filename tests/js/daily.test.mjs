@@ -39,7 +39,7 @@ test("histogram bars are labelled by moves over par and sized by the largest buc
   assert.deepEqual(bars, [
     { label: "par or better", count: 2, width: 50 },
     { label: "+1–10", count: 4, width: 100 },
-    { label: "+101+", count: 0, width: 0 },
+    { label: "≥ +101", count: 0, width: 0 },
   ]);
   assert.deepEqual(
     moveBars([{ min: null, max: 0, games: 0 }], "≤").map((bar) => bar.width),

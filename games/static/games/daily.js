@@ -36,7 +36,7 @@ export function moveBars(buckets, parOrBetter) {
   return buckets.map((bucket) => {
     let label;
     if (bucket.min === null) label = parOrBetter;
-    else if (bucket.max === null) label = `+${bucket.min}+`;
+    else if (bucket.max === null) label = `≥ +${bucket.min}`;
     else label = `+${bucket.min}–${bucket.max}`;
     const width = largest ? Math.round((100 * bucket.games) / largest) : 0;
     return { label, count: bucket.games, width };

@@ -36,6 +36,12 @@ def focus_ring(page: Any) -> str:
 
 def test_the_keyboard_alone_wins_the_day_with_a_visible_focus_and_spoken_moves(site) -> None:
     page = site("/play/", width=1366, height=900)
+    # The first Tab offers to skip the header's links, and Enter goes to the page itself.
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "skip-link"
+    assert page.locator(".skip-link").is_visible()
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.activeElement.id === 'main'")
     # Tab reaches the controls, each with a visible focus ring, then the table.
     reached = []
     for _ in range(40):

@@ -242,6 +242,8 @@ def test_a_replay_is_studied_from_the_keyboard_and_says_whose_game_of_which_day_
     page.keyboard.press("Home")
     step_is(page, 0)
     assert page.inner_text("#step-label") == "Deal"
+    # A screen reader hears the deal again, not the last action it heard.
+    assert page.inner_text("#announce") == "Deal"
     # After a click the button keeps the focus, and the keys still step.
     page.click("#forward")
     step_is(page, 1)

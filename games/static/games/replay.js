@@ -60,6 +60,8 @@ function show(index) {
     const words = actionText(step);
     label = `${t("action_n", { index: current, total: tables.length - 1 })}: ${words} (${token})`;
     if (!timer) announce(words);
+  } else if (!timer) {
+    announce(label); // back at the deal: the last action said no longer holds
   }
   document.getElementById("step-label").textContent = label;
   tableElement.dataset.step = String(current);

@@ -121,13 +121,13 @@ class PlayerSearchApi(APIView):
         parameters=[
             OpenApiParameter(
                 "q",
-                {
-                    **username_schema(),
-                    "maxLength": selectors.SEARCH_PREFIX_MAX,
-                },
+                # No pattern: a name's letters and digits are Python's `\w`
+                # (Unicode), which JSON Schema's regular expressions cannot state.
+                {"type": "string", "minLength": 1, "maxLength": selectors.SEARCH_PREFIX_MAX},
                 OpenApiParameter.QUERY,
                 required=True,
-                description="The beginning of a name: letters, digits and `_ . @ + -`.",
+                description="The beginning of a name: letters, digits and `_ . @ + -` "
+                "(anything else is a 400 `invalid_search`).",
             )
         ],
         responses={

@@ -66,6 +66,14 @@ checks.positive_data_acceptance.expected-statuses = [
     "2xx", "400", "401", "403", "404", "409", "429"
 ]
 
+# A search starts a name: Unicode letters and digits (Python's word characters) and
+# `_ . @ + -`, which JSON Schema's regular expressions cannot state; any other
+# character is a documented 400 `invalid_search`.
+[[operations]]
+include-path = "/api/players/"
+include-method = "GET"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "429"]
+
 # A ranked attempt is today's only: a schema-valid past date is a documented 409
 # `day_closed`, a day not prepared a 404, and a saved log must be legal in the
 # day's deal (a documented 400 `illegal_action`), which no JSON Schema can state.

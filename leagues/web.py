@@ -15,13 +15,13 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from easyharp_site.dates import day_from_text, today
 from easyharp_site.errors import ServiceError
@@ -240,11 +240,45 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "leagues/league.html", context)
 
 
+# The owner's actions that cannot be taken back: their link opens a page that asks first.
+CONFIRMED_ACTIONS = frozenset({"delete", "remove"})
+
+
+def _confirmation(request: HttpRequest, player: User, slug: str, action: str) -> HttpResponse:
+    """The page that asks the owner before deleting the league or removing a member;
+    its button posts the action."""
+    if action not in CONFIRMED_ACTIONS:
+        return HttpResponseNotAllowed(["POST"])
+    current = _league_or_404(slug, player)
+    if current.owner_id != player.pk:
+        messages.error(request, str(ERROR_TEXTS["not_owner"]))
+        return redirect("league", slug=slug)
+    member = request.GET.get("username", "") if action == "remove" else ""
+    if action == "remove" and (
+        member == player.get_username() or member not in selectors.league_members(league=current)
+    ):
+        messages.error(request, str(ERROR_TEXTS["not_a_member"]))
+        return redirect("league", slug=slug)
+    context = {
+        "league": current,
+        "action": action,
+        "member": member,
+        "config": page_config(request),
+    }
+    return render(request, "leagues/confirm.html", context)
+
+
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def league_action(request: HttpRequest, slug: str, action: str) -> HttpResponse:
-    """The league page's buttons: leave, renew the code, delete, remove a member."""
+    """The league page's buttons: leave, renew the code, delete, remove a member.
+
+    Deleting and removing ask first: their GET is the page that asks, whose
+    button posts here; the others are buttons that post at once.
+    """
     player = _signed_in(request)
+    if request.method == "GET":
+        return _confirmation(request, player, slug, action)
     try:
         if action == "leave":
             services.league_leave(player=player, slug=slug)

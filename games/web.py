@@ -102,6 +102,9 @@ def client_strings() -> dict[str, Any]:
         "follow_player": _("Follow {player}"),
         "unfollow_player": _("Stop following {player}"),
         "follow_failed": _("That did not work; please try again."),
+        # Copy buttons (copy.js), such as a league's invite link.
+        "copied": _("Copied to the clipboard."),
+        "copy_selected": _("Selected: copy it with your device's copy command."),
         "submitting": _("Submitting your game…"),
         "retrying": _("The network failed; trying again in a moment…"),
         "submitted": _("Game submitted."),

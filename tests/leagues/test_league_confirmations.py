@@ -1,5 +1,6 @@
 """The league page asks first: deleting the league and removing a member open a page
-that says what it does, whose button posts the action."""
+that says what it does, whose button posts the action; and its invite link has a Copy
+button beside the field it copies."""
 
 from __future__ import annotations
 
@@ -121,3 +122,19 @@ def test_the_question_is_asked_in_the_players_language(
     )
     assert question in page and cannot in page
 
+
+def test_the_invite_link_has_a_copy_button_for_the_script_and_a_field_without_it(
+    client, alice, league, daily
+) -> None:
+    page = as_player(client, alice).get(f"/leagues/{league.slug}/").content.decode()
+
+    # Without JavaScript: the read-only field, to select; the button waits for the script.
+    assert re.search(
+        r'<input class="invite-link" id="invite-link" readonly value="[^"]+/leagues/join/', page
+    )
+    assert (
+        '<button type="button" id="copy-invite" data-copy="invite-link" hidden>Copy</button>'
+        in page
+    )
+    assert 'role="status" id="copy-state" data-copy-state="invite-link"' in page
+    assert '<script type="module" src="/static/games/copy.js"></script>' in page

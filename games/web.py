@@ -461,7 +461,8 @@ def examples_page(request: HttpRequest) -> HttpResponse:
 
 
 def faq_page(request: HttpRequest) -> HttpResponse:
-    """Questions players ask: scoring and ties, the par, the ranked attempt, hints, offline."""
+    """Questions players ask: scoring and ties, the par, the ranked attempt, hints,
+    finding friends, offline."""
     return render(request, "games/faq.html", {"config": page_config(request)})
 
 

@@ -100,7 +100,8 @@ def client_strings() -> dict[str, Any]:
         "follow": _("Follow"),
         "unfollow": _("Unfollow"),
         "follow_player": _("Follow {player}"),
-        "unfollow_player": _("Stop following {player}"),
+        # A button's name holds its visible word (WCAG 2.5.3): "Unfollow", not "Stop following".
+        "unfollow_player": _("Unfollow {player}"),
         "follow_failed": _("That did not work; please try again."),
         # Copy buttons (copy.js), such as a league's invite link.
         "copied": _("Copied to the clipboard."),

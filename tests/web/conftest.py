@@ -139,8 +139,10 @@ def site(
         height: int = 900,
         player: AbstractBaseUser | None = None,
         service_workers: str = "allow",
+        javascript: bool = True,
     ):
-        """Open `path`; with `player`, signed in as them (a session made here).
+        """Open `path`; with `player`, signed in as them (a session made here);
+        with `javascript=False`, as a browser that runs no script.
 
         A test that stands in for the server's answers (`page.route`) opens its
         page with `service_workers="block"`: once the site's service worker
@@ -151,6 +153,7 @@ def site(
             viewport={"width": width, "height": height},
             locale=language,
             service_workers=service_workers,
+            java_script_enabled=javascript,
         )
         contexts.append(context)
         if player is not None:

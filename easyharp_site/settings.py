@@ -523,6 +523,8 @@ REST_FRAMEWORK = {
         "email": env_rate("THROTTLE_EMAIL", "10/hour"),
         # Joining a league by invite code, per client address and per player.
         "join": env_rate("THROTTLE_JOIN", "30/hour"),
+        # Searches for players by name, per client address.
+        "search": env_rate("THROTTLE_SEARCH", "30/min"),
     },
 }
 

@@ -1,4 +1,5 @@
-"""Rate limits for the abuse-prone endpoints: sign-up, log-in, submissions, hints, replays.
+"""Rate limits for the abuse-prone endpoints: sign-up, log-in, submissions, hints, replays,
+the search for players.
 
 A view opts in with `throttle_scope = "signup" | "auth" | "submit" | ...`;
 `ScopedThrottle` is in `DEFAULT_THROTTLE_CLASSES`, plain Django views (the
@@ -25,6 +26,8 @@ Who is counted depends on what the limit protects:
 - `join` (joining a league with an invite code) counts both per client
   address and per signed-in player, so that neither many accounts behind one
   address nor one account from many addresses draws a fresh allowance.
+- `search` (players by the beginning of their name) counts per client address
+  alone, signed in or not: what it guards is the database's work per client.
 - The other scopes count per signed-in player, else per client address.
 
 The client address is `REMOTE_ADDR` alone (the server sets it from
@@ -68,8 +71,9 @@ ViewFunction: TypeAlias = Callable[..., HttpResponseBase]
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # ...except reads expensive enough to be a lever for abuse: a replay of a
 # 20,000-action game is 20,001 tables, seconds of CPU and ~15 MB of JSON; a
-# share picture drawn (not one served from the cache) is ~0.1 s of CPU.
-READ_SCOPES = frozenset({"replay", "card"})
+# share picture drawn (not one served from the cache) is ~0.1 s of CPU; a search
+# for players reads an index range of the players' table.
+READ_SCOPES = frozenset({"replay", "card", "search"})
 # Limits that protect accounts: counted per address, never per account.
 ACCOUNT_SCOPES = frozenset({"signup", "auth"})
 # The other counters of `auth`: guesses at one username from one address; from
@@ -79,6 +83,8 @@ TARGET_SCOPE = "auth_username"
 DEVICE_SCOPE = "auth_device"
 # Limits counted per client address and, besides, per signed-in player.
 ADDRESS_AND_PLAYER_SCOPES = frozenset({"join"})
+# Limits counted per client address alone, whoever is signed in.
+ADDRESS_SCOPES = frozenset({"search"})
 
 
 def client_address(request: HttpRequest | Request) -> str:
@@ -146,7 +152,9 @@ def _counters(request: HttpRequest | Request, scope: str) -> Iterator[tuple[str,
     else:
         user = getattr(request, "user", None)
         who = f"player:{user.pk}" if user is not None and user.is_authenticated else None
-        if scope in ADDRESS_AND_PLAYER_SCOPES:
+        if scope in ADDRESS_SCOPES:
+            keys = [(scope, f"{scope}:addr:{client_address(request)}")]
+        elif scope in ADDRESS_AND_PLAYER_SCOPES:
             keys = [(scope, f"{scope}:addr:{client_address(request)}")]
             keys += [(scope, f"{scope}:{who}")] if who else []
         else:

@@ -100,8 +100,12 @@ def client_strings() -> dict[str, Any]:
         "follow": _("Follow"),
         "unfollow": _("Unfollow"),
         "follow_player": _("Follow {player}"),
-        "unfollow_player": _("Stop following {player}"),
+        # A button's name holds its visible word (WCAG 2.5.3): "Unfollow", not "Stop following".
+        "unfollow_player": _("Unfollow {player}"),
         "follow_failed": _("That did not work; please try again."),
+        # Copy buttons (copy.js), such as a league's invite link.
+        "copied": _("Copied to the clipboard."),
+        "copy_selected": _("Selected: copy it with your device's copy command."),
         "submitting": _("Submitting your game…"),
         "retrying": _("The network failed; trying again in a moment…"),
         "submitted": _("Game submitted."),
@@ -458,7 +462,8 @@ def examples_page(request: HttpRequest) -> HttpResponse:
 
 
 def faq_page(request: HttpRequest) -> HttpResponse:
-    """Questions players ask: scoring and ties, the par, the ranked attempt, hints, offline."""
+    """Questions players ask: scoring and ties, the par, the ranked attempt, hints,
+    finding friends, offline."""
     return render(request, "games/faq.html", {"config": page_config(request)})
 
 

@@ -35,7 +35,7 @@ from games.api import (
     game_id_parameter,
 )
 from games.models import DailyDeal
-from leaderboards.audiences import AudienceSql, audience_sql
+from leaderboards.audiences import AudienceSql, audience_off_board, audience_sql
 from leaderboards.badges import BADGE_CODES
 from leaderboards.cards import share_grid, share_text
 from leaderboards.models import Board
@@ -69,12 +69,23 @@ class EntrySerializer(serializers.Serializer):
     submitted_at = serializers.DateTimeField()
 
 
+@extend_schema_serializer(component_name="AssistedEntry")
+class AssistedEntrySerializer(serializers.Serializer):
+    player = serializers.CharField()
+    score = serializers.IntegerField()
+    moves = serializers.IntegerField()
+    won = serializers.BooleanField()
+    duration_ms = serializers.IntegerField(allow_null=True)
+
+
 class LeaderboardApi(APIView):
     """One page of a day's board, or (`around=me`) the page centred on the signed-in player.
 
     Each player's ranked game of the day only (not assisted, not voided).
     `scope=friends` narrows the board to the signed-in player and the players
-    they follow, ranked among them, with the player's own entry in `me`.
+    they follow, ranked among them, with the player's own entry in `me`, and
+    lists the friends off the board: `assisted` (a hint was used) and
+    `not_played` (no ranked game of the day yet).
     Boards: `score` (high score, then fewer moves, then shorter duration, then
     earlier) and `moves` (won games only: fewer moves, then high score, then
     shorter duration, then earlier).
@@ -101,6 +112,18 @@ class LeaderboardApi(APIView):
         limit = serializers.IntegerField()
         entries = EntrySerializer(many=True)
         me = EntrySerializer(required=False)
+        assisted = AssistedEntrySerializer(
+            many=True,
+            required=False,
+            help_text="`scope=friends` only: the friends whose ranked game of the day used a "
+            "hint (assisted: on no board), by name.",
+        )
+        not_played = serializers.ListField(
+            child=serializers.CharField(),
+            required=False,
+            help_text="`scope=friends` only: the friends without a ranked game of the day yet, "
+            "by name.",
+        )
         replays_locked = serializers.BooleanField(
             help_text="True while the day runs and the viewer has not finished their ranked "
             "game of it: the entries' games then refuse their logs and replays (403 "
@@ -138,12 +161,12 @@ class LeaderboardApi(APIView):
             _require_player(request, "around=me" if "around" in params else "scope=friends")
         if params["scope"] == "friends":
             assert request.user.is_authenticated
-            return board_among(
-                date=day,
-                params=params,
-                audience=audience_sql(kind="friends", id=request.user.pk),
-                viewer=request.user.pk,
-            )
+            viewer = request.user.pk
+            audience = audience_sql(kind="friends", id=viewer)
+            return {
+                **board_among(date=day, params=params, audience=audience, viewer=viewer),
+                **audience_off_board(date=day, audience=audience, exclude=(viewer,)),
+            }
         if "around" not in params:
             return leaderboard_page(
                 date=day, order=params["order"], limit=params["limit"], offset=params["offset"]

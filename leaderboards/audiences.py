@@ -16,10 +16,15 @@ audience's entries, so a change of who belongs shows at once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import datetime
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import connection
+from django.db.models.expressions import RawSQL
+
+from games.models import Game
 
 # An audience as SQL: a subquery that gives its players' ids, and its parameters.
 AudienceSql = tuple[str, Sequence[Any]]
@@ -49,3 +54,48 @@ def audience_members(*, kind: str, id: int) -> frozenset[int]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return frozenset(row[0] for row in cursor.fetchall())
+
+
+def audience_off_board(
+    *, date: datetime.date, audience: AudienceSql, exclude: Collection[int] = ()
+) -> dict[str, Any]:
+    """Who of an audience is on none of the day's boards, and why: `assisted`, whose
+    ranked game of the day used a hint (`player`, `score`, `moves`, `won`,
+    `duration_ms`), and
+    `not_played`, the names of those without a ranked game of the day yet. Both in
+    name order; banned and deleted players and `exclude` (player ids) are left out.
+
+    A voided game is in neither list, nor a game held for review that used no
+    hint: its player has played, and why it is off the boards is for the
+    moderators and the player to know.
+    """
+    sql, params = audience
+    players = dict(
+        get_user_model()
+        .objects.filter(pk__in=RawSQL(sql, params), is_active=True)
+        .exclude(pk__in=exclude)
+        .values_list("pk", "username")
+    )
+    ranked = {
+        game["player_id"]: game
+        for game in Game.objects.filter(
+            player_id__in=players, ranked=True, daily__date=date
+        ).values("player_id", "assisted", "voided_at", "score", "moves", "won", "duration_ms")
+    }
+    assisted = [
+        {
+            "player": players[pk],
+            **{field: game[field] for field in ("score", "moves", "won", "duration_ms")},
+        }
+        for pk, game in ranked.items()
+        if game["assisted"] and game["voided_at"] is None
+    ]
+    return {
+        "assisted": sorted(
+            assisted, key=lambda entry: (entry["player"].casefold(), entry["player"])
+        ),
+        "not_played": sorted(
+            (name for pk, name in players.items() if pk not in ranked),
+            key=lambda name: (name.casefold(), name),
+        ),
+    }

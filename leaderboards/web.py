@@ -43,7 +43,7 @@ from games.selectors import (
     replay_locks,
 )
 from games.web import daily_deal_or_404, day_open_graph, found, open_graph, page_config
-from leaderboards.audiences import audience_known, audience_sql
+from leaderboards.audiences import audience_known, audience_off_board, audience_sql
 from leaderboards.cards import (
     CARD_VERSION,
     SQUARE_KINDS,
@@ -296,15 +296,14 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
     )
     extra: dict[str, str] = {}
     around = None
+    off_board = None
     if friends and request.user.is_authenticated:
         viewer = request.user.pk
-        page = leaderboard_among(
-            date=day,
-            order=order,
-            audience=audience_sql(kind="friends", id=viewer),
-            mine=(viewer,),
-        )
+        audience = audience_sql(kind="friends", id=viewer)
+        page = leaderboard_among(date=day, order=order, audience=audience, mine=(viewer,))
         me = page.pop("mine")[viewer]
+        # Below the ranked rows: the friends who used a hint, and who has not played.
+        off_board = audience_off_board(date=day, audience=audience, exclude=(viewer,))
         extra["board_socket"] = (
             f"/ws/daily/{day.isoformat()}/leaderboard/?order={order}&scope=friends"
         )
@@ -334,6 +333,7 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
         else [],
         "order": order,
         "friends": friends,
+        "off_board": off_board,
         "deal_code": daily.deal_code,
         "par": daily.par,
         "page": page,

@@ -107,6 +107,58 @@ class FollowApi(APIView):
         return Response({"player": followee.get_username(), "following": False})
 
 
+class PlayerSearchApi(APIView):
+    """Players whose name starts with `q`, in any case: up to 20, in name order, with
+    whether the signed-in player follows each (`false` for a visitor).
+
+    Never the signed-in player, nor a banned or deleted player. Rate limited per
+    client address (`THROTTLE_SEARCH`).
+    """
+
+    throttle_scope = "search"
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "q",
+                # No pattern: a name's letters and digits are Python's `\w`
+                # (Unicode), which JSON Schema's regular expressions cannot state.
+                {"type": "string", "minLength": 1, "maxLength": selectors.SEARCH_PREFIX_MAX},
+                OpenApiParameter.QUERY,
+                required=True,
+                description="The beginning of a name: letters, digits and `_ . @ + -` "
+                "(anything else is a 400 `invalid_search`).",
+            )
+        ],
+        responses={
+            200: inline_serializer(
+                "PlayerSearch",
+                {
+                    "players": inline_serializer(
+                        "FoundPlayer",
+                        {
+                            "username": serializers.CharField(),
+                            "following": serializers.BooleanField(
+                                help_text="Whether the signed-in player follows them."
+                            ),
+                        },
+                        many=True,
+                    )
+                },
+            ),
+            **error_responses(
+                codes={
+                    400: "`invalid_search`: `q` missing, empty, too long, or holding a "
+                    "character no name has."
+                }
+            ),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        prefix = request.query_params.get("q", "")
+        return Response({"players": selectors.player_search(prefix=prefix, viewer=request.user)})
+
+
 class FollowingApi(APIView):
     """The players the signed-in player follows, by name (at most 1,000)."""
 

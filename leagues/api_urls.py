@@ -5,6 +5,7 @@ from django.urls import path
 from leagues import api
 
 urlpatterns = [
+    path("players/", api.PlayerSearchApi.as_view(), name="api-player-search"),
     path("players/<str:username>/follow/", api.FollowApi.as_view(), name="api-follow"),
     path("following/", api.FollowingApi.as_view(), name="api-following"),
     path("leagues/", api.LeaguesApi.as_view(), name="api-leagues"),

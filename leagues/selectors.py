@@ -8,12 +8,15 @@ else.
 from __future__ import annotations
 
 import datetime
+import re
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser, User
+from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import BooleanField, Exists, Expression, OuterRef, QuerySet, Value
+from django.db.models.functions import Collate, Upper
 from django.utils.translation import gettext_noop
 
 from easyharp_site.errors import ServiceError
@@ -22,6 +25,12 @@ from leagues.models import Follow, League, Standing, StandingsPeriod
 from leagues.periods import period_bounds
 
 STANDINGS_LIMIT_MAX = 100
+# A search for players answers at most this many, in name order.
+SEARCH_LIMIT = 20
+# What a search may start a name with: what a username may hold (Django's own
+# validator, the one sign-up applies), at most a username's length.
+SEARCH_PREFIX = re.compile(UnicodeUsernameValidator.regex, UnicodeUsernameValidator.flags)
+SEARCH_PREFIX_MAX = 150
 
 
 def friends_sql(viewer_id: int) -> AudienceSql:
@@ -50,6 +59,45 @@ def followed_players(*, follower: User) -> list[str]:
         .order_by("username")
         .values_list("username", flat=True)
     )
+
+
+def _name_order() -> Expression:
+    """The players' names upper-cased, in byte order: on PostgreSQL the order of the
+    index `auth_user_name_prefix` (leagues' migration 0005), which serves the prefix
+    search and its order together, whatever the database's collation."""
+    name = Upper("username")
+    return Collate(name, "C") if connection.vendor == "postgresql" else name
+
+
+def player_search(*, prefix: str, viewer: User | AnonymousUser) -> list[dict[str, Any]]:
+    """Up to `SEARCH_LIMIT` players whose name starts with `prefix` in any case, in name
+    order, with whether `viewer` follows each; never the viewer, nor a banned or deleted
+    player. A prefix that no username could start with is a 400 `invalid_search`.
+
+    On PostgreSQL the search is one range of the index on the upper-cased names of
+    active players, read in its order up to the limit.
+    """
+    if len(prefix) > SEARCH_PREFIX_MAX or not SEARCH_PREFIX.match(prefix):
+        raise ServiceError(
+            "invalid_search",
+            gettext_noop(
+                "Search with the beginning of a name: 1 to 150 letters, digits or _ . @ + -."
+            ),
+        )
+    # Names are stored in NFKC (sign-up normalises them): so is the search.
+    prefix = get_user_model().normalize_username(prefix)
+    players = get_user_model().objects.filter(is_active=True, username__istartswith=prefix)
+    if viewer.is_authenticated:
+        players = players.exclude(pk=viewer.pk).annotate(
+            following=Exists(Follow.objects.filter(follower=viewer.pk, followee=OuterRef("pk")))
+        )
+    else:
+        players = players.annotate(following=Value(False, output_field=BooleanField()))
+    rows = players.order_by(_name_order(), "username").values_list("username", "following")
+    return [
+        {"username": username, "following": following}
+        for username, following in rows[:SEARCH_LIMIT]
+    ]
 
 
 def league_get(*, slug: str, viewer: User) -> League:

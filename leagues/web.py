@@ -9,23 +9,25 @@ not exist.
 from __future__ import annotations
 
 import datetime
+import math
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from easyharp_site.dates import day_from_text, today
 from easyharp_site.errors import ServiceError
 from easyharp_site.site import site_url
-from easyharp_site.throttling import rate_limited
-from games.selectors import daily_deal_get, day_lock
+from easyharp_site.throttling import limit_refusal, rate_limited
+from games.selectors import daily_deal_get, day_lock, player_get
 from games.web import found, page_config
 from leaderboards.models import Board
 from leaderboards.selectors import leaderboard_among
@@ -46,7 +48,7 @@ ERROR_TEXTS = {
 
 
 def _refused(request: HttpRequest, error: ServiceError) -> None:
-    messages.error(request, str(ERROR_TEXTS.get(error.code, error.message)))
+    messages.error(request, str(ERROR_TEXTS.get(error.code) or error.in_language()))
 
 
 def _league_or_404(slug: str, viewer: Any) -> League:
@@ -56,6 +58,69 @@ def _league_or_404(slug: str, viewer: Any) -> League:
 def _signed_in(request: HttpRequest) -> User:
     assert request.user.is_authenticated  # login_required
     return request.user
+
+
+# --- Friends -----------------------------------------------------------------------
+
+
+@login_required
+def friends(request: HttpRequest) -> HttpResponse:
+    """Find players by the beginning of their name (a plain GET form: the results are
+    on the page), follow or stop following them, and the players one follows.
+
+    A search counts against the API's search limit (`THROTTLE_SEARCH`, per client
+    address); a refused one says why, with the status the API would give.
+    """
+    player = _signed_in(request)
+    query = request.GET.get("q")
+    results, refusal, status, wait = None, None, 200, None
+    if query is not None:
+        query = query.strip()
+        wait = limit_refusal(request, "search")
+        if wait is not None:
+            refusal = _("Too many searches in a short time; wait a minute and search again.")
+            status = 429
+        else:
+            try:
+                results = selectors.player_search(prefix=query, viewer=player)
+            except ServiceError as error:
+                refusal, status = error.in_language(), error.status_code
+    context = {
+        "query": query or "",
+        "results": results,
+        "search_limit": selectors.SEARCH_LIMIT,
+        "refusal": refusal,
+        "following": selectors.followed_players(follower=player),
+        "config": page_config(request),
+    }
+    response = render(request, "leagues/friends.html", context, status=status)
+    if wait is not None:
+        response["Retry-After"] = str(max(1, math.ceil(wait)))
+    return response
+
+
+@login_required
+@require_POST
+def friend_action(request: HttpRequest, action: str) -> HttpResponse:
+    """The friends page's buttons: follow a player, or stop following them; then back
+    to the page, with the search that was on it."""
+    if action not in {"follow", "unfollow"}:
+        raise Http404
+    player = _signed_in(request)
+    try:
+        followee = player_get(username=request.POST.get("username", ""))
+        words = {"player": followee.get_username()}
+        if action == "follow":
+            services.follow_add(follower=player, followee=followee)
+            messages.success(request, _("You follow %(player)s now.") % words)
+        else:
+            services.follow_remove(follower=player, followee=followee)
+            messages.success(request, _("You no longer follow %(player)s.") % words)
+    except ServiceError as error:
+        _refused(request, error)
+    query = request.POST.get("q", "").strip()
+    page = reverse("friends")
+    return redirect(f"{page}?{urlencode({'q': query})}" if query else page)
 
 
 # --- Leagues -----------------------------------------------------------------------
@@ -175,11 +240,45 @@ def league(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "leagues/league.html", context)
 
 
+# The owner's actions that cannot be taken back: their link opens a page that asks first.
+CONFIRMED_ACTIONS = frozenset({"delete", "remove"})
+
+
+def _confirmation(request: HttpRequest, player: User, slug: str, action: str) -> HttpResponse:
+    """The page that asks the owner before deleting the league or removing a member;
+    its button posts the action."""
+    if action not in CONFIRMED_ACTIONS:
+        return HttpResponseNotAllowed(["POST"])
+    current = _league_or_404(slug, player)
+    if current.owner_id != player.pk:
+        messages.error(request, str(ERROR_TEXTS["not_owner"]))
+        return redirect("league", slug=slug)
+    member = request.GET.get("username", "") if action == "remove" else ""
+    if action == "remove" and (
+        member == player.get_username() or member not in selectors.league_members(league=current)
+    ):
+        messages.error(request, str(ERROR_TEXTS["not_a_member"]))
+        return redirect("league", slug=slug)
+    context = {
+        "league": current,
+        "action": action,
+        "member": member,
+        "config": page_config(request),
+    }
+    return render(request, "leagues/confirm.html", context)
+
+
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def league_action(request: HttpRequest, slug: str, action: str) -> HttpResponse:
-    """The league page's buttons: leave, renew the code, delete, remove a member."""
+    """The league page's buttons: leave, renew the code, delete, remove a member.
+
+    Deleting and removing ask first: their GET is the page that asks, whose
+    button posts here; the others are buttons that post at once.
+    """
     player = _signed_in(request)
+    if request.method == "GET":
+        return _confirmation(request, player, slug, action)
     try:
         if action == "leave":
             services.league_leave(player=player, slug=slug)

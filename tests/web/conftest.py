@@ -140,8 +140,10 @@ def site(
         player: AbstractBaseUser | None = None,
         service_workers: str = "allow",
         timezone_id: str | None = None,
+        javascript: bool = True,
     ):
-        """Open `path`; with `player`, signed in as them (a session made here).
+        """Open `path`; with `player`, signed in as them (a session made here);
+        with `javascript=False`, as a browser that runs no script.
 
         A test that stands in for the server's answers (`page.route`) opens its
         page with `service_workers="block"`: once the site's service worker
@@ -154,6 +156,7 @@ def site(
             locale=language,
             service_workers=service_workers,
             timezone_id=timezone_id,
+            java_script_enabled=javascript,
         )
         contexts.append(context)
         if player is not None:

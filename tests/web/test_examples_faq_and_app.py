@@ -3,6 +3,7 @@ manifest and service worker as the server sends them."""
 
 from __future__ import annotations
 
+import html
 import json
 
 import pytest
@@ -49,6 +50,22 @@ def test_the_faq_answers_in_each_language(
     response = client.get("/faq/", HTTP_ACCEPT_LANGUAGE=language)
     assert response.status_code == 200
     assert question in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("language", "question", "answer"),
+    [
+        ("en", "How do I find my friends?", "type the beginning of a player's name"),
+        ("es", "¿Cómo encuentro a mis amigos?", "escribe el principio del nombre de un jugador"),
+        ("nl", "Hoe vind ik mijn vrienden?", "typ het begin van de naam van een speler"),
+    ],
+)
+def test_the_faq_says_how_to_find_friends_in_each_language(
+    client: Client, daily: DailyDeal, language: str, question: str, answer: str
+) -> None:
+    page = html.unescape(client.get("/faq/", HTTP_ACCEPT_LANGUAGE=language).content.decode())
+    assert question in page
+    assert answer in page
 
 
 def test_the_manifest_opens_the_days_deal(client: Client, daily: DailyDeal) -> None:

@@ -20,8 +20,8 @@ from django.utils import timezone
 
 from easyharp_site.accounts.reminders import reminder_set, reminder_token
 from games.models import DailyDeal
-from leagues.services import league_create
-from tests.fixtures import DEAL_NUMBER, WIN_LOG
+from leagues.services import follow_add, league_create, league_join
+from tests.fixtures import DEAL_NUMBER, WIN_LOG, play_assisted
 
 from .conftest import DEAL_1, shot
 
@@ -102,6 +102,12 @@ def pages_of_the_site(make_player: Any, submit: Any) -> list[tuple[str, Any]]:
     game = submit(player, WIN_LOG)
     league = league_create(owner=player, name="The Thursday evening card club")
     reminder_set(player=player, hour=18, language="en")
+    # Friends: one in the league, one whose game used a hint, one who has not played.
+    member, helped = make_player("another-rather-long-name"), make_player("assisted-friend")
+    league_join(player=member, code=league.invite_code)
+    play_assisted(helped, ["S"])
+    for friend in (member, helped):
+        follow_add(follower=player, followee=friend)
     yesterday = timezone.now().date() - datetime.timedelta(days=1)
     DailyDeal.objects.create(date=yesterday, number=DEAL_NUMBER + 1)
     anonymous = [
@@ -134,7 +140,12 @@ def pages_of_the_site(make_player: Any, submit: Any) -> list[tuple[str, Any]]:
         "/accounts/",
         "/leagues/",
         f"/leagues/{league.slug}/",
+        f"/leagues/{league.slug}/delete/",
+        f"/leagues/{league.slug}/remove/?username=another-rather-long-name",
         "/standings/?period=month",
+        "/friends/",
+        "/friends/?q=a",
+        "/leaderboard/?scope=friends",
     ]
     return [(path, None) for path in anonymous] + [(path, player) for path in signed_in]
 

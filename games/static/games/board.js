@@ -111,6 +111,20 @@ function renderRows(tbody, entries, previous) {
   );
 }
 
+/**
+ * A friends board lists below its rows the friends who have not played yet
+ * (`#friends-not-played`): one whose game arrives leaves that list.
+ */
+function markPlayed(entries) {
+  const notPlayed = document.getElementById("friends-not-played");
+  if (!notPlayed) return;
+  const played = new Set(entries.map((entry) => entry.player));
+  notPlayed.querySelectorAll("[data-player]").forEach((item) => {
+    if (played.has(item.dataset.player)) item.remove();
+  });
+  notPlayed.hidden = !notPlayed.querySelector("[data-player]");
+}
+
 let shown = [];
 function render() {
   // The viewer's own entry on the day's board: they have played it, its replays are open.
@@ -123,6 +137,7 @@ function render() {
   const myRank = document.getElementById("my-rank");
   if (myRank && board.me) myRank.textContent = t("you_are_ranked", board.me);
   if (around) refreshAroundMe();
+  markPlayed(board.entries);
   followButtons(table);
 }
 

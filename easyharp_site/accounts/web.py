@@ -98,7 +98,8 @@ class SignupForm(PasswordAgainHelp, UserCreationForm):
     def validate_password_for_user(self, user: Any, password_field_name: str = "password1") -> None:
         """A weak password is said under the password itself (Django says it under
         "the same again"), and is checked even when the two typed differ."""
-        super().validate_password_for_user(user, password_field_name=password_field_name)
+        # django-stubs do not know this method of Django 5.1 yet.
+        super().validate_password_for_user(user, password_field_name=password_field_name)  # type: ignore[misc]
 
 
 def signup(request: HttpRequest) -> HttpResponse:

@@ -18,13 +18,9 @@ const settingsForm = document.querySelector("[data-settings]");
 if (settingsForm)
   bindSettings(settingsForm, document.documentElement, config.user ? remember : null);
 
-// The language switch applies as soon as a language is chosen.
+// The language switch applies as soon as a language is chosen (its button is for pages without scripts).
 const form = document.querySelector(".language-switch");
-if (form) {
-  const select = form.querySelector("select");
-  form.querySelector("button").hidden = true;
-  select.addEventListener("change", () => form.submit());
-}
+form?.querySelector("select").addEventListener("change", () => form.submit());
 
 // Offline play once a page has been loaded (sw.js); a browser without service workers just has none.
 navigator.serviceWorker?.register("/sw.js").catch(() => {});

@@ -42,3 +42,12 @@ class StrictBooleanField(serializers.BooleanField):
         if not isinstance(data, bool):
             self.fail("invalid", input=data)
         return data
+
+
+class NumberChoiceField(serializers.ChoiceField):
+    """One of the listed whole numbers, as a JSON number only ("5" is refused)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if type(data) is not int:
+            self.fail("invalid_choice", input=data)
+        return super().to_internal_value(data)

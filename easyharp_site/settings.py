@@ -242,6 +242,7 @@ INSTALLED_APPS = [
     "games",
     "leaderboards",
     "leagues",
+    "races",
 ]
 
 MIDDLEWARE = [

@@ -9,3 +9,8 @@ class RacesConfig(AppConfig):
 
     def ready(self) -> None:
         jobs_schedule_after_migrate(self)
+        # No hint on a deal while a race plays it.
+        from games.holds import deal_hold_register
+        from races.selectors import race_deal_hold
+
+        deal_hold_register(app=self.name, hold=race_deal_hold)

@@ -121,6 +121,22 @@ def race_state(
     }
 
 
+def race_deal_hold(number: int) -> ServiceError | None:
+    """The refusal of a hint on deal `number` while a race plays it (from its countdown
+    to its end), or None: a hint would be the race's answer (`games.holds`)."""
+    now = timezone.now()
+    playing = Race.objects.filter(
+        deal_number=number, starts_at__isnull=False, ended_at__isnull=True, ends_at__gt=now
+    )
+    if not playing.exists():
+        return None
+    return ServiceError(
+        "race_running",
+        "A race plays this deal now: its hints wait for the race to end.",
+        status_code=status.HTTP_403_FORBIDDEN,
+    )
+
+
 def racer_get(*, race: Race, player: User) -> Racer | None:
     """The player's place in the race, or None when they are not in it."""
     return Racer.objects.filter(race=race, player=player).first()

@@ -17,7 +17,7 @@ from leaderboards.models import BoardEntry, PlayerStats
 from races import selectors, services
 from races.models import AWAY_AFTER, COUNTDOWN, RACERS_MAX, Race, Racer
 from races.tasks import races_end
-from tests.fixtures import WIN_LOG
+from tests.fixtures import WIN_LOG, client_for
 from tests.races.racing import RACE_DEAL, race_for, racer, rewind, running, store
 
 pytestmark = pytest.mark.django_db
@@ -344,3 +344,22 @@ def test_the_games_are_listed_on_the_players_races_and_replay_by_link(
     assert [(r["place"], r["game"], r["winner"]) for r in listed] == [(2, bob_game.pk, "alice")]
     outsider = make_player("carol")
     assert game_get_unlocked(game_id=bob_game.pk, viewer=outsider)[0] == bob_game
+
+
+def test_no_hint_is_given_on_a_deal_while_a_race_plays_it(
+    alice: AbstractBaseUser, bob: AbstractBaseUser
+) -> None:
+    race = race_for(alice, bob)
+    hint = {"deal": "EH1-N-AAAAAAE", "log": ""}
+    # In the lobby nobody knows the deal yet; once started, nobody gets its hints.
+    services.race_start(player=alice, code=race.code)
+
+    refused = client_for(bob).post("/api/hint/", hint, format="json")
+    other_deal = client_for(bob).post(
+        "/api/hint/", {**hint, "deal": "EH1-N-AAAAAAF"}, format="json"
+    )
+
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "race_running"
+    assert other_deal.status_code == 200
+    rewind(race, 10 * 60 + COUNTDOWN.total_seconds())
+    assert client_for(bob).post("/api/hint/", hint, format="json").status_code == 200

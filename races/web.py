@@ -46,6 +46,7 @@ def race_strings() -> dict[str, Any]:
         "race_lobby_host": _("Start the race when everyone is in."),
         "race_countdown": _("The race starts in {seconds}…"),
         "race_running": _("Time left {time}"),
+        "race_on": _("The race is on."),
         "race_over": _("The race is over."),
         "race_won_by": _("{player} won the race!"),
         "race_best_score": _("Time is up: {player} wins with the best score."),

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from games.models import DailyDeal
 from leagues.services import league_create
+from races.services import race_create
 from tests.fixtures import DEAL_NUMBER, WIN_LOG
 
 from .conftest import DEAL_1, shot
@@ -100,6 +101,7 @@ def pages_of_the_site(make_player: Any, submit: Any) -> list[tuple[str, Any]]:
     player = make_player("a-rather-long-player-name")
     game = submit(player, WIN_LOG)
     league = league_create(owner=player, name="The Thursday evening card club")
+    race = race_create(host=player, minutes=10)
     yesterday = timezone.now().date() - datetime.timedelta(days=1)
     DailyDeal.objects.create(date=yesterday, number=DEAL_NUMBER + 1)
     anonymous = [
@@ -122,6 +124,8 @@ def pages_of_the_site(make_player: Any, submit: Any) -> list[tuple[str, Any]]:
         "/accounts/signup/",
         "/accounts/password/reset/",
         f"/leagues/join/{league.invite_code}/",
+        "/races/",
+        "/races/players/a-rather-long-player-name/",
         "/no-such-page/",
     ]
     signed_in = [
@@ -131,6 +135,9 @@ def pages_of_the_site(make_player: Any, submit: Any) -> list[tuple[str, Any]]:
         "/leagues/",
         f"/leagues/{league.slug}/",
         "/standings/?period=month",
+        "/races/",
+        # The host in the race's lobby, its link to share and its players listed.
+        f"/races/{race.code}/",
     ]
     return [(path, None) for path in anonymous] + [(path, player) for path in signed_in]
 

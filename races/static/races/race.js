@@ -199,7 +199,8 @@ function tick() {
   } else if (now.phase === "countdown") {
     status.textContent = t("race_countdown", { seconds: now.seconds });
   } else if (now.phase === "running") {
-    status.textContent = t("race_running", { time: clock(now.left) });
+    // The time left is the play view's clock, beside the table.
+    status.textContent = t("race_on");
   } else {
     const end = raceEnd(race.state);
     status.textContent = race.state.status === "over" ? t(end.key, end.params) : t("race_over");

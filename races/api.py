@@ -23,6 +23,7 @@ from races import selectors, services
 from races.models import TIME_LIMITS_MINUTES, Race
 
 RACE_NOT_FOUND = "`not_found`: no race has that code."
+RACE_STATUSES = ["lobby", "countdown", "running", "over"]
 
 
 def _code_parameter() -> OpenApiParameter:
@@ -57,7 +58,7 @@ class RacerOutput(serializers.Serializer):
 class RaceOutput(serializers.Serializer):
     code = serializers.CharField()
     url = serializers.CharField(help_text="The race's page, the link to share.")
-    status = serializers.ChoiceField(choices=["lobby", "countdown", "running", "over"])
+    status = serializers.ChoiceField(choices=RACE_STATUSES)
     end = serializers.CharField(
         allow_null=True, help_text="Once over: `won`, `time`, `left` or `cancelled`."
     )
@@ -77,7 +78,7 @@ class RaceOutput(serializers.Serializer):
 class PlayerRaceOutput(serializers.Serializer):
     code = serializers.CharField()
     created_at = serializers.DateTimeField()
-    status = serializers.ChoiceField(choices=["lobby", "countdown", "running", "over"])
+    status = serializers.ChoiceField(choices=RACE_STATUSES)
     end = serializers.CharField(
         allow_blank=True, help_text="`won`, `time`, `left`, `cancelled`; empty until stored."
     )

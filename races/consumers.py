@@ -59,7 +59,6 @@ from games.consumers import CLOSE_FLOOD, CLOSE_NOT_SIGNED_IN, ActionBucket, Play
 from games.streaming import ActionStream, Offer
 from races import selectors, services
 from races.live import race_group
-from races.models import Race
 
 logger = logging.getLogger(__name__)
 
@@ -109,12 +108,12 @@ def race_seat(*, player: User, code: str) -> tuple[Seat, dict[str, Any]]:
     return seat, selectors.race_state(race=race, now=timezone.now())
 
 
-def race_heartbeat(*, race_id: int, player_id: int) -> tuple[Race, dict[str, Any]]:
-    """The player is here; the race (ended first if its time ran out) and its state."""
+def race_heartbeat(*, race_id: int, player_id: int) -> dict[str, Any]:
+    """The player is here; the race's state (ended first if its time ran out)."""
     services.race_end_if_due(race_id=race_id)
     services.racer_seen(race_id=race_id, player_id=player_id)
     race = selectors.race_by_id(race_id=race_id)
-    return race, selectors.race_state(race=race, now=timezone.now())
+    return selectors.race_state(race=race, now=timezone.now())
 
 
 def _server_now() -> str:
@@ -249,7 +248,7 @@ class RaceConsumer(PlayerSocket):
 
     async def _heartbeat(self) -> None:
         assert self.seat is not None and self.player_id is not None
-        _, state = await database_sync_to_async(race_heartbeat)(
+        state = await database_sync_to_async(race_heartbeat)(
             race_id=self.seat.race_id, player_id=self.player_id
         )
         self._follow(state)

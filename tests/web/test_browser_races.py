@@ -4,8 +4,8 @@ The host creates the race on the races page and passes its link; two friends
 open it and join, one of them on a 320 px phone. The host starts it: every
 page counts down, then plays. Each page shows the others' progress (never
 their cards) as they play; one player reloads mid-race and goes on from the
-game the server stored. The host wins: every page shows the results, and each
-player's game opens as a replay.
+game the server stored, another leaves (the page asks first). The host wins:
+every page shows the results, and each player's game opens as a replay.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from races.models import Race, Racer
 from tests.fixtures import DEAL_NUMBER, WIN_LOG
 from tests.web.conftest import shot
 from tests.web.test_browser import play_keys
+from tests.web.test_browser_daily import shot_for_readme
 from tests.web.test_layout import CONTROLS_OVERLAPPING, axe_violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
@@ -83,8 +84,8 @@ def test_three_players_race_from_the_link_to_the_result_one_reloading_mid_race(
     # Progress, never cards: the host's page names no card of another's table.
     assert host.locator("#race-players .card").count() == 0
     assert_fits(phone)
-    shot(phone, "race-running-320")
-    shot(host, "race-running")
+    shot_for_readme(phone, "race-320")
+    shot_for_readme(host, "race")
 
     # The phone reloads mid-race: its table comes back from the stored game.
     moves = phone.inner_text("#moves")
@@ -95,6 +96,15 @@ def test_three_players_race_from_the_link_to_the_result_one_reloading_mid_race(
     phone.wait_for_selector('#race-play[data-stored="30"]')
     assert stored("bob") == 30
     shows_progress(friend, "bob", 30)
+
+    # Carol leaves (the page asks first): her game stops at 10 actions, listed as left.
+    friend.click("#race-leave")
+    friend.click("#confirm-ok")
+    shows_progress(host, "carol", 10)
+    host.wait_for_selector('#race-players li[data-player="carol"][data-state="left"]')
+    friend.wait_for_selector('#race-play[data-phase="running"]')
+    play_keys(friend, "S")
+    assert friend.inner_text("#message") == "You left this race: your game stops here."
 
     play_keys(host, " ".join(WIN_LOG))
     for page in (host, phone, friend):

@@ -35,6 +35,7 @@ JOBS = {
     "build the board mirror": ("leaderboards.tasks.board_mirror_refresh", 1),
     "settle standings": ("leagues.tasks.standings_refresh", 10),
     "check boards": ("leaderboards.tasks.boards_check", 60),
+    "end races": ("races.tasks.races_end", 1),
 }
 
 

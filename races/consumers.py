@@ -55,7 +55,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from easyharp_site.errors import ServiceError
-from games.consumers import CLOSE_FLOOD, CLOSE_NOT_SIGNED_IN, ActionBucket, PlayerSocket
+from games.consumers import CLOSE_NOT_SIGNED_IN, ActionBucket, ActionSocket
 from games.streaming import ActionStream, Offer
 from races import selectors, services
 from races.live import race_group
@@ -120,14 +120,13 @@ def _server_now() -> str:
     return timezone.now().isoformat().replace("+00:00", "Z")
 
 
-class RaceConsumer(PlayerSocket):
+class RaceConsumer(ActionSocket):
     """One player's socket in one race (see the module docstring)."""
 
     seat: Seat | None = None
     stream: ActionStream | None = None
     writing: asyncio.Task[None] | None = None
     ending: asyncio.Task[None] | None = None
-    bucket: ActionBucket | None = None
     # The race's status as this socket last heard it.
     status: str = "lobby"
 
@@ -213,40 +212,8 @@ class RaceConsumer(PlayerSocket):
         if self.seat is not None:
             await self.channel_layer.group_discard(race_group(self.seat.race_id), self.channel_name)
 
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        """Answer a client message; anything unexpected gets an error, never a crash."""
-        if self.seat is None or self.closed:
-            return
-        assert self.bucket is not None
-        if not self.bucket.take():
-            await self._refuse(CLOSE_FLOOD, "too_many_messages", "Too many messages: slow down.")
-            return
-        limit: int = settings.ATTEMPT_STREAM_MESSAGE_MAX_BYTES
-        if text_data is None or len(text_data.encode()) > limit:
-            await self._send_error(
-                "message_too_large", f"A message is a JSON text of at most {limit} bytes."
-            )
-            return
-        try:
-            content = json.loads(text_data)
-        except (ValueError, RecursionError):
-            await self._send_error("invalid_json", "The message is not JSON.")
-            return
-        kind = content.get("type") if isinstance(content, dict) else None
-        if kind == "ping":
-            await self._heartbeat()
-            return
-        number, token = (content.get("n"), content.get("action")) if kind == "action" else (0, 0)
-        if type(number) is not int or number < 1 or not isinstance(token, str) or len(token) > 8:
-            await self._send_error(
-                "unknown_message",
-                'Send {"type": "action", "n": <number from 1>, "action": <token>} '
-                'or {"type": "ping"}.',
-            )
-            return
-        await self._offer(number, token)
-
-    async def _heartbeat(self) -> None:
+    async def on_ping(self) -> None:
+        """The heartbeat: the player is here; the race's state in answer."""
         assert self.seat is not None and self.player_id is not None
         state = await database_sync_to_async(race_heartbeat)(
             race_id=self.seat.race_id, player_id=self.player_id
@@ -254,7 +221,7 @@ class RaceConsumer(PlayerSocket):
         self._follow(state)
         await self._send_race(state)
 
-    async def _offer(self, number: int, token: str) -> None:
+    async def on_action(self, number: int, token: str) -> None:
         seat = self.seat
         assert seat is not None
         if self.status == "over":
@@ -339,9 +306,6 @@ class RaceConsumer(PlayerSocket):
                 }
             )
         )
-
-    async def _send_error(self, code: str, message: str) -> None:
-        await self._send(json.dumps({"type": "error", "error": {"code": code, "message": message}}))
 
 
 def _moment(text: str) -> datetime.datetime:

@@ -54,6 +54,7 @@ import { tableInput } from "./tableinput.js";
 import {
   actionText,
   announce,
+  ask,
   cardLabel,
   clock,
   config,
@@ -240,23 +241,6 @@ restartButton.addEventListener("click", () => {
 // ---------------------------------------------------------------- confirmations
 
 const confirmDialog = document.getElementById("confirm-dialog");
-
-/**
- * Ask `question` in the page's own dialog (translated, and seen by screen
- * readers and screenshots alike, which window.confirm is not); resolves to
- * true when the player chose `confirmLabel`, false for Cancel or Escape.
- */
-function ask(question, confirmLabel) {
-  document.getElementById("confirm-text").textContent = question;
-  document.getElementById("confirm-ok").textContent = confirmLabel;
-  confirmDialog.returnValue = "";
-  confirmDialog.showModal();
-  return new Promise((resolve) => {
-    confirmDialog.addEventListener("close", () => resolve(confirmDialog.returnValue === "ok"), {
-      once: true,
-    });
-  });
-}
 
 // ---------------------------------------------------------------- the ranked attempt
 

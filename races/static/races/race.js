@@ -18,6 +18,7 @@ import { tableInput } from "../games/tableinput.js";
 import {
   actionText,
   announce,
+  ask,
   clock,
   config,
   reasonText,
@@ -340,19 +341,6 @@ window.addEventListener("online", () => {
 });
 
 // ---------------------------------------------------------------- leaving
-
-/** Ask in the page's own dialog; resolves to true when the player confirmed. */
-function ask(question, confirmLabel) {
-  document.getElementById("confirm-text").textContent = question;
-  document.getElementById("confirm-ok").textContent = confirmLabel;
-  confirmDialog.returnValue = "";
-  confirmDialog.showModal();
-  return new Promise((resolve) => {
-    confirmDialog.addEventListener("close", () => resolve(confirmDialog.returnValue === "ok"), {
-      once: true,
-    });
-  });
-}
 
 document.getElementById("race-leave-form")?.addEventListener("submit", async (event) => {
   if (event.target.dataset.confirmed) return;

@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 NODE_BIN   := node_modules/.bin
 # The browser modules and their Node tests (reasons.js is generated: see .prettierignore).
-JS_FILES := 'games/static/games/*.js' 'tests/js/*.mjs' eslint.config.js
+JS_FILES := 'games/static/games/*.js' 'races/static/races/*.js' 'tests/js/*.mjs' eslint.config.js
 
 PORT   ?= 8000
 # Processes the Python tests run in (pytest-xdist): one per core, or a number.

@@ -1,4 +1,4 @@
-// ESLint for the browser modules (games/static/games/) and their Node tests.
+// ESLint for the browser modules (games/static/games/, races/static/races/) and their Node tests.
 import js from "@eslint/js";
 import globals from "globals";
 
@@ -7,7 +7,7 @@ export default [
   { ignores: [".venv/", "staticfiles/", "tests/artifacts/"] },
   js.configs.recommended,
   {
-    files: ["games/static/games/**/*.js"],
+    files: ["games/static/games/**/*.js", "races/static/races/**/*.js"],
     languageOptions: { sourceType: "module", globals: globals.browser },
   },
   {

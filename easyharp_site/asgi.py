@@ -52,6 +52,7 @@ from easyharp_site.sockets import DirectFrames, OriginCheck, refuse_socket  # no
 from games.routing import websocket_urlpatterns as game_urlpatterns  # noqa: E402
 from leaderboards.routing import websocket_urlpatterns  # noqa: E402
 from leagues.routing import websocket_urlpatterns as league_urlpatterns  # noqa: E402
+from races.routing import websocket_urlpatterns as race_urlpatterns  # noqa: E402
 
 # Channels routes ASGI applications with Django's re_path, typed for views.
 unrouted = re_path(r"", refuse_socket)  # type: ignore[arg-type]
@@ -63,7 +64,13 @@ application = ProtocolTypeRouter(
             OriginCheck(
                 AuthMiddlewareStack(
                     URLRouter(
-                        [*game_urlpatterns, *websocket_urlpatterns, *league_urlpatterns, unrouted]
+                        [
+                            *game_urlpatterns,
+                            *websocket_urlpatterns,
+                            *league_urlpatterns,
+                            *race_urlpatterns,
+                            unrouted,
+                        ]
                     )
                 )
             )

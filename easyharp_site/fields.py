@@ -51,3 +51,12 @@ class StrictIntegerField(serializers.IntegerField):
         if not isinstance(data, int) or isinstance(data, bool):
             self.fail("invalid")
         return int(super().to_internal_value(data))
+
+
+class NumberChoiceField(serializers.ChoiceField):
+    """One of the listed whole numbers, as a JSON number only ("5" is refused)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if type(data) is not int:
+            self.fail("invalid_choice", input=data)
+        return super().to_internal_value(data)

@@ -242,6 +242,7 @@ INSTALLED_APPS = [
     "games",
     "leaderboards",
     "leagues",
+    "races",
 ]
 
 MIDDLEWARE = [
@@ -537,7 +538,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    "ENUM_NAME_OVERRIDES": {"HintResultEnum": "games.api.HINT_RESULTS"},
+    "ENUM_NAME_OVERRIDES": {
+        "HintResultEnum": "games.api.HINT_RESULTS",
+        "RaceStatusEnum": "races.api.RACE_STATUSES",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         # Every 429 and 503 documents its Retry-After header.

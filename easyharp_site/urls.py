@@ -20,12 +20,14 @@ urlpatterns = [
     path("api/", include("games.api_urls")),
     path("api/", include("leaderboards.api_urls")),
     path("api/", include("leagues.api_urls")),
+    path("api/", include("races.api_urls")),
     path("healthz/", healthz, name="healthz"),
     path("healthz", healthz),
     path("", include(accounts_urls.urlpatterns)),
     path("", include("games.web_urls")),
     path("", include("leaderboards.urls")),
     path("", include("leagues.urls")),
+    path("", include("races.urls")),
     # set_language: the language switch posts here.
     path("i18n/", include("django.conf.urls.i18n")),
 ]

@@ -35,8 +35,9 @@ from easyharp_site.dates import ISO_DAY_PATTERN, parse_day, today
 from easyharp_site.errors import BODY_REFUSALS, ServiceError, error_responses
 from easyharp_site.fields import StrictBooleanField
 from easyharp_site.site import site_url
-from games import replays, selectors, services
+from games import holds, replays, selectors, services
 from games.models import Attempt, Game
+from games.parsing import deal_parse
 
 IDEMPOTENCY_KEY_MAX = 255
 
@@ -649,7 +650,8 @@ class HintApi(APIView):
     that attempt assisted (`assisted` true): its game is stored and shown with
     the mark, and ranked on no board. Until the day closes, nobody else gets
     hints on its deal but the players who have finished their ranked game
-    (403 `replay_locked`).
+    (403 `replay_locked`); and while a race plays a deal, nobody gets hints on
+    it (403 `race_running`, `games.holds`).
     """
 
     throttle_scope = "hint"  # each request may cost seconds of solver time
@@ -682,7 +684,8 @@ class HintApi(APIView):
                     400: "`invalid_deal`, `log_too_long`, `illegal_action`.",
                     403: "`replay_locked` (with `date` and `opens_at`): the deal is that of a "
                     "day still running, and the player has neither an open ranked attempt of "
-                    "it (a hint marks it assisted) nor a finished one.",
+                    "it (a hint marks it assisted) nor a finished one. `race_running`: a race "
+                    "plays the deal now.",
                 },
             ),
         },
@@ -694,6 +697,9 @@ class HintApi(APIView):
         lock = selectors.hint_lock(deal=data.validated_data["deal"], viewer=request.user)
         if lock is not None:
             raise lock.error("This hint")
+        held = holds.deal_held(number=deal_parse(data.validated_data["deal"]).number)
+        if held is not None:
+            raise held
         answer = selectors.game_hint(**data.validated_data)
         output = self.OutputSerializer(answer).data
         if request.user.is_authenticated:

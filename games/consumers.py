@@ -196,13 +196,58 @@ class PlayerSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self.close(code=close_code)
 
 
-class AttemptConsumer(PlayerSocket):
+class ActionSocket(PlayerSocket):
+    """A player's socket that takes numbered actions (`{"type": "action", "n", "action"}`)
+    and pings, each message checked the same way: its rate (a flood is closed, 4429),
+    its size, JSON, and its shape. Once connected (`bucket` set), a subclass answers
+    `on_action` and, if it likes, `on_ping`."""
+
+    # Set once the socket is ready for messages; until then they are dropped.
+    bucket: ActionBucket | None = None
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Answer a client message; anything unexpected gets an error, never a crash."""
+        if self.bucket is None or self.closed:
+            return
+        if not self.bucket.take():
+            await self._refuse(CLOSE_FLOOD, "too_many_messages", "Too many messages: slow down.")
+            return
+        try:
+            content = client_message(text_data, settings.ATTEMPT_STREAM_MESSAGE_MAX_BYTES)
+        except MessageRefused as refused:
+            await self._send_error(refused.code, refused.message)
+            return
+        kind = content.get("type") if isinstance(content, dict) else None
+        if kind == "ping":
+            await self.on_ping()
+            return
+        number, token = (content.get("n"), content.get("action")) if kind == "action" else (0, 0)
+        if type(number) is not int or number < 1 or not isinstance(token, str) or len(token) > 8:
+            await self._send_error(
+                "unknown_message",
+                'Send {"type": "action", "n": <number from 1>, "action": <token>} '
+                'or {"type": "ping"}.',
+            )
+            return
+        await self.on_action(number, token)
+
+    async def on_ping(self) -> None:
+        await self._send('{"type":"pong"}')
+
+    async def on_action(self, number: int, token: str) -> None:
+        """Action `number` (`token` as sent, at most 8 characters) came."""
+        raise NotImplementedError
+
+    async def _send_error(self, code: str, message: str) -> None:
+        await self._send(json.dumps({"type": "error", "error": {"code": code, "message": message}}))
+
+
+class AttemptConsumer(ActionSocket):
     """One socket streaming one player's open attempt (see the module docstring)."""
 
     attempt: OpenAttempt | None = None
     stream: ActionStream | None = None
     writing: asyncio.Task[None] | None = None
-    bucket: ActionBucket | None = None
     # Players watching this attempt live (`games.live`): its stored actions go to them.
     watchers: int = 0
 
@@ -269,31 +314,8 @@ class AttemptConsumer(PlayerSocket):
                 live.player_group(self.attempt.attempt_id), self.channel_name
             )
 
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        """Answer a client message; anything unexpected gets an error, never a crash."""
-        if self.stream is None or self.closed:
-            return
-        assert self.bucket is not None
-        if not self.bucket.take():
-            await self._refuse(CLOSE_FLOOD, "too_many_messages", "Too many messages: slow down.")
-            return
-        try:
-            content = client_message(text_data, settings.ATTEMPT_STREAM_MESSAGE_MAX_BYTES)
-        except MessageRefused as refused:
-            await self._send_error(refused.code, refused.message)
-            return
-        kind = content.get("type") if isinstance(content, dict) else None
-        if kind == "ping":
-            await self._send('{"type":"pong"}')
-            return
-        number, token = (content.get("n"), content.get("action")) if kind == "action" else (0, 0)
-        if type(number) is not int or number < 1 or not isinstance(token, str) or len(token) > 8:
-            await self._send_error(
-                "unknown_message",
-                'Send {"type": "action", "n": <number from 1>, "action": <token>} '
-                'or {"type": "ping"}.',
-            )
-            return
+    async def on_action(self, number: int, token: str) -> None:
+        assert self.stream is not None
         await self._answer(self.stream.offer(number, token, at_ms=self._elapsed_ms()))
         self._start_writing()
 
@@ -390,9 +412,6 @@ class AttemptConsumer(PlayerSocket):
     async def _send_ack(self, number: int) -> None:
         assert self.stream is not None
         await self._send(f'{{"type":"ack","n":{number},"version":{self.stream.version}}}')
-
-    async def _send_error(self, code: str, message: str) -> None:
-        await self._send(json.dumps({"type": "error", "error": {"code": code, "message": message}}))
 
 
 _OVER = {

@@ -538,6 +538,7 @@ def game_submit(
     idempotency_key: str | None = None,
     times: Sequence[object] | None = None,
     practice: bool = False,
+    no_day: bool = False,
 ) -> tuple[Game, bool]:
     """Validate a game with the rules engine and store it; returns (game, created).
 
@@ -554,6 +555,10 @@ def game_submit(
     mark, and the plausibility signals of `games.review`. Every other game,
     and any game submitted as `practice`, is practice (`ranked` False): stored
     and replayable, on no board, and an open attempt stays open.
+
+    A game of `no_day` was played outside the daily contest (a race, whose
+    server keeps its `times`): practice, and never a day's game even when its
+    deal is a day's, so it leaves no fingerprint for the copy check.
     """
     parsed_deal = deal_parse(deal)
     tokens = log_tokens(log)
@@ -579,11 +584,13 @@ def game_submit(
     now = timezone.now()
     attempt = (
         None
-        if practice
+        if practice or no_day
         else _open_attempt(player=player, date=now.date(), number=parsed_deal.number)
     )
     if attempt is not None:
         daily: DailyDeal | None = attempt.daily
+    elif no_day:
+        daily = None
     else:
         # Days are prepared ahead (`daily_deals_prepare`); a submission never chooses one.
         today_deal = DailyDeal.objects.filter(date=now.date()).first()
@@ -626,6 +633,7 @@ def game_submit(
         created_at=now,
         idempotency_key=idempotency_key,
         request_digest=digest,
+        times=checked_times if no_day else None,
     )
     if attempt is not None:
         assert daily is not None and duration_ms is not None and tables is not None

@@ -36,6 +36,7 @@ JOBS = {
     "settle standings": ("leagues.tasks.standings_refresh", 10),
     "check boards": ("leaderboards.tasks.boards_check", 60),
     "send reminders": ("leaderboards.tasks.reminders_send", 5),
+    "end races": ("races.tasks.races_end", 1),
 }
 
 

@@ -21,6 +21,7 @@ from django.utils import timezone
 from easyharp_site.accounts.reminders import reminder_set, reminder_token
 from games.models import DailyDeal
 from leagues.services import follow_add, league_create, league_join
+from races.services import race_create
 from tests.fixtures import DEAL_NUMBER, WIN_LOG, play_assisted
 
 from .conftest import DEAL_1, shot
@@ -108,6 +109,7 @@ def pages_of_the_site(make_player: Any, submit: Any) -> list[tuple[str, Any]]:
     play_assisted(helped, ["S"])
     for friend in (member, helped):
         follow_add(follower=player, followee=friend)
+    race = race_create(host=player, minutes=10)
     yesterday = timezone.now().date() - datetime.timedelta(days=1)
     DailyDeal.objects.create(date=yesterday, number=DEAL_NUMBER + 1)
     anonymous = [
@@ -132,6 +134,8 @@ def pages_of_the_site(make_player: Any, submit: Any) -> list[tuple[str, Any]]:
         f"/leagues/join/{league.invite_code}/",
         # The link of a reminder mail, with its button.
         f"/accounts/reminders/stop/{reminder_token(player.pk)}/",
+        "/races/",
+        "/races/players/a-rather-long-player-name/",
         "/no-such-page/",
     ]
     signed_in = [
@@ -146,6 +150,9 @@ def pages_of_the_site(make_player: Any, submit: Any) -> list[tuple[str, Any]]:
         "/friends/",
         "/friends/?q=a",
         "/leaderboard/?scope=friends",
+        "/races/",
+        # The host in the race's lobby, its link to share and its players listed.
+        f"/races/{race.code}/",
     ]
     return [(path, None) for path in anonymous] + [(path, player) for path in signed_in]
 

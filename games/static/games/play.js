@@ -27,14 +27,6 @@ import {
   splitLog,
 } from "./engine.js";
 import {
-  doubleTapGesture,
-  dropGesture,
-  isDrag,
-  keyGesture,
-  tapGesture,
-  tapSorter,
-} from "./gestures.js";
-import {
   AttemptClock,
   SAVE_EVERY_MS,
   alignedTimes,
@@ -57,11 +49,12 @@ import {
 } from "./stream.js";
 import { showAfterGame } from "./aftergame.js";
 import { describeStep } from "./frames.js";
-import { setting } from "./settings.js";
 import { pendingFor, submitPending } from "./submit.js";
+import { tableInput } from "./tableinput.js";
 import {
   actionText,
   announce,
+  ask,
   cardLabel,
   clock,
   config,
@@ -194,168 +187,17 @@ function perform(gesture) {
   }
 }
 
-// ---------------------------------------------------------------- pointer gestures
+// ---------------------------------------------------------------- pointer and keys
 
-let press = null; // the pointer press in progress
-
-/**
- * One tap waits a moment for a second one: a double tap means "to the board".
- * With the "Double click" setting off a tap answers at once.
- */
-const onTap = tapSorter({
-  doubleTap: () => setting("doubleClick"),
-  onTap: (place, index) => perform(tapGesture(game, place, index)),
-  onDoubleTap: (place, index) => perform(doubleTapGesture(game, place, index)),
-  now: () => performance.now(),
-  setTimer: (callback, ms) => setTimeout(callback, ms),
-  clearTimer: (timer) => clearTimeout(timer),
+tableInput({
+  table: tableElement,
+  game: () => game,
+  perform,
+  play: (token) => act(token),
+  say,
+  hint: () => askHint(),
+  ignore: () => confirmDialog.open,
 });
-
-function pressTarget(target) {
-  const card = target.closest(".card.up[data-place]");
-  if (card)
-    return { node: card, place: card.dataset.place, index: Number(card.dataset.index ?? 0) };
-  const stock = target.closest('[data-place="s"]');
-  if (stock) return { node: stock, place: "s", index: 0 };
-  return null;
-}
-
-tableElement.addEventListener("pointerdown", (event) => {
-  if (event.button !== 0 || game.won) return;
-  const target = pressTarget(event.target);
-  if (!target) return;
-  event.preventDefault();
-  press = { ...target, x: event.clientX, y: event.clientY, id: event.pointerId, ghost: null };
-});
-
-window.addEventListener("pointermove", (event) => {
-  if (!press || event.pointerId !== press.id || press.place === "s") return;
-  const dx = event.clientX - press.x;
-  const dy = event.clientY - press.y;
-  if (!press.ghost) {
-    if (!isDrag(dx, dy)) return;
-    startDrag(press);
-  }
-  const rect = press.origin;
-  press.ghost.style.transform = `translate(${rect.left + dx}px, ${rect.top + dy}px)`;
-  markDropTarget(event.clientX, event.clientY);
-});
-
-window.addEventListener("pointerup", (event) => {
-  if (!press || event.pointerId !== press.id) return;
-  const current = press;
-  press = null;
-  if (current.ghost) {
-    const target = dropTargetAt(event.clientX, event.clientY);
-    endDrag(current);
-    if (target) perform(dropGesture(game, current.place, current.index, target));
-    return;
-  }
-  onTap(current.place, current.index);
-});
-
-window.addEventListener("pointercancel", () => {
-  if (press?.ghost) endDrag(press);
-  press = null;
-});
-
-function draggedNodes(current) {
-  if (current.place[0] !== "c") return [current.node];
-  const column = tableElement.querySelector(`.column[data-place="${current.place}"]`);
-  return [...column.querySelectorAll(".card.up")].filter(
-    (node) => Number(node.dataset.index) >= current.index,
-  );
-}
-
-function startDrag(current) {
-  const nodes = draggedNodes(current);
-  current.origin = current.node.getBoundingClientRect();
-  const ghost = document.createElement("div");
-  ghost.className = "drag-ghost";
-  nodes.forEach((node, i) => {
-    const clone = node.cloneNode(true);
-    clone.style.setProperty("--y", String(i * 2));
-    ghost.append(clone);
-    node.classList.add("dragging");
-  });
-  ghost.style.transform = `translate(${current.origin.left}px, ${current.origin.top}px)`;
-  document.body.append(ghost);
-  current.ghost = ghost;
-  current.nodes = nodes;
-}
-
-function endDrag(current) {
-  current.ghost.remove();
-  current.nodes.forEach((node) => node.classList.remove("dragging"));
-  tableElement
-    .querySelectorAll(".drop-target")
-    .forEach((node) => node.classList.remove("drop-target"));
-}
-
-function dropTargetAt(x, y) {
-  const hit = document.elementFromPoint(x, y);
-  const drop = hit?.closest("[data-drop]");
-  if (drop && tableElement.contains(drop)) return drop.dataset.drop;
-  return null;
-}
-
-function markDropTarget(x, y) {
-  const target = dropTargetAt(x, y);
-  tableElement.querySelectorAll(".drop-target").forEach((node) => {
-    if (node.dataset.drop !== target) node.classList.remove("drop-target");
-  });
-  if (target && target !== "s")
-    tableElement.querySelector(`[data-drop="${target}"]`)?.classList.add("drop-target");
-}
-
-// ---------------------------------------------------------------- keyboard
-
-let keySource = null;
-
-document.addEventListener("keydown", (event) => {
-  if (confirmDialog.open || event.target.closest("input, select, textarea")) return;
-  const key = keyGesture(keySource, event.key, {
-    ctrl: event.ctrlKey,
-    alt: event.altKey,
-    meta: event.metaKey,
-  });
-  if (key.preventDefault) event.preventDefault();
-  if (key.does === "cancel") {
-    keySource = null;
-    markKeySource();
-    say("");
-  } else if (key.does === "hint") {
-    askHint();
-  } else if (key.does === "pick") {
-    keySource = key.source;
-    say(`${keySource} →`);
-    markKeySource();
-  } else if (key.does === "play") {
-    if (key.source !== keySource) {
-      keySource = key.source;
-      markKeySource();
-    }
-    act(key.action);
-  }
-});
-
-/** The drawn table's place of a key source: "W" → "w", "3" → "c2", "F3" → "f2". */
-function keyPlace(source) {
-  if (source === "W") return "w";
-  if (source[0] === "F") return `f${Number(source.slice(1)) - 1}`;
-  return `c${Number(source) - 1}`;
-}
-
-/** Show which card the keys have picked up (the source of the next action). */
-function markKeySource() {
-  tableElement
-    .querySelectorAll(".card.selected")
-    .forEach((node) => node.classList.remove("selected"));
-  if (keySource === null || keySource === "F") return;
-  const place = keyPlace(keySource);
-  const cards = tableElement.querySelectorAll(`.card.up[data-place="${place}"]`);
-  cards[cards.length - 1]?.classList.add("selected");
-}
 
 document.getElementById("keyboard-form").addEventListener("submit", (event) => {
   event.preventDefault();
@@ -399,23 +241,6 @@ restartButton.addEventListener("click", () => {
 // ---------------------------------------------------------------- confirmations
 
 const confirmDialog = document.getElementById("confirm-dialog");
-
-/**
- * Ask `question` in the page's own dialog (translated, and seen by screen
- * readers and screenshots alike, which window.confirm is not); resolves to
- * true when the player chose `confirmLabel`, false for Cancel or Escape.
- */
-function ask(question, confirmLabel) {
-  document.getElementById("confirm-text").textContent = question;
-  document.getElementById("confirm-ok").textContent = confirmLabel;
-  confirmDialog.returnValue = "";
-  confirmDialog.showModal();
-  return new Promise((resolve) => {
-    confirmDialog.addEventListener("close", () => resolve(confirmDialog.returnValue === "ok"), {
-      once: true,
-    });
-  });
-}
 
 // ---------------------------------------------------------------- the ranked attempt
 

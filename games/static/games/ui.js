@@ -340,3 +340,20 @@ export function say(text, kind = "info") {
   message.textContent = text;
   message.dataset.kind = kind;
 }
+
+/**
+ * Ask `question` in the page's own dialog (`games/_confirm_dialog.html`:
+ * translated, and seen by screen readers and screenshots alike, which
+ * window.confirm is not); resolves to true when the player chose
+ * `confirmLabel`, false for Cancel or Escape.
+ */
+export function ask(question, confirmLabel) {
+  const dialog = document.getElementById("confirm-dialog");
+  document.getElementById("confirm-text").textContent = question;
+  document.getElementById("confirm-ok").textContent = confirmLabel;
+  dialog.returnValue = "";
+  dialog.showModal();
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok"), { once: true });
+  });
+}

@@ -1,0 +1,312 @@
+"""A race's socket: `ws/races/<code>/`, for each of its players.
+
+The player's page sends each action here as it is played. The server checks
+it against the player's table (kept in memory for the socket's life,
+`games.streaming`: one action's work, not a replay), stores it with the time
+it arrived since the race's start, and acknowledges it once it is in the
+database. Every change of the race (a player in or out, the start, a stored
+action, the end) reaches every player's socket as the race's `race` state:
+each player's progress, never a table or an action.
+
+Protocol (JSON text frames; `n` is an action's 1-based place in the log):
+
+- server, on connect: `{"type": "welcome", "you", "log", "actions", "version",
+  "race", "server_now"}`: the player's stored game (the page rebuilds its
+  table from it and sends what follows, `actions + 1` on) and the race.
+- server: `{"type": "race", "race", "server_now"}` whenever the race changed,
+  and in answer to each heartbeat. `race` is `races.selectors.race_state`:
+  `status` (`lobby`, `countdown`, `running`, `over`), `starts_at`, `ends_at`
+  (the server's clock: `server_now` says what it reads now), `deal` from
+  the countdown on, `winner`, and `players` in race order (`place`, `score`,
+  `moves`, `foundations`, `time_ms`, `won`, `left`, `away`, `game`).
+- client: `{"type": "action", "n", "action"}` (a token of the notation).
+- server: `{"type": "ack", "n", "version"}` once actions 1..n are stored; an
+  action sent again with a number already stored and the same token is
+  acknowledged again.
+- server: `{"type": "refused", "n", "error": {"code", "message", ...}}` at once:
+  `illegal_action` (the engine's `index`, `token`, `reason`, `reason_code`,
+  `params`), `action_conflict` (another action is stored at `n`: `stored`),
+  `out_of_order` (a gap: `next`), `log_too_long`, `race_not_started` (before
+  the countdown's end), `race_over`, `left_race`. Nothing is stored.
+- client: `{"type": "ping"}`, the heartbeat (every 10 s): the player is not
+  away; the server answers with the race's state.
+- a message too large, not JSON or not understood gets `{"type": "error",
+  "error": {"code", "message"}}`.
+
+Close codes (after an `error` message): 4401 not signed in, or the session
+ended; 4403 not a player of this race (`not_in_race`); 4404 no such race;
+4429 more messages than `ATTEMPT_STREAM_ACTIONS_PER_SECOND` sustained
+(`ATTEMPT_STREAM_BURST` at once); 4503 the database failed (connect again:
+nothing acknowledged is lost).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+import logging
+from dataclasses import dataclass, replace
+from typing import Any
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.utils import timezone
+
+from easyharp_site.errors import ServiceError
+from games.consumers import CLOSE_NOT_SIGNED_IN, ActionBucket, ActionSocket
+from games.streaming import ActionStream, Offer
+from races import selectors, services
+from races.live import race_group
+
+logger = logging.getLogger(__name__)
+
+CLOSE_NOT_IN_RACE = 4403
+CLOSE_NO_RACE = 4404
+CLOSE_SAVE_FAILED = 4503
+
+# Refusals of a write, by the service's outcome.
+REFUSALS = {
+    "not_started": ("race_not_started", "The race has not started yet: wait for the countdown."),
+    "race_over": ("race_over", "The race is over: no action counts after its end."),
+    "left_race": ("left_race", "You left this race."),
+    "not_in_race": ("not_in_race", "You are not in this race."),
+}
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A socket's player in its race, as stored when it connected."""
+
+    race_id: int
+    deal_number: int
+    starts_at: datetime.datetime | None
+    log: list[str]
+    times: list[int]
+    version: int
+
+
+def race_seat(*, player: User, code: str) -> tuple[Seat, dict[str, Any]]:
+    """The player's seat in the race `code` and the race's state, or the `ServiceError`
+    refusing the socket. A race whose time ran out is ended here first."""
+    race = selectors.race_get(code=code)
+    if services.race_end_if_due(race_id=race.pk):
+        race = selectors.race_get(code=code)
+    racer = selectors.racer_get(race=race, player=player)
+    if racer is None:
+        raise ServiceError("not_in_race", "You are not in this race: join it on its page.")
+    services.racer_seen(race_id=race.pk, player_id=player.pk)
+    seat = Seat(
+        race_id=race.pk,
+        deal_number=race.deal_number,
+        starts_at=race.starts_at,
+        log=racer.log.split(),
+        times=[int(time) for time in racer.times],
+        version=racer.version,
+    )
+    return seat, selectors.race_state(race=race, now=timezone.now())
+
+
+def race_heartbeat(*, race_id: int, player_id: int) -> dict[str, Any]:
+    """The player is here; the race's state (ended first if its time ran out)."""
+    services.race_end_if_due(race_id=race_id)
+    services.racer_seen(race_id=race_id, player_id=player_id)
+    race = selectors.race_by_id(race_id=race_id)
+    return selectors.race_state(race=race, now=timezone.now())
+
+
+def _server_now() -> str:
+    return timezone.now().isoformat().replace("+00:00", "Z")
+
+
+class RaceConsumer(ActionSocket):
+    """One player's socket in one race (see the module docstring)."""
+
+    seat: Seat | None = None
+    stream: ActionStream | None = None
+    writing: asyncio.Task[None] | None = None
+    ending: asyncio.Task[None] | None = None
+    # The race's status as this socket last heard it.
+    status: str = "lobby"
+
+    async def connect(self) -> None:
+        await self.accept()
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self._refuse(CLOSE_NOT_SIGNED_IN, "not_authenticated", "Sign in to race.")
+            return
+        if not await self._sign_in(user.pk):
+            return
+        code = self.scope["url_route"]["kwargs"]["code"]
+        try:
+            seat, state = await database_sync_to_async(race_seat)(player=user, code=code)
+        except ServiceError as error:
+            close = CLOSE_NOT_IN_RACE if error.code == "not_in_race" else CLOSE_NO_RACE
+            await self._refuse(close, error.code, error)
+            return
+        self.seat = seat
+        self.bucket = ActionBucket(
+            settings.ATTEMPT_STREAM_ACTIONS_PER_SECOND, settings.ATTEMPT_STREAM_BURST
+        )
+        await self.channel_layer.group_add(race_group(seat.race_id), self.channel_name)
+        self._follow(state)
+        await self._send(
+            json.dumps(
+                {
+                    "type": "welcome",
+                    "you": user.get_username(),
+                    "log": " ".join(seat.log),
+                    "actions": len(seat.log),
+                    "version": seat.version,
+                    "race": state,
+                    "server_now": _server_now(),
+                }
+            )
+        )
+
+    def _follow(self, state: dict[str, Any]) -> None:
+        """Keep up with the race: its table once it has a deal, a timer for its end."""
+        seat = self.seat
+        assert seat is not None
+        self.status = state["status"]
+        if state["starts_at"] and seat.starts_at is None:
+            # Started since the socket connected: the clock's zero is known now.
+            self.seat = seat = replace(seat, starts_at=_moment(state["starts_at"]))
+        if self.stream is None and state["status"] in {"countdown", "running"}:
+            self.stream = ActionStream(
+                deal_number=seat.deal_number,
+                log=seat.log,
+                times=seat.times,
+                version=seat.version,
+                max_actions=settings.GAME_MAX_ACTIONS,
+            )
+        if state["status"] != "over" and state["ends_at"] and self.ending is None:
+            self.ending = asyncio.create_task(self._end_at(_moment(state["ends_at"])))
+
+    async def _end_at(self, ends_at: datetime.datetime) -> None:
+        """At the time limit, end the race (its players hear of it), even if nobody acts."""
+        await asyncio.sleep(max(0.0, (ends_at - timezone.now()).total_seconds()) + 0.05)
+        assert self.seat is not None
+        try:
+            await database_sync_to_async(services.race_end_if_due)(race_id=self.seat.race_id)
+        except Exception:  # the next heartbeat, page or job ends it
+            logger.warning("Could not end race %s", self.seat.race_id, exc_info=True)
+
+    async def race_state(self, event: dict[str, Any]) -> None:
+        """The race changed: passed on as it is."""
+        if self.seat is None:
+            return
+        self._follow(event["state"])
+        await self._send_race(event["state"])
+
+    async def _send_race(self, state: dict[str, Any]) -> None:
+        await self._send(json.dumps({"type": "race", "race": state, "server_now": _server_now()}))
+
+    async def disconnect(self, code: int) -> None:
+        # A write on its way goes on: what was accepted is still stored.
+        self.closed = True
+        self._stop_listening()
+        if self.ending is not None:
+            self.ending.cancel()
+        if self.seat is not None:
+            await self.channel_layer.group_discard(race_group(self.seat.race_id), self.channel_name)
+
+    async def on_ping(self) -> None:
+        """The heartbeat: the player is here; the race's state in answer."""
+        assert self.seat is not None and self.player_id is not None
+        state = await database_sync_to_async(race_heartbeat)(
+            race_id=self.seat.race_id, player_id=self.player_id
+        )
+        self._follow(state)
+        await self._send_race(state)
+
+    async def on_action(self, number: int, token: str) -> None:
+        seat = self.seat
+        assert seat is not None
+        if self.status == "over":
+            await self._send_refused(number, ServiceError(*REFUSALS["race_over"]))
+            return
+        if self.stream is None or seat.starts_at is None or timezone.now() < seat.starts_at:
+            await self._send_refused(number, ServiceError(*REFUSALS["not_started"]))
+            return
+        at_ms = max(0, int((timezone.now() - seat.starts_at).total_seconds() * 1000))
+        await self._answer(self.stream.offer(number, token, at_ms=at_ms))
+        if self.stream.unstored and (self.writing is None or self.writing.done()):
+            self.writing = asyncio.create_task(self._write())
+
+    async def _answer(self, offer: Offer) -> None:
+        """Tell the client what became of an action, unless its answer is the next write's."""
+        if offer.outcome == "stored":
+            await self._send_ack(offer.number)
+        elif offer.outcome == "refused":
+            assert offer.error is not None
+            await self._send_refused(offer.number, offer.error)
+
+    async def _write(self) -> None:
+        """Store what waits, then acknowledge it; again while more came meanwhile."""
+        stream, seat = self.stream, self.seat
+        assert stream is not None and seat is not None and self.player_id is not None
+        while stream.unstored:
+            log, times = stream.to_store()
+            game = stream.game
+            save = services.RaceSave(
+                race_id=seat.race_id,
+                player_id=self.player_id,
+                version=stream.version,
+                log=log,
+                times=times,
+                score=game.score,
+                moves=game.moves,
+                on_foundations=game.on_foundations,
+                won=game.is_won,
+            )
+            try:
+                result = await database_sync_to_async(services.race_actions_save)(save=save)
+            except Exception:
+                logger.exception("Could not store the actions of a player of race %s", seat.race_id)
+                await self._refuse(
+                    CLOSE_SAVE_FAILED,
+                    "save_failed",
+                    "The actions could not be stored: connect again and send them again.",
+                )
+                return
+            if result.outcome == "saved":
+                stream.stored_up_to(len(log), result.version)
+                await self._send_ack(len(log))
+            elif result.outcome == "stale":
+                for offer in stream.rebase(result.log, result.times, result.version):
+                    await self._answer(offer)
+            else:
+                # Nothing more of this game is stored: what waited is refused, and the
+                # table here goes back to the stored game.
+                waiting = range(stream.stored + 1, len(stream.tokens) + 1)
+                self.stream = stream = ActionStream(
+                    deal_number=seat.deal_number,
+                    log=result.log,
+                    times=result.times,
+                    version=result.version,
+                    max_actions=settings.GAME_MAX_ACTIONS,
+                )
+                for number in waiting:
+                    await self._send_refused(number, ServiceError(*REFUSALS[result.outcome]))
+                return
+
+    async def _send_ack(self, number: int) -> None:
+        assert self.stream is not None
+        await self._send(f'{{"type":"ack","n":{number},"version":{self.stream.version}}}')
+
+    async def _send_refused(self, number: int, error: ServiceError) -> None:
+        await self._send(
+            json.dumps(
+                {
+                    "type": "refused",
+                    "n": number,
+                    "error": {"code": error.code, "message": error.message, **error.extra},
+                }
+            )
+        )
+
+
+def _moment(text: str) -> datetime.datetime:
+    return datetime.datetime.fromisoformat(text)

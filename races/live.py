@@ -1,0 +1,45 @@
+"""A race's channel-layer group: every change of a race reaches its players' sockets.
+
+The services call `race_changed` after their commit (a join, a leave, the
+start, a stored action, the end): it reads the race's state once and sends
+it to the group, whose sockets (`races.consumers`) pass it on as it is. A
+player's socket also reads the state itself on each heartbeat, so a player
+who stopped answering shows as away without anyone's action.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.utils import timezone
+
+from races import selectors
+
+logger = logging.getLogger(__name__)
+
+
+def race_group(race_id: int) -> str:
+    """The group of the sockets of a race's players."""
+    return f"races.race.{race_id}"
+
+
+def race_changed(race_id: int) -> None:
+    """Send the race's state to its players' sockets (in `on_commit`). Never raises:
+    with the channel layer down they miss it, and their next heartbeat reads it."""
+    try:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        race = selectors.race_by_id(race_id=race_id)
+        message = {
+            "type": "race.state",
+            "state": selectors.race_state(race=race, now=timezone.now()),
+        }
+        timeout: float = settings.LIVE_BOARD_SEND_TIMEOUT
+        async_to_sync(asyncio.wait_for)(layer.group_send(race_group(race_id), message), timeout)
+    except Exception:
+        logger.warning("The players of race %s were not told of a change", race_id, exc_info=True)

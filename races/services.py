@@ -1,0 +1,341 @@
+"""Writes of races: create, join, leave, start, store a player's actions, end.
+
+Every write takes the race's row lock first, then its players' rows, so that
+the player limit holds however many join at once, and two players winning at
+the same moment end the race once: the first write wins, the other's winning
+action comes after the end and is refused. After each commit the race's
+players hear of the change (`races.live.race_changed`).
+
+A race ends at its first win, at its time limit, or when every player has
+left. The time limit needs no one to act: no action is stored once the limit
+is reached, so a race read after it reads as over with its final order
+(`races.selectors`), and the end (ranks, winner, each player's game) is
+stored by whichever comes first: an action or a socket of the race, a page,
+or the `end races` job.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import secrets
+from dataclasses import dataclass, field
+from functools import partial
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+from rest_framework import status
+
+from easyharp_site.errors import ServiceError
+from games.models import DailyDeal
+from games.rules import DEAL_MAX, Deal
+from games.services import game_submit
+from races import live
+from races.models import COUNTDOWN, LOBBY_KEPT, RACERS_MAX, TIME_LIMITS_MINUTES, Race, Racer
+from races.selectors import race_winner, racers_in_order
+
+logger = logging.getLogger(__name__)
+
+# 15 random bytes: 120 bits, 20 URL-safe characters.
+RACE_CODE_BYTES = 15
+
+
+def _race_locked(code: str) -> Race:
+    race = Race.objects.select_for_update().filter(code=code).first()
+    if race is None:
+        raise ServiceError(
+            "not_found", "There is no such race.", status_code=status.HTTP_404_NOT_FOUND
+        )
+    return race
+
+
+def _changed(race: Race) -> None:
+    transaction.on_commit(partial(live.race_changed, race.pk))
+
+
+def _over(race: Race) -> ServiceError:
+    return ServiceError("race_over", "This race is over.", status_code=status.HTTP_409_CONFLICT)
+
+
+def _fresh_deal() -> int:
+    """A random deal that is no day's deal (past, today's or prepared ahead)."""
+    while True:
+        number = secrets.randbelow(DEAL_MAX) + 1
+        if not DailyDeal.objects.filter(number=number).exists():
+            return number
+
+
+@transaction.atomic
+def race_create(*, host: User, minutes: int) -> Race:
+    """A new race on a fresh random deal, with `host` as its first player."""
+    if minutes not in TIME_LIMITS_MINUTES:
+        raise ServiceError(
+            "invalid_time_limit",
+            f"A race's time limit is one of {', '.join(map(str, TIME_LIMITS_MINUTES))} minutes.",
+        )
+    now = timezone.now()
+    race = Race.objects.create(
+        code=secrets.token_urlsafe(RACE_CODE_BYTES),
+        host=host,
+        deal_number=_fresh_deal(),
+        time_limit=datetime.timedelta(minutes=minutes),
+        created_at=now,
+    )
+    Racer.objects.create(race=race, player=host, joined_at=now)
+    return race
+
+
+@transaction.atomic
+def race_join(*, player: User, code: str) -> Race:
+    """`player` joins the race in its lobby. Joining again is harmless."""
+    race = _race_locked(code)
+    now = timezone.now()
+    if Racer.objects.filter(race=race, player=player).exists():
+        return race
+    state = race.status(now)
+    if state == "over":
+        raise _over(race)
+    if state != "lobby":
+        raise ServiceError(
+            "race_started",
+            "This race has started: players join before the start.",
+            status_code=status.HTTP_409_CONFLICT,
+        )
+    if race.racers.count() >= RACERS_MAX:
+        raise ServiceError(
+            "race_full",
+            f"This race has {RACERS_MAX} players, the most a race may have.",
+            status_code=status.HTTP_409_CONFLICT,
+            limit=RACERS_MAX,
+        )
+    Racer.objects.create(race=race, player=player, joined_at=now)
+    _changed(race)
+    return race
+
+
+def _racer_locked(race: Race, player: User) -> Racer:
+    racer = Racer.objects.select_for_update().filter(race=race, player=player).first()
+    if racer is None:
+        raise ServiceError(
+            "not_in_race", "You are not in this race.", status_code=status.HTTP_403_FORBIDDEN
+        )
+    return racer
+
+
+@transaction.atomic
+def race_leave(*, player: User, code: str) -> Race:
+    """`player` leaves the race. In the lobby they are simply gone (the next player in
+    becomes the host; a lobby left empty is closed); once it has started their game
+    stops where it is and keeps its place in the order. The last player to leave a
+    running race ends it. Leaving again, or an over race, changes nothing."""
+    race = _race_locked(code)
+    racer = _racer_locked(race, player)
+    now = timezone.now()
+    state = race.status(now)
+    if state == "over":
+        _end_if_due(race, now)
+        return race
+    if state == "lobby":
+        racer.delete()
+        rest = list(race.racers.order_by("joined_at", "id"))
+        if not rest:
+            race.ended_at, race.end = now, Race.End.CANCELLED
+            race.save(update_fields=["ended_at", "end"])
+        elif race.host_id == player.pk:
+            race.host_id = rest[0].player_id
+            race.save(update_fields=["host"])
+    elif racer.left_at is None:
+        racer.left_at = now
+        racer.save(update_fields=["left_at"])
+        _end_if_due(race, now)
+    _changed(race)
+    return race
+
+
+@transaction.atomic
+def race_start(*, player: User, code: str) -> Race:
+    """The host starts the race: play begins after the countdown, for everyone at once.
+    Starting again changes nothing."""
+    race = _race_locked(code)
+    now = timezone.now()
+    state = race.status(now)
+    if state == "over":
+        raise _over(race)
+    if race.host_id != player.pk:
+        raise ServiceError(
+            "not_host", "Only the race's host starts it.", status_code=status.HTTP_403_FORBIDDEN
+        )
+    if state != "lobby":
+        return race
+    race.starts_at = now + COUNTDOWN
+    race.ends_at = race.starts_at + race.time_limit
+    race.save(update_fields=["starts_at", "ends_at"])
+    # Nobody is away at the start: the clock of each player's absence starts with the race.
+    race.racers.update(seen_at=race.starts_at)
+    _changed(race)
+    return race
+
+
+# --- Ending -------------------------------------------------------------------------
+
+
+def _racer_game(race: Race, racer: Racer) -> int | None:
+    """The player's game of the race, stored as a game of no day (replayable by link,
+    on no board); none without an action, or for a player banned since."""
+    if not racer.log:
+        return None
+    try:
+        game, _ = game_submit(
+            player=racer.player,
+            deal=Deal(race.deal_number).code,
+            log=racer.log,
+            idempotency_key=f"race:{race.code}",
+            times=racer.times,
+            no_day=True,
+        )
+    except ServiceError as error:
+        logger.info("Race %s: no game stored for %s (%s)", race.code, racer.player_id, error.code)
+        return None
+    return game.pk
+
+
+def _end(race: Race, *, end: str, now: datetime.datetime, winner: User | None = None) -> None:
+    """Store the end: when and why, each player's rank and game, and the winner."""
+    racers = list(race.racers.select_for_update().select_related("player"))
+    race.winner = winner
+    race.end = end
+    race.ended_at = min(now, race.ends_at) if race.ends_at is not None else now
+    ordered = racers_in_order(racers, winner_id=winner.pk if winner is not None else None)
+    first = race_winner(race, ordered)
+    race.winner = first.player if first is not None else None
+    for rank, racer in enumerate(ordered, start=1):
+        racer.rank = rank
+        racer.game_id = _racer_game(race, racer)
+        racer.save(update_fields=["rank", "game"])
+    race.save(update_fields=["winner", "end", "ended_at"])
+    _changed(race)
+
+
+def _end_if_due(race: Race, now: datetime.datetime) -> bool:
+    """End the race (locked) if its time ran out or every player left; whether it did."""
+    if race.ended_at is not None or race.starts_at is None:
+        return False
+    assert race.ends_at is not None
+    if now >= race.ends_at:
+        _end(race, end=Race.End.TIME, now=now)
+        return True
+    if not race.racers.filter(left_at__isnull=True).exists():
+        _end(race, end=Race.End.LEFT, now=now)
+        return True
+    return False
+
+
+@transaction.atomic
+def race_end_if_due(*, race_id: int) -> bool:
+    """Store the end of a race whose time ran out or whose players all left; whether
+    this call ended it (a race ended already, or still running, is left as it is)."""
+    race = Race.objects.select_for_update().filter(pk=race_id).first()
+    if race is None:
+        return False
+    return _end_if_due(race, timezone.now())
+
+
+def races_end_due(*, player: User | None = None) -> int:
+    """End every race whose time ran out (of `player` only, when given), and close the
+    lobbies nobody started within a day; how many ended."""
+    now = timezone.now()
+    due = Race.objects.filter(ended_at__isnull=True, ends_at__lte=now)
+    if player is not None:
+        due = due.filter(racers__player=player)
+    ended = sum(race_end_if_due(race_id=race_id) for race_id in due.values_list("pk", flat=True))
+    if player is None:
+        ended += lobbies_close(before=now - LOBBY_KEPT)
+    return ended
+
+
+@transaction.atomic
+def lobbies_close(*, before: datetime.datetime) -> int:
+    """Close the lobbies created before `before` and never started."""
+    return Race.objects.filter(
+        starts_at__isnull=True, ended_at__isnull=True, created_at__lt=before
+    ).update(ended_at=timezone.now(), end=Race.End.CANCELLED)
+
+
+# --- A player's actions -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RaceSave:
+    """A socket's write of its player's game (checked by the engine there): the whole
+    game so far with the server's receive time of each action, over the stored
+    `version`, and what the others see of it."""
+
+    race_id: int
+    player_id: int
+    version: int
+    log: list[str]
+    times: list[int]
+    score: int
+    moves: int
+    on_foundations: int
+    won: bool
+
+
+@dataclass(frozen=True)
+class RaceSaveResult:
+    """`saved` (at `version`); `stale` (another socket of the player wrote first: the
+    stored `log`, `times` and `version`); or refused with the stored game: `not_started`,
+    `race_over`, `left_race`, `not_in_race`."""
+
+    outcome: str
+    version: int = 0
+    log: list[str] = field(default_factory=list)
+    times: list[int] = field(default_factory=list)
+
+
+@transaction.atomic
+def race_actions_save(*, save: RaceSave) -> RaceSaveResult:
+    """Store a player's game as their socket holds it, if the race runs and the stored
+    game is the one the socket built on. A win ends the race; so does the time limit,
+    which refuses the write."""
+    race = Race.objects.select_for_update().filter(pk=save.race_id).first()
+    racer = (
+        Racer.objects.select_for_update()
+        .filter(race_id=save.race_id, player_id=save.player_id)
+        .first()
+    )
+    if race is None or racer is None:
+        return RaceSaveResult("not_in_race")
+    stored = RaceSaveResult(
+        "", racer.version, racer.log.split(), [int(time) for time in racer.times]
+    )
+    now = timezone.now()
+    state = race.status(now)
+    if state in {"lobby", "countdown"}:
+        return RaceSaveResult("not_started", stored.version, stored.log, stored.times)
+    if state == "over":
+        _end_if_due(race, now)
+        return RaceSaveResult("race_over", stored.version, stored.log, stored.times)
+    if racer.left_at is not None:
+        return RaceSaveResult("left_race", stored.version, stored.log, stored.times)
+    if racer.version != save.version:
+        return RaceSaveResult("stale", stored.version, stored.log, stored.times)
+    racer.log = " ".join(save.log)
+    racer.times = save.times
+    racer.version += 1
+    racer.score, racer.moves = save.score, save.moves
+    racer.on_foundations, racer.won = save.on_foundations, save.won
+    racer.last_action_ms = save.times[-1] if save.times else None
+    racer.seen_at = now
+    racer.save()
+    if save.won:
+        _end(race, end=Race.End.WON, now=now, winner=racer.player)
+    else:
+        _changed(race)
+    return RaceSaveResult("saved", racer.version)
+
+
+def racer_seen(*, race_id: int, player_id: int) -> None:
+    """The player's page answered (a heartbeat, a connection): not away."""
+    Racer.objects.filter(race_id=race_id, player_id=player_id).update(seen_at=timezone.now())

@@ -118,6 +118,8 @@ class PlayerSearchApi(APIView):
     throttle_scope = "search"
 
     @extend_schema(
+        # Named: drf-spectacular would call it "players_retrieve", as the player's page is.
+        operation_id="players_search",
         parameters=[
             OpenApiParameter(
                 "q",

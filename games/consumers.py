@@ -203,6 +203,8 @@ class ActionSocket(PlayerSocket):
 
     # Set once the socket is ready for messages; until then they are dropped.
     bucket: ActionBucket | None = None
+    # The player's game as the socket holds it (`games.streaming`).
+    stream: ActionStream | None = None
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Answer a client message; anything unexpected gets an error, never a crash."""
@@ -243,6 +245,22 @@ class ActionSocket(PlayerSocket):
         """Action `number` (`token` as sent, at most 8 characters) came."""
         raise NotImplementedError
 
+    async def _answer(self, offer: Offer) -> None:
+        """Tell the client what became of an action, unless its answer is the next write's."""
+        if offer.outcome == "stored":
+            await self._send_ack(offer.number)
+        elif offer.outcome == "refused":
+            assert offer.error is not None
+            await self._send_refused(offer.number, offer.error)
+
+    async def _send_ack(self, number: int) -> None:
+        assert self.stream is not None
+        await self._send(f'{{"type":"ack","n":{number},"version":{self.stream.version}}}')
+
+    async def _send_refused(self, number: int, error: ServiceError) -> None:
+        refusal = {"type": "refused", "n": number, "error": _error_fields(error.code, error)}
+        await self._send(json.dumps(refusal))
+
     async def _send_error(self, code: str, message: str) -> None:
         await self._send(json.dumps({"type": "error", "error": {"code": code, "message": message}}))
 
@@ -251,7 +269,6 @@ class AttemptConsumer(ActionSocket):
     """One socket streaming one player's open attempt (see the module docstring)."""
 
     attempt: OpenAttempt | None = None
-    stream: ActionStream | None = None
     writing: asyncio.Task[None] | None = None
     # Players watching this attempt live (`games.live`): its stored actions go to them.
     watchers: int = 0
@@ -328,23 +345,6 @@ class AttemptConsumer(ActionSocket):
         assert self.attempt is not None
         return max(0, int((timezone.now() - self.attempt.started_at).total_seconds() * 1000))
 
-    async def _answer(self, offer: Offer) -> None:
-        """Tell the client what became of an action, unless its answer is the next write's."""
-        assert self.stream is not None
-        if offer.outcome == "stored":
-            await self._send_ack(offer.number)
-        elif offer.outcome == "refused":
-            assert offer.error is not None
-            await self._send(
-                json.dumps(
-                    {
-                        "type": "refused",
-                        "n": offer.number,
-                        "error": _error_fields(offer.error.code, offer.error),
-                    }
-                )
-            )
-
     def _start_writing(self) -> None:
         assert self.stream is not None
         if self.stream.unstored and (self.writing is None or self.writing.done()):
@@ -413,10 +413,6 @@ class AttemptConsumer(ActionSocket):
                 }
             )
         )
-
-    async def _send_ack(self, number: int) -> None:
-        assert self.stream is not None
-        await self._send(f'{{"type":"ack","n":{number},"version":{self.stream.version}}}')
 
 
 _OVER = {

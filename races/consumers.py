@@ -56,7 +56,7 @@ from django.utils import timezone
 
 from easyharp_site.errors import ServiceError
 from games.consumers import CLOSE_NOT_SIGNED_IN, ActionBucket, ActionSocket
-from games.streaming import ActionStream, Offer
+from games.streaming import ActionStream
 from races import selectors, services
 from races.live import race_group
 
@@ -124,7 +124,6 @@ class RaceConsumer(ActionSocket):
     """One player's socket in one race (see the module docstring)."""
 
     seat: Seat | None = None
-    stream: ActionStream | None = None
     writing: asyncio.Task[None] | None = None
     ending: asyncio.Task[None] | None = None
     # The race's status as this socket last heard it.
@@ -235,14 +234,6 @@ class RaceConsumer(ActionSocket):
         if self.stream.unstored and (self.writing is None or self.writing.done()):
             self.writing = asyncio.create_task(self._write())
 
-    async def _answer(self, offer: Offer) -> None:
-        """Tell the client what became of an action, unless its answer is the next write's."""
-        if offer.outcome == "stored":
-            await self._send_ack(offer.number)
-        elif offer.outcome == "refused":
-            assert offer.error is not None
-            await self._send_refused(offer.number, offer.error)
-
     async def _write(self) -> None:
         """Store what waits, then acknowledge it; again while more came meanwhile."""
         stream, seat = self.stream, self.seat
@@ -291,21 +282,6 @@ class RaceConsumer(ActionSocket):
                 for number in waiting:
                     await self._send_refused(number, ServiceError(*REFUSALS[result.outcome]))
                 return
-
-    async def _send_ack(self, number: int) -> None:
-        assert self.stream is not None
-        await self._send(f'{{"type":"ack","n":{number},"version":{self.stream.version}}}')
-
-    async def _send_refused(self, number: int, error: ServiceError) -> None:
-        await self._send(
-            json.dumps(
-                {
-                    "type": "refused",
-                    "n": number,
-                    "error": {"code": error.code, "message": error.message, **error.extra},
-                }
-            )
-        )
 
 
 def _moment(text: str) -> datetime.datetime:

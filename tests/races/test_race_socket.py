@@ -22,7 +22,7 @@ from django.utils import timezone
 from races import services
 from races.consumers import CLOSE_NO_RACE, CLOSE_NOT_IN_RACE
 from races.models import Race, Racer
-from tests.fixtures import WIN_LOG
+from tests.fixtures import WIN_LOG, client_for
 from tests.races.racing import open_socket, race_for, racer, rewind, running, welcomed
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -330,3 +330,16 @@ async def test_a_player_leaving_is_heard_by_the_others_and_refused_after(
     }
     assert refused["error"]["code"] == "left_race"
     await asyncio.gather(alices.disconnect(), bobs.disconnect())
+
+
+async def test_signing_out_everywhere_closes_the_race_socket(alice: AbstractBaseUser) -> None:
+    race = await sync(started_race)(alice)
+    communicator, _ = await welcomed(alice, race.code)
+
+    signed_out = await sync(lambda: client_for(alice).post("/api/auth/logout/everywhere/"))()
+
+    assert signed_out.status_code == 204
+    error = await next_of(communicator, "error")
+    closing = await communicator.receive_output(timeout=5)
+    assert error["error"]["code"] == "session_ended"
+    assert closing == {"type": "websocket.close", "code": 4401}

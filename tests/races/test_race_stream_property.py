@@ -45,7 +45,10 @@ def test_any_interleaving_of_actions_reconnects_and_duplicates_stores_the_game_i
         session_cookie(player), f"/ws/races/{race.code}/", first="welcome", passing={"race"}
     )
 
-    async_to_sync(page.play)(game, plan)
+    async def run() -> None:
+        await page.play(game, plan)
+
+    async_to_sync(run)()
     # The socket's database work ran in Channels' database thread: close its connection.
     async_to_sync(database_sync_to_async(connections.close_all))()
 

@@ -204,8 +204,9 @@ class ActionSocket(PlayerSocket):
 
     # Set once the socket is ready for messages; until then they are dropped.
     bucket: ActionBucket | None = None
-    # The player's game as the socket holds it (`games.streaming`).
+    # The player's game as the socket holds it (`games.streaming`), and its write under way.
     stream: ActionStream | None = None
+    writing: asyncio.Task[None] | None = None
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Answer a client message; anything unexpected gets an error, never a crash."""
@@ -240,6 +241,58 @@ class ActionSocket(PlayerSocket):
         """Action `number` (`token` as sent, at most 8 characters) came."""
         raise NotImplementedError
 
+    def _start_writing(self) -> None:
+        """Store the actions accepted and not yet stored; one write at a time."""
+        assert self.stream is not None
+        if self.stream.unstored and (self.writing is None or self.writing.done()):
+            self.writing = asyncio.create_task(self._write())
+
+    async def _write(self) -> None:
+        """Store what waits, then acknowledge it; again while more came meanwhile."""
+        stream = self.stream
+        assert stream is not None
+        while stream.unstored:
+            log, times = stream.to_store()
+            try:
+                result = await self._store(stream, log, times)
+            except Exception:
+                logger.exception("Could not store the actions sent on %s", self.scope.get("path"))
+                await self._refuse(
+                    CLOSE_SAVE_FAILED,
+                    "save_failed",
+                    "The actions could not be stored: connect again and send them again.",
+                )
+                return
+            if result.outcome == "saved":
+                before = stream.stored
+                stream.stored_up_to(len(log), result.version)
+                await self._send_ack(len(log))
+                await self._stored(before, log, times)
+            elif result.outcome == "stale":
+                offers = stream.rebase(result.log, result.times, result.version)
+                await self._rebased()
+                for offer in offers:
+                    await self._answer(offer)
+            else:
+                await self._store_refused(result)
+                return
+
+    async def _store(self, stream: ActionStream, log: list[str], times: list[int]) -> Any:
+        """Store `log` and its `times` (the whole game); a result with its `outcome`:
+        "saved" (and the new `version`), "stale" (the stored `log`, `times`,
+        `version` to go on from), or why nothing more is stored."""
+        raise NotImplementedError
+
+    async def _stored(self, before: int, log: list[str], times: list[int]) -> None:
+        """Actions `before`+1 to the end of `log` are stored and acknowledged."""
+
+    async def _rebased(self) -> None:
+        """The stream went back to the stored game (another socket wrote first)."""
+
+    async def _store_refused(self, result: Any) -> None:
+        """Nothing more of this game can be stored (`result.outcome` says why)."""
+        raise NotImplementedError
+
     async def _answer(self, offer: Offer) -> None:
         """Tell the client what became of an action, unless its answer is the next write's."""
         if offer.outcome == "stored":
@@ -264,7 +317,6 @@ class AttemptConsumer(ActionSocket):
     """One socket streaming one player's open attempt (see the module docstring)."""
 
     attempt: OpenAttempt | None = None
-    writing: asyncio.Task[None] | None = None
     # Players watching this attempt live (`games.live`): its stored actions go to them.
     watchers: int = 0
 
@@ -340,56 +392,34 @@ class AttemptConsumer(ActionSocket):
         assert self.attempt is not None
         return max(0, int((timezone.now() - self.attempt.started_at).total_seconds() * 1000))
 
-    def _start_writing(self) -> None:
-        assert self.stream is not None
-        if self.stream.unstored and (self.writing is None or self.writing.done()):
-            self.writing = asyncio.create_task(self._write())
+    async def _store(self, stream: ActionStream, log: list[str], times: list[int]) -> Any:
+        assert self.attempt is not None and self.player_id is not None
+        save = services.StreamedSave(
+            attempt_id=self.attempt.attempt_id,
+            player_id=self.player_id,
+            version=stream.version,
+            log=log,
+            times=times,
+        )
+        return await StreamWriter.current().save(save)
 
-    async def _write(self) -> None:
-        """Store what waits, then acknowledge it; again while more came meanwhile."""
-        stream, attempt = self.stream, self.attempt
-        assert stream is not None and attempt is not None and self.player_id is not None
-        while stream.unstored:
-            log, times = stream.to_store()
-            save = services.StreamedSave(
-                attempt_id=attempt.attempt_id,
-                player_id=self.player_id,
-                version=stream.version,
-                log=log,
-                times=times,
-            )
-            try:
-                result = await StreamWriter.current().save(save)
-            except Exception:
-                logger.exception("Could not store the streamed actions of %s", attempt.attempt_id)
-                await self._refuse(
-                    CLOSE_SAVE_FAILED,
-                    "save_failed",
-                    "The actions could not be stored: connect again and send them again.",
-                )
-                return
-            if result.outcome == "saved":
-                before = stream.stored
-                stream.stored_up_to(len(log), result.version)
-                await self._send_ack(len(log))
-                await self._tell_watchers(
-                    {
-                        "type": "attempt.actions",
-                        "from": before + 1,
-                        "actions": log[before:],
-                        "elapsed_ms": times[-1] if times else 0,
-                    }
-                )
-            elif result.outcome == "stale":
-                offers = stream.rebase(result.log, result.times, result.version)
-                await self._send_state()
-                await self._tell_watchers({"type": "attempt.reset"})
-                for offer in offers:
-                    await self._answer(offer)
-            else:
-                error = ServiceError(result.outcome, _OVER[result.outcome], game=result.game)
-                await self._refuse(CLOSE_CODES[result.outcome], result.outcome, error)
-                return
+    async def _stored(self, before: int, log: list[str], times: list[int]) -> None:
+        await self._tell_watchers(
+            {
+                "type": "attempt.actions",
+                "from": before + 1,
+                "actions": log[before:],
+                "elapsed_ms": times[-1] if times else 0,
+            }
+        )
+
+    async def _rebased(self) -> None:
+        await self._send_state()
+        await self._tell_watchers({"type": "attempt.reset"})
+
+    async def _store_refused(self, result: Any) -> None:
+        error = ServiceError(result.outcome, _OVER[result.outcome], game=result.game)
+        await self._refuse(CLOSE_CODES[result.outcome], result.outcome, error)
 
     async def _send_state(self) -> None:
         assert self.stream is not None and self.attempt is not None

@@ -64,7 +64,6 @@ logger = logging.getLogger(__name__)
 
 CLOSE_NOT_IN_RACE = 4403
 CLOSE_NO_RACE = 4404
-CLOSE_SAVE_FAILED = 4503
 
 # Refusals of a write, by the service's outcome.
 REFUSALS = {
@@ -124,7 +123,6 @@ class RaceConsumer(ActionSocket):
     """One player's socket in one race (see the module docstring)."""
 
     seat: Seat | None = None
-    writing: asyncio.Task[None] | None = None
     ending: asyncio.Task[None] | None = None
     # The race's status as this socket last heard it.
     status: str = "lobby"
@@ -231,57 +229,38 @@ class RaceConsumer(ActionSocket):
             return
         at_ms = max(0, int((timezone.now() - seat.starts_at).total_seconds() * 1000))
         await self._answer(self.stream.offer(number, token, at_ms=at_ms))
-        if self.stream.unstored and (self.writing is None or self.writing.done()):
-            self.writing = asyncio.create_task(self._write())
+        self._start_writing()
 
-    async def _write(self) -> None:
-        """Store what waits, then acknowledge it; again while more came meanwhile."""
-        stream, seat = self.stream, self.seat
-        assert stream is not None and seat is not None and self.player_id is not None
-        while stream.unstored:
-            log, times = stream.to_store()
-            game = stream.game
-            save = services.RaceSave(
-                race_id=seat.race_id,
-                player_id=self.player_id,
-                version=stream.version,
-                log=log,
-                times=times,
-                score=game.score,
-                moves=game.moves,
-                on_foundations=game.on_foundations,
-                won=game.is_won,
-            )
-            try:
-                result = await database_sync_to_async(services.race_actions_save)(save=save)
-            except Exception:
-                logger.exception("Could not store the actions of a player of race %s", seat.race_id)
-                await self._refuse(
-                    CLOSE_SAVE_FAILED,
-                    "save_failed",
-                    "The actions could not be stored: connect again and send them again.",
-                )
-                return
-            if result.outcome == "saved":
-                stream.stored_up_to(len(log), result.version)
-                await self._send_ack(len(log))
-            elif result.outcome == "stale":
-                for offer in stream.rebase(result.log, result.times, result.version):
-                    await self._answer(offer)
-            else:
-                # Nothing more of this game is stored: what waited is refused, and the
-                # table here goes back to the stored game.
-                waiting = range(stream.stored + 1, len(stream.tokens) + 1)
-                self.stream = stream = ActionStream(
-                    deal_number=seat.deal_number,
-                    log=result.log,
-                    times=result.times,
-                    version=result.version,
-                    max_actions=settings.GAME_MAX_ACTIONS,
-                )
-                for number in waiting:
-                    await self._send_refused(number, ServiceError(*REFUSALS[result.outcome]))
-                return
+    async def _store(self, stream: ActionStream, log: list[str], times: list[int]) -> Any:
+        assert self.seat is not None and self.player_id is not None
+        game = stream.game
+        save = services.RaceSave(
+            race_id=self.seat.race_id,
+            player_id=self.player_id,
+            version=stream.version,
+            log=log,
+            times=times,
+            score=game.score,
+            moves=game.moves,
+            on_foundations=game.on_foundations,
+            won=game.is_won,
+        )
+        return await database_sync_to_async(services.race_actions_save)(save=save)
+
+    async def _store_refused(self, result: Any) -> None:
+        # Nothing more of this game is stored: what waited is refused, and the
+        # table here goes back to the stored game.
+        assert self.stream is not None and self.seat is not None
+        waiting = range(self.stream.stored + 1, len(self.stream.tokens) + 1)
+        self.stream = ActionStream(
+            deal_number=self.seat.deal_number,
+            log=result.log,
+            times=result.times,
+            version=result.version,
+            max_actions=settings.GAME_MAX_ACTIONS,
+        )
+        for number in waiting:
+            await self._send_refused(number, ServiceError(*REFUSALS[result.outcome]))
 
 
 def _moment(text: str) -> datetime.datetime:

@@ -114,7 +114,6 @@ class RacesApi(APIView):
     @extend_schema(responses={200: PlayerRaceOutput(many=True), **error_responses()})
     def get(self, request: Request) -> Response:
         assert request.user.is_authenticated  # permission_classes: IsAuthenticated
-        services.races_end_due(player=request.user)
         return Response(selectors.player_races(player=request.user))
 
     @extend_schema(
@@ -137,10 +136,7 @@ class RaceApi(APIView):
         responses={200: RaceOutput, **error_responses(404, codes={404: RACE_NOT_FOUND})},
     )
     def get(self, request: Request, code: str) -> Response:
-        race = selectors.race_get(code=code)
-        if services.race_end_if_due(race_id=race.pk):
-            race = selectors.race_get(code=code)
-        return Response(_race(race))
+        return Response(_race(selectors.race_get(code=code)))
 
 
 class RaceJoinApi(APIView):

@@ -96,7 +96,6 @@ def races_page(request: HttpRequest) -> HttpResponse:
             return redirect("race", code=race.code)
     races: list[dict[str, Any]] = []
     if request.user.is_authenticated:
-        services.races_end_due(player=request.user)
         races = selectors.player_races(player=request.user)
     context = {
         "races": races,
@@ -111,8 +110,6 @@ def race_page(request: HttpRequest, code: str) -> HttpResponse:
     """A race: its lobby (players, the invite link, join, start, leave), the play view
     for its players while it runs, and its results with each player's replay."""
     race = found(selectors.race_get, code=code)
-    if services.race_end_if_due(race_id=race.pk):
-        race = found(selectors.race_get, code=code)
     state = selectors.race_state(race=race, now=timezone.now())
     me = None
     if request.user.is_authenticated:
@@ -158,7 +155,6 @@ def player_races_page(request: HttpRequest, username: str) -> HttpResponse:
     """A player's races: each with its players, the player's place and result, and
     the replay of their game."""
     player = found(player_get, username=username)
-    services.races_end_due(player=player)
     context = {
         "player": player,
         "races": selectors.player_races(player=player, limit=50, ended=True),

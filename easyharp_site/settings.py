@@ -334,7 +334,7 @@ if REDIS_URL:
     }
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "easyharp_site.cache.SharedPoolRedisCache",
             "LOCATION": REDIS_URL,
         }
     }

@@ -163,24 +163,28 @@ async def play(
     start_at: float,
     stop_at: float,
     results: dict[str, Any],
+    welcome: str = "state",
 ) -> None:
-    """One player: connect, then send the game's actions at `rate` a second until `stop_at`."""
+    """One player: connect (the server's first message is of type `welcome`), then send
+    the game's actions at `rate` a second until `stop_at`. Messages other than
+    acknowledgements are counted by type in `results["received"]`."""
     sent: dict[int, float] = {}
     rng = random.Random(cookie)
     try:
         async with socket_to(url, origin, cookie) as websocket:
             state = json.loads(await websocket.recv())
-            assert state["type"] == "state", state
+            assert state["type"] == welcome, state
             results["connected"] += 1
 
             async def receive() -> None:
                 async for text in websocket:
                     now = time.monotonic()
                     message = json.loads(text)
-                    if message["type"] == "watchers":
-                        continue
-                    if message["type"] != "ack":
-                        results["other"].append(message)
+                    kind = message["type"]
+                    if kind != "ack":
+                        results["received"][kind] = results["received"].get(kind, 0) + 1
+                        if kind not in {"watchers", "race"}:
+                            results["other"].append(message)
                         continue
                     number = message["n"]
                     for acked in [n for n in sent if n <= number]:
@@ -234,12 +238,13 @@ async def watch(
 def run_players(
     url: str,
     origin: str,
-    players: list[tuple[str, list[str]]],
+    players: list[tuple[str, list[str]]] | list[tuple[str, list[str], str]],
     rate: float,
     start_at: float,
     stop_at: float,
     out: Any,
     watchers: list[tuple[str, str]] = (),  # type: ignore[assignment]
+    welcome: str = "state",
 ) -> None:
     os.nice(5)  # the load generator yields the CPU to the server under test
     results: dict[str, Any] = {
@@ -252,13 +257,25 @@ def run_players(
         "stored": {},
         "watching": 0,
         "watched_actions": 0,
+        "received": {},
     }
 
     async def main() -> None:
         await asyncio.gather(
             *(
-                play(url, origin, cookie, log, rate, start_at, stop_at, results)
-                for cookie, log in players
+                # A player may name a socket of their own (a race's).
+                play(
+                    where[0] if where else url,
+                    origin,
+                    cookie,
+                    log,
+                    rate,
+                    start_at,
+                    stop_at,
+                    results,
+                    welcome,
+                )  # fmt: skip
+                for cookie, log, *where in players
             ),
             *(watch(where, origin, cookie, stop_at, results) for where, cookie in watchers),
         )

@@ -1,4 +1,4 @@
-"""The process's writer of streamed actions: the writes of all its sockets, grouped.
+"""The process's writers of streamed actions: the writes of all its sockets, grouped.
 
 A socket acknowledges an action only once it is in the database, so a crash
 never loses an acknowledged action. One write per action would be one
@@ -7,58 +7,68 @@ transaction per action; here every socket hands its write to the loop's
 (`services.attempts_stream_save`) while the next writes gather. At a human pace
 each write holds one action; under load one transaction carries the actions
 of hundreds of sockets, and the database sees a bounded number of writes
-whatever the number of players.
+whatever the number of players. A race's sockets (`races.consumers`) group their
+writes the same way, with a writer of their own write function.
 """
 
 from __future__ import annotations
 
 import asyncio
 import weakref
-from typing import ClassVar, Self
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
 
 from channels.db import database_sync_to_async
 
 from games import services
 
+Save = TypeVar("Save")
+Result = TypeVar("Result")
+Written = TypeVar("Written")
+
 # Saves written in one transaction at most (the rest wait for the next one).
 BATCH_MAX = 500
 
 
-class StreamWriter:
-    """Writes the saves handed to it, grouped; one per event loop (`current()`)."""
+class StreamWriter(Generic[Save, Result]):
+    """Writes the saves handed to it with `write` (one transaction for a group: a list
+    of saves in, one result per save out), grouped; one per event loop and write
+    function (`current()`, or `of(write)`)."""
 
-    _instances: ClassVar[weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, StreamWriter]] = (
-        weakref.WeakKeyDictionary()
-    )
+    _instances: ClassVar[
+        weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Any, StreamWriter[Any, Any]]]
+    ] = weakref.WeakKeyDictionary()
 
-    def __init__(self) -> None:
-        self._waiting: list[
-            tuple[services.StreamedSave, asyncio.Future[services.StreamedSaveResult]]
-        ] = []
+    def __init__(self, write: Callable[..., list[Result]]) -> None:
+        self._write = write
+        self._waiting: list[tuple[Save, asyncio.Future[Result]]] = []
         self._task: asyncio.Task[None] | None = None
         # Written so far, in saves and transactions (read by bench/stream.py).
         self.saves_written = 0
         self.batches_written = 0
 
-    @classmethod
-    def current(cls) -> Self:
-        """The writer of the running event loop, created on first use."""
-        loop = asyncio.get_running_loop()
-        writer = cls._instances.get(loop)
+    @staticmethod
+    def of(write: Callable[..., list[Written]]) -> StreamWriter[Any, Written]:
+        """The running event loop's writer of `write(saves=[...])`, created on first use."""
+        writers = StreamWriter._instances.setdefault(asyncio.get_running_loop(), {})
+        writer = writers.get(write)
         if writer is None:
-            writer = cls._instances[loop] = cls()
-        return writer  # type: ignore[return-value]
+            writer = writers[write] = StreamWriter(write)
+        return writer
 
-    async def save(self, save: services.StreamedSave) -> services.StreamedSaveResult:
+    @staticmethod
+    def current() -> StreamWriter[Any, services.StreamedSaveResult]:
+        """The running event loop's writer of streamed ranked attempts."""
+        return StreamWriter.of(services.attempts_stream_save)
+
+    async def save(self, save: Save) -> Result:
         """Write `save` with the next group; its result once the transaction committed.
 
         A failure of the database is raised to every caller of its group. The
         write goes on if the caller is cancelled (its socket closed): what the
         socket accepted is still stored.
         """
-        future: asyncio.Future[services.StreamedSaveResult] = (
-            asyncio.get_running_loop().create_future()
-        )
+        future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
         self._waiting.append((save, future))
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._write_all())
@@ -68,9 +78,8 @@ class StreamWriter:
         while self._waiting:
             group, self._waiting = self._waiting[:BATCH_MAX], self._waiting[BATCH_MAX:]
             try:
-                results = await database_sync_to_async(services.attempts_stream_save)(
-                    saves=[save for save, _ in group]
-                )
+                saves: Sequence[Save] = [save for save, _ in group]
+                results = await database_sync_to_async(self._write)(saves=saves)
             except Exception as error:  # every caller hears of it, and may try again
                 for _, future in group:
                     if not future.done():

@@ -4,9 +4,11 @@ The player's page sends each action here as it is played. The server checks
 it against the player's table (kept in memory for the socket's life,
 `games.streaming`: one action's work, not a replay), stores it with the time
 it arrived since the race's start, and acknowledges it once it is in the
-database. Every change of the race (a player in or out, the start, a stored
-action, the end) reaches every player's socket as the race's `race` state:
-each player's progress, never a table or an action.
+database (the writes of the process's race sockets grouped, `games.batches`).
+Every change of the race (a player in or out, the start, stored actions, the
+end) reaches every player's socket as the race's `race` state: each player's
+progress, never a table or an action; a group of writes sends each race it
+changed once.
 
 Protocol (JSON text frames; `n` is an action's 1-based place in the log):
 
@@ -55,6 +57,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from easyharp_site.errors import ServiceError
+from games.batches import StreamWriter
 from games.consumers import CLOSE_NOT_SIGNED_IN, ActionBucket, ActionSocket
 from games.streaming import ActionStream
 from races import selectors, services
@@ -245,7 +248,7 @@ class RaceConsumer(ActionSocket):
             on_foundations=game.on_foundations,
             won=game.is_won,
         )
-        return await database_sync_to_async(services.race_actions_save)(save=save)
+        return await StreamWriter.of(services.races_actions_save).save(save)
 
     async def _store_refused(self, result: Any) -> None:
         # Nothing more of this game is stored: what waited is refused, and the

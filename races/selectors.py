@@ -36,8 +36,12 @@ def race_by_id(*, race_id: int) -> Race:
 
 
 def race_racers(*, race: Race) -> list[Racer]:
-    """The race's players (with their accounts), in the order they joined."""
-    return list(race.racers.select_related("player").order_by("joined_at", "id"))
+    """The race's players (with their accounts), in the order they joined; without
+    their games' logs and times, which no reader of the race's state needs (it is read
+    after every stored action)."""
+    return list(
+        race.racers.select_related("player").defer("log", "times").order_by("joined_at", "id")
+    )
 
 
 def _order_key(racer: Racer, winner_id: int | None) -> tuple[Any, ...]:

@@ -17,13 +17,16 @@ or the `end races` job.
 from __future__ import annotations
 
 import datetime
+import json
 import logging
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from rest_framework import status
 
@@ -294,46 +297,117 @@ class RaceSaveResult:
     times: list[int] = field(default_factory=list)
 
 
-@transaction.atomic
+_RACER_SAVE_SQL = """
+UPDATE races_racer SET log = %s, times = %s, version = %s, score = %s, moves = %s,
+    on_foundations = %s, won = %s, last_action_ms = %s, seen_at = %s
+WHERE id = %s
+"""
+
+
 def race_actions_save(*, save: RaceSave) -> RaceSaveResult:
-    """Store a player's game as their socket holds it, if the race runs and the stored
-    game is the one the socket built on. A win ends the race; so does the time limit,
-    which refuses the write."""
-    race = Race.objects.select_for_update().filter(pk=save.race_id).first()
-    racer = (
-        Racer.objects.select_for_update()
-        .filter(race_id=save.race_id, player_id=save.player_id)
-        .first()
-    )
-    if race is None or racer is None:
-        return RaceSaveResult("not_in_race")
-    stored = RaceSaveResult(
-        "", racer.version, racer.log.split(), [int(time) for time in racer.times]
-    )
+    """`races_actions_save` of one save."""
+    return races_actions_save(saves=[save])[0]
+
+
+@transaction.atomic
+def races_actions_save(*, saves: Sequence[RaceSave]) -> list[RaceSaveResult]:
+    """Store players' games as their sockets hold them, in one transaction (the writes
+    of a process's race sockets are grouped, `games.batches`); one result per save.
+
+    A save goes through if its race runs and the stored game is the one the
+    socket built on. A win ends the race; so does the time limit, which
+    refuses the write. Each race that changed is sent to its players once, after
+    the commit, however many of its players' actions the group carried.
+    """
+    race_ids = sorted({save.race_id for save in saves})
+    # Locked in one order (races, then players), as the other writes of a race lock them.
+    races = {race.pk: race for race in Race.objects.select_for_update().filter(pk__in=race_ids)}
+    seats = {
+        (racer.race_id, racer.player_id): racer
+        for racer in Racer.objects.select_for_update()
+        .filter(race_id__in=race_ids, player_id__in={save.player_id for save in saves})
+        .defer("log", "times")
+        .order_by("pk")
+    }
     now = timezone.now()
+    results: list[RaceSaveResult] = []
+    written: dict[int, tuple[Any, ...]] = {}
+    changed: set[int] = set()
+    for save in saves:
+        race, racer = races.get(save.race_id), seats.get((save.race_id, save.player_id))
+        if race is None or racer is None:
+            results.append(RaceSaveResult("not_in_race"))
+            continue
+        refusal = _race_save_refusal(race, racer, save, now)
+        if refusal is not None:
+            log, times = _racer_stored(racer, written)
+            results.append(RaceSaveResult(refusal, racer.version, log, times))
+            continue
+        racer.version += 1
+        racer.score, racer.moves = save.score, save.moves
+        racer.on_foundations, racer.won = save.on_foundations, save.won
+        racer.last_action_ms = save.times[-1] if save.times else None
+        racer.seen_at = now
+        written[racer.pk] = (
+            " ".join(save.log),
+            json.dumps(save.times),
+            racer.version,
+            racer.score,
+            racer.moves,
+            racer.on_foundations,
+            racer.won,
+            racer.last_action_ms,
+            now,
+            racer.pk,
+        )
+        results.append(RaceSaveResult("saved", racer.version))
+        if save.won:
+            # The end reads every player's stored game: what this group wrote goes first.
+            _racers_write(written)
+            _end(race, end=Race.End.WON, now=now, winner=racer.player)
+            changed.discard(race.pk)  # `_end` tells the players
+        else:
+            changed.add(race.pk)
+    _racers_write(written)
+    for race_id in sorted(changed):
+        transaction.on_commit(partial(live.race_changed, race_id))
+    return results
+
+
+def _race_save_refusal(
+    race: Race, racer: Racer, save: RaceSave, now: datetime.datetime
+) -> str | None:
+    """Why `save` may not be stored now (a `RaceSaveResult` outcome), or None."""
     state = race.status(now)
     if state in {"lobby", "countdown"}:
-        return RaceSaveResult("not_started", stored.version, stored.log, stored.times)
+        return "not_started"
     if state == "over":
         _end_if_due(race, now)
-        return RaceSaveResult("race_over", stored.version, stored.log, stored.times)
+        return "race_over"
     if racer.left_at is not None:
-        return RaceSaveResult("left_race", stored.version, stored.log, stored.times)
+        return "left_race"
     if racer.version != save.version:
-        return RaceSaveResult("stale", stored.version, stored.log, stored.times)
-    racer.log = " ".join(save.log)
-    racer.times = save.times
-    racer.version += 1
-    racer.score, racer.moves = save.score, save.moves
-    racer.on_foundations, racer.won = save.on_foundations, save.won
-    racer.last_action_ms = save.times[-1] if save.times else None
-    racer.seen_at = now
-    racer.save()
-    if save.won:
-        _end(race, end=Race.End.WON, now=now, winner=racer.player)
-    else:
-        _changed(race)
-    return RaceSaveResult("saved", racer.version)
+        return "stale"
+    return None
+
+
+def _racer_stored(racer: Racer, written: dict[int, tuple[Any, ...]]) -> tuple[list[str], list[int]]:
+    """The player's stored game: as this group wrote it, or as the database holds it."""
+    if racer.pk in written:
+        log, times = written[racer.pk][:2]
+        return log.split(), json.loads(times)
+    stored = Racer.objects.filter(pk=racer.pk).values_list("log", "times").get()
+    times = json.loads(stored[1]) if isinstance(stored[1], str) else stored[1]
+    return stored[0].split(), [int(time) for time in times]
+
+
+def _racers_write(written: dict[int, tuple[Any, ...]]) -> None:
+    """The racers' rows of `written` (plain SQL: the ORM's building of the statement
+    cost more than the rest of a write), emptied."""
+    if written:
+        with connection.cursor() as cursor:
+            cursor.executemany(_RACER_SAVE_SQL, list(written.values()))
+        written.clear()
 
 
 def racer_seen(*, race_id: int, player_id: int) -> None:

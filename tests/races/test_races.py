@@ -7,10 +7,12 @@ import datetime
 from collections.abc import Callable
 
 import pytest
+from django.test import TestCase
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.utils import timezone
 
 from easyharp_site.errors import ServiceError
+from games import rules
 from games.holds import deal_held
 from games.models import DailyDeal, Game, GameFingerprint
 from games.selectors import game_get_unlocked
@@ -181,6 +183,75 @@ def test_a_write_over_a_game_it_has_not_seen_is_stale(
 
     assert (result.outcome, result.log, result.version) == ("stale", ["S"], 1)
     assert racer(race, alice).log == "S"
+
+
+def _save(race: Race, player: AbstractBaseUser, log: list[str], version: int) -> services.RaceSave:
+    game = rules.replay(rules.Deal(RACE_DEAL), log)
+    return services.RaceSave(
+        race_id=race.pk,
+        player_id=player.pk,
+        version=version,
+        log=list(game.log),
+        times=[1000] * len(log),
+        score=game.score,
+        moves=game.moves,
+        on_foundations=game.on_foundations,
+        won=game.is_won,
+    )
+
+
+def test_one_group_stores_the_writes_of_many_races_and_tells_each_race_once(
+    make_player: Players, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writes of a process's race sockets are grouped in one transaction: each
+    save has its own outcome, in order, and each race changed is sent once."""
+    alice, bob, carol, dave = (make_player(name) for name in ("alice", "bob", "carol", "dave"))
+    first, second = running(race_for(alice, bob)), running(race_for(carol, dave))
+    told: list[int] = []
+    monkeypatch.setattr(services.live, "race_changed", told.append)
+
+    with TestCase.captureOnCommitCallbacks() as callbacks:
+        results = services.races_actions_save(
+            saves=[
+                _save(first, alice, WIN_LOG[:10], 0),
+                _save(second, carol, WIN_LOG[:5], 0),
+                _save(first, bob, WIN_LOG[:3], 0),
+                _save(first, alice, WIN_LOG[:12], 1),  # the same socket's next write
+                _save(first, alice, WIN_LOG[:11], 1),  # another socket's, built on version 1
+                _save(second, dave, ["S"], 3),  # a version never stored
+            ]
+        )
+    for callback in callbacks:
+        callback()
+
+    outcomes = [(result.outcome, result.version) for result in results]
+    assert outcomes == [
+        ("saved", 1), ("saved", 1), ("saved", 1), ("saved", 2), ("stale", 2), ("stale", 0)
+    ]  # fmt: skip
+    assert results[4].log == WIN_LOG[:12] and results[4].times == [1000] * 12
+    assert results[5].log == [] and results[5].times == []
+    assert racer(first, alice).log.split() == WIN_LOG[:12]
+    assert racer(first, bob).log.split() == WIN_LOG[:3]
+    assert racer(second, carol).log.split() == WIN_LOG[:5]
+    assert sorted(told) == sorted([first.pk, second.pk])
+
+
+def test_a_win_in_a_group_ends_its_race_before_the_groups_next_writes(
+    alice: AbstractBaseUser, bob: AbstractBaseUser
+) -> None:
+    race = running(race_for(alice, bob))
+
+    results = services.races_actions_save(
+        saves=[_save(race, bob, WIN_LOG[:50], 0), _save(race, alice, WIN_LOG, 0),
+               _save(race, bob, WIN_LOG[:60], 1)]  # fmt: skip
+    )
+
+    assert [result.outcome for result in results] == ["saved", "saved", "race_over"]
+    race.refresh_from_db()
+    assert (race.end, race.winner) == (Race.End.WON, alice)
+    # The end stored each player's game as written in the group.
+    assert racer(race, bob).log.split() == WIN_LOG[:50]
+    assert racer(race, bob).game is not None and racer(race, alice).game.won
 
 
 def test_the_first_win_ends_the_race_and_a_later_action_is_refused(

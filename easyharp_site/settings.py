@@ -364,6 +364,13 @@ LIVE_BOARD_SEND_TIMEOUT = env_float("LIVE_BOARD_SEND_TIMEOUT", 1.0)
 # Largest message (bytes) a live-board client may send; larger ones get an error.
 LIVE_CLIENT_MESSAGE_MAX_BYTES = env_int("LIVE_CLIENT_MESSAGE_MAX_BYTES", 1024)
 
+# A race's players hear its state (races/live.py) at most this many times a
+# second from each server process while they play (the last change always
+# reaches them); joins, leaves, the start and the end are sent at once.
+RACE_UPDATES_PER_SECOND = env_float("RACE_UPDATES_PER_SECOND", 4.0)
+if RACE_UPDATES_PER_SECOND <= 0:
+    raise ImproperlyConfigured("RACE_UPDATES_PER_SECOND must be above 0")
+
 # The ranked attempt's socket (games/consumers.py): its largest client message,
 # and the messages a socket may send, sustained and at once (enough to replay
 # the actions a page queued while it was offline); past them it is closed.

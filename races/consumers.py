@@ -7,8 +7,8 @@ it arrived since the race's start, and acknowledges it once it is in the
 database (the writes of the process's race sockets grouped, `games.batches`).
 Every change of the race (a player in or out, the start, stored actions, the
 end) reaches every player's socket as the race's `race` state: each player's
-progress, never a table or an action; a group of writes sends each race it
-changed once.
+progress, never a table or an action (a few times a second at most while
+actions are stored, `races.live.RaceAnnouncer`).
 
 Protocol (JSON text frames; `n` is an action's 1-based place in the log):
 
@@ -61,7 +61,7 @@ from games.batches import StreamWriter
 from games.consumers import CLOSE_NOT_SIGNED_IN, ActionBucket, ActionSocket
 from games.streaming import ActionStream
 from races import selectors, services
-from races.live import race_group
+from races.live import RaceAnnouncer, race_group
 
 logger = logging.getLogger(__name__)
 
@@ -249,6 +249,10 @@ class RaceConsumer(ActionSocket):
             won=game.is_won,
         )
         return await StreamWriter.of(services.races_actions_save).save(save)
+
+    async def _stored(self, before: int, log: list[str], times: list[int]) -> None:
+        assert self.seat is not None
+        RaceAnnouncer.current().changed(self.seat.race_id)
 
     async def _store_refused(self, result: Any) -> None:
         # Nothing more of this game is stored: what waited is refused, and the

@@ -1,9 +1,13 @@
 """A race's channel-layer group: every change of a race reaches its players' sockets.
 
 The services call `race_changed` after their commit (a join, a leave, the
-start, a stored action, the end): it reads the race's state once and sends
-it to the group, whose sockets (`races.consumers`) pass it on as it is. A
-player's socket also reads the state itself on each heartbeat, so a player
+start, the end): it reads the race's state once and sends it to the group,
+whose sockets (`races.consumers`) pass it on as it is. Stored actions are
+announced by the sockets that stored them, through their event loop's
+`RaceAnnouncer`: at most RACE_UPDATES_PER_SECOND times a second for a race,
+the last change always sent, so that a race of eight players at play costs a
+few reads and messages a second rather than one per action (bench/races.py).
+A player's socket also reads the state itself on each heartbeat, so a player
 who stopped answering shows as away without anyone's action.
 """
 
@@ -11,8 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import ClassVar
 
 from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.utils import timezone
@@ -34,12 +42,69 @@ def race_changed(race_id: int) -> None:
         layer = get_channel_layer()
         if layer is None:
             return
-        race = selectors.race_by_id(race_id=race_id)
+        race, racers = selectors.race_with_racers(race_id=race_id)
         message = {
             "type": "race.state",
-            "state": selectors.race_state(race=race, now=timezone.now()),
+            "state": selectors.race_state(race=race, now=timezone.now(), racers=racers),
         }
         timeout: float = settings.LIVE_BOARD_SEND_TIMEOUT
         async_to_sync(asyncio.wait_for)(layer.group_send(race_group(race_id), message), timeout)
     except Exception:
         logger.warning("The players of race %s were not told of a change", race_id, exc_info=True)
+
+
+class RaceAnnouncer:
+    """Announces races whose players stored actions, each at most
+    RACE_UPDATES_PER_SECOND times a second; one per event loop (`current()`).
+
+    A race announced longer ago than the interval is sent at once; one announced
+    since waits for the interval's end, and every announcement meanwhile joins
+    that one send, which reads the race after all of them were stored.
+    """
+
+    _instances: ClassVar[weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, RaceAnnouncer]] = (
+        weakref.WeakKeyDictionary()
+    )
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        send: Callable[[int], Awaitable[None]] | None = None,
+    ) -> None:
+        self._loop = loop
+        # What sends a race's state: `race_changed`, in the database's thread.
+        self._send_race = send or database_sync_to_async(race_changed)
+        self._interval = 1 / settings.RACE_UPDATES_PER_SECOND
+        # When each race was last sent (the loop's clock), and the sends waiting.
+        self._sent_at: dict[int, float] = {}
+        self._waiting: dict[int, asyncio.TimerHandle] = {}
+        self._sending: set[asyncio.Task[None]] = set()
+
+    @classmethod
+    def current(cls) -> RaceAnnouncer:
+        loop = asyncio.get_running_loop()
+        announcer = cls._instances.get(loop)
+        if announcer is None:
+            announcer = cls._instances[loop] = cls(loop)
+        return announcer
+
+    def changed(self, race_id: int) -> None:
+        """Race `race_id` changed (its players' actions stored): send it soon."""
+        if race_id in self._waiting:
+            return
+        due = self._sent_at.get(race_id, float("-inf")) + self._interval
+        self._waiting[race_id] = self._loop.call_at(
+            max(due, self._loop.time()), self._send, race_id
+        )
+
+    def _send(self, race_id: int) -> None:
+        del self._waiting[race_id]
+        now = self._loop.time()
+        self._sent_at[race_id] = now
+        if len(self._sent_at) > 1_000:  # bounded: forget the races that went quiet
+            self._sent_at = {
+                race: when for race, when in self._sent_at.items() if now - when < self._interval
+            }
+        task: asyncio.Task[None] = self._loop.create_task(self._send_race(race_id))  # type: ignore[arg-type]
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)

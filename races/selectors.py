@@ -44,6 +44,18 @@ def race_racers(*, race: Race) -> list[Racer]:
     )
 
 
+def race_with_racers(*, race_id: int) -> tuple[Race, list[Racer]]:
+    """The race `race_id` and its players, in one query (the race's state is read
+    after its players' stored actions, many times a second in a busy race)."""
+    racers = list(
+        Racer.objects.filter(race_id=race_id)
+        .select_related("player", "race")
+        .defer("log", "times")
+        .order_by("joined_at", "id")
+    )
+    return (racers[0].race if racers else race_by_id(race_id=race_id)), racers
+
+
 def _order_key(racer: Racer, winner_id: int | None) -> tuple[Any, ...]:
     played = racer.last_action_ms is not None
     return (

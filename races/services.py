@@ -25,11 +25,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
 from rest_framework import status
 
+from easyharp_site.dates import utc_aware
 from easyharp_site.errors import ServiceError
 from games.models import DailyDeal
 from games.rules import DEAL_MAX, Deal
@@ -315,24 +317,14 @@ def races_actions_save(*, saves: Sequence[RaceSave]) -> list[RaceSaveResult]:
     of a process's race sockets are grouped, `games.batches`); one result per save.
 
     A save goes through if its race runs and the stored game is the one the
-    socket built on. A win ends the race; so does the time limit, which
-    refuses the write. Each race that changed is sent to its players once, after
-    the commit, however many of its players' actions the group carried.
+    socket built on. A win ends the race (its players are told at once); so
+    does the time limit, which refuses the write. Other stored actions are
+    announced by the sockets that stored them (`live.RaceAnnouncer`).
     """
-    race_ids = sorted({save.race_id for save in saves})
-    # Locked in one order (races, then players), as the other writes of a race lock them.
-    races = {race.pk: race for race in Race.objects.select_for_update().filter(pk__in=race_ids)}
-    seats = {
-        (racer.race_id, racer.player_id): racer
-        for racer in Racer.objects.select_for_update()
-        .filter(race_id__in=race_ids, player_id__in={save.player_id for save in saves})
-        .defer("log", "times")
-        .order_by("pk")
-    }
+    races, seats = _seats_locked(saves)
     now = timezone.now()
     results: list[RaceSaveResult] = []
     written: dict[int, tuple[Any, ...]] = {}
-    changed: set[int] = set()
     for save in saves:
         race, racer = races.get(save.race_id), seats.get((save.race_id, save.player_id))
         if race is None or racer is None:
@@ -364,14 +356,55 @@ def races_actions_save(*, saves: Sequence[RaceSave]) -> list[RaceSaveResult]:
         if save.won:
             # The end reads every player's stored game: what this group wrote goes first.
             _racers_write(written)
-            _end(race, end=Race.End.WON, now=now, winner=racer.player)
-            changed.discard(race.pk)  # `_end` tells the players
-        else:
-            changed.add(race.pk)
+            races[race.pk] = race = Race.objects.get(pk=race.pk)
+            winner = get_user_model().objects.get(pk=save.player_id)
+            _end(race, end=Race.End.WON, now=now, winner=winner)
     _racers_write(written)
-    for race_id in sorted(changed):
-        transaction.on_commit(partial(live.race_changed, race_id))
     return results
+
+
+_RACES_LOCK_SQL = (
+    "SELECT id, starts_at, ends_at, ended_at FROM races_race WHERE id IN ({ids}) ORDER BY id"
+)
+_RACERS_LOCK_SQL = """
+SELECT id, race_id, player_id, version, left_at FROM races_racer
+WHERE race_id IN ({ids}) AND player_id IN ({players}) ORDER BY id
+"""
+
+
+def _seats_locked(
+    saves: Sequence[RaceSave],
+) -> tuple[dict[int, Race], dict[tuple[int, int], Racer]]:
+    """The races and players of `saves`, locked (races, then players, each in one order,
+    as the other writes of a race lock them): each race with its moments only, each
+    player with their version and whether they left. Plain SQL: the ORM's building of
+    the two statements cost more than the rest of a write."""
+    race_ids = sorted({save.race_id for save in saves})
+    players = sorted({save.player_id for save in saves})
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    marks = ", ".join(["%s"] * len(race_ids))
+    with connection.cursor() as cursor:
+        cursor.execute(_RACES_LOCK_SQL.format(ids=marks) + lock, race_ids)
+        races = {
+            row[0]: Race(
+                id=row[0],
+                starts_at=row[1] and utc_aware(row[1]),
+                ends_at=row[2] and utc_aware(row[2]),
+                ended_at=row[3] and utc_aware(row[3]),
+            )
+            for row in cursor.fetchall()
+        }
+        cursor.execute(
+            _RACERS_LOCK_SQL.format(ids=marks, players=", ".join(["%s"] * len(players))) + lock,
+            race_ids + players,
+        )
+        seats = {
+            (row[1], row[2]): Racer(
+                id=row[0], race_id=row[1], player_id=row[2], version=row[3], left_at=row[4]
+            )
+            for row in cursor.fetchall()
+        }
+    return races, seats
 
 
 def _race_save_refusal(
@@ -382,7 +415,8 @@ def _race_save_refusal(
     if state in {"lobby", "countdown"}:
         return "not_started"
     if state == "over":
-        _end_if_due(race, now)
+        if race.ended_at is None:
+            _end_if_due(Race.objects.get(pk=race.pk), now)
         return "race_over"
     if racer.left_at is not None:
         return "left_race"

@@ -187,6 +187,12 @@ def _note_policy_violation(violations: list[str], message: Any) -> None:
         violations.append(message.text)
 
 
+# How many live regions (status lines, alerts, the announcer) hold a text.
+SPOKEN_TIMES = """(text) => [...document.querySelectorAll(
+    '[aria-live]:not([aria-live="off"]), [role="status"], [role="alert"]')].filter((node) =>
+    !node.closest("[hidden]") && node.textContent.includes(text)).length"""
+
+
 def fill_log_in(page: Any, username: str) -> None:
     """On the log-in page: the player's name and the suite's password, sent."""
     page.fill("input[name=username]", username)

@@ -163,10 +163,12 @@ interactiveRules.addEventListener("change", () => {
   if (!interactiveRules.checked) hideReminder();
 });
 
+/** Show the one-card reminder, unless switched off; true when it shows. */
 function showReminder() {
-  if (!interactiveRules.checked) return;
+  if (!interactiveRules.checked) return false;
   document.getElementById("reminder-text").textContent = t("reminder");
   document.getElementById("reminder").hidden = false;
+  return true;
 }
 
 function hideReminder() {
@@ -180,8 +182,10 @@ function perform(gesture) {
   if (gesture.action) {
     act(gesture.action);
   } else if (gesture.refused) {
-    say(reasonText(gesture.refused, gesture.params), "refused");
-    if (gesture.remind) showReminder();
+    // The reminder, when it shows, is the refusal (and an alert): the status
+    // line does not say it a second time.
+    if (gesture.remind && showReminder()) say("");
+    else say(reasonText(gesture.refused, gesture.params), "refused");
   } else {
     say(t(gesture.message), "refused");
   }

@@ -147,12 +147,14 @@ function act(token, { quiet = false } = {}) {
     return error.code;
   }
   say("");
-  announce(actionText(describeStep(before, game.table(), token)));
+  const done = actionText(describeStep(before, game.table(), token));
+  // The table shows "Won!" (ui.js); screen readers hear it with the last move.
+  announce(game.won && !wasWon ? `${done}. ${t("won")}` : done);
   hideReminder();
   recordAction(wasNew);
   persist();
   refresh();
-  if (game.won && !wasWon) onWon();
+  if (game.won && !wasWon) submitGame();
   return null;
 }
 
@@ -788,11 +790,6 @@ function askToSignIn() {
   links.className = "result-actions";
   links.append(link, " ", signup);
   showResult([paragraph(t("sign_in_to_submit")), links]);
-}
-
-function onWon() {
-  say(t("won"));
-  submitGame();
 }
 
 /** Whether the game as it stands was submitted: a second Submit would file it twice. */

@@ -391,9 +391,17 @@ function attemptEnded(answer) {
   return true;
 }
 
-/** On load: the player's attempt of today, as the server has it. */
+/**
+ * On load: the player's attempt of today, as the server has it. The page says
+ * whether the server had one when it drew the page: without one there is
+ * nothing to read (the API's 404 would be logged by the browser as an error),
+ * and one started since on another device is what this page's start answers.
+ * A page the service worker kept says so too; offline, it says why it waits.
+ */
 async function attemptLoad() {
-  const answer = await attemptCall({ method: "GET" });
+  const answer = config.attempt_started
+    ? await attemptCall({ method: "GET" })
+    : { outcome: "none", status: navigator.onLine === false ? 0 : 404 };
   if (answer.outcome === "open" || answer.outcome === "closed") applyAttempt(answer);
   else if (attemptEnded(answer)) return;
   // Not started, or not known (the network failed): the ranked game begun on

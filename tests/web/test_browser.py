@@ -139,6 +139,8 @@ def test_a_refused_run_drag_says_why_once(site) -> None:
     page = site(f"/play/?deal={DEAL_1}")
     play_keys(page, "34")  # column 4 now ends 5C 4H
     page.wait_for_function("() => document.getElementById('moves').textContent === '1'")
+    # 4H slides onto 5C: pressed while it slides, 4H would be the card dragged.
+    page.wait_for_function("() => document.getAnimations().length === 0")
     run_base = page.locator('.column[data-place="c3"] .card.up').first
     rule = "run moves as a block only when it starts with a king"
 

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from games import services
 from games.models import Attempt, Game
 from leaderboards.models import BoardEntry
 from tests.fixtures import WIN, WIN_LOG
@@ -375,9 +376,10 @@ def test_a_save_the_server_refuses_or_cannot_take_is_shown_and_the_game_plays_on
 
 
 def test_a_game_begun_before_the_page_knows_the_attempt_is_the_ranked_one(
-    site: Any, make_player: Any
+    site: Any, make_player: Any, today: Any
 ) -> None:
-    make_player("alice")
+    # Started (on another device, say) and not played yet: the page reads it.
+    services.attempt_start(player=make_player("alice"), date=today)
     page = site("/play/", service_workers="block")
     held: list[Any] = []
 

@@ -1148,8 +1148,11 @@ async function start() {
   refresh();
   showAttempt();
   if (rankable) {
-    attempt.ready = attemptLoad();
-    await attempt.ready;
+    // Without an attempt to read, the load may start one at once, whose start
+    // then is what attempt.ready waits for.
+    const load = attemptLoad();
+    if (attempt.mode === "loading") attempt.ready = load;
+    await load;
   }
   adoptAnonymousGame();
   if (saved.pending && config.user) sendPending();

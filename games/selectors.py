@@ -260,6 +260,11 @@ def ranked_game_of(*, player: User, date: datetime.date) -> Game | None:
     )
 
 
+def attempt_is_started(*, player: User, date: datetime.date) -> bool:
+    """Whether the player has started the ranked attempt of `date` (open or submitted)."""
+    return Attempt.objects.filter(player=player, daily__date=date).exists()
+
+
 def attempt_is_open(*, player: User, date: datetime.date) -> bool:
     """Whether the player has started the ranked attempt of `date` and not submitted it."""
     return Attempt.objects.filter(player=player, daily__date=date, game__isnull=True).exists()

@@ -37,7 +37,13 @@ from easyharp_site.site import site_url
 from games import rules
 from games.models import DailyDeal
 from games.rules import DEAL_REASONS, REASONS, Deal, IllegalActionError, InvalidDealError
-from games.selectors import daily_day_number, daily_deal_before, daily_deal_get, day_lock
+from games.selectors import (
+    attempt_is_started,
+    daily_day_number,
+    daily_deal_before,
+    daily_deal_get,
+    day_lock,
+)
 
 T = TypeVar("T")
 
@@ -330,6 +336,11 @@ def play(request: HttpRequest) -> HttpResponse:
             hint_url=reverse("api-hint"),
             # Today's ranked attempt: POST starts it, GET reads it, PATCH saves the game.
             attempt_url=reverse("api-daily-attempt", args=[day.isoformat()]),
+            # Whether there is one to read: the page asks only then (GET answers
+            # 404 before the start, which a browser logs as an error).
+            attempt_started=request.user.is_authenticated
+            and deal == daily_code
+            and attempt_is_started(player=request.user, date=day),
         ),
         "og": day_open_graph(request, daily=daily, title=_("Play Easy Harp Daily #%(number)s")),
     }

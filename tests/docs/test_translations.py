@@ -18,15 +18,26 @@ LOCALE = ROOT / "locale"
 FORMAL = re.compile(r"\b(u|uw|uzelf|Uw|uwe)\b|\bU (kunt|zit|hebt|bent|staat|volgt|speelde|wint)\b")
 
 
-def messages(language: str) -> list[str]:
-    """The translated texts of a catalogue, wrapped lines joined."""
+def entries(language: str) -> list[tuple[str, str]]:
+    """The (English, translated) texts of a catalogue, wrapped lines joined."""
     text = (LOCALE / language / "LC_MESSAGES" / "django.po").read_text(encoding="utf-8")
     found = []
     for block in text.split("\n\n"):
+        source = block.find("msgid ")
         start = block.find("\nmsgstr")
-        if start >= 0:
-            found.append("".join(re.findall(r'"(.*)"', block[start:])))
+        if source >= 0 and start >= 0:
+            found.append(
+                (
+                    "".join(re.findall(r'"(.*)"', block[source:start])),
+                    "".join(re.findall(r'"(.*)"', block[start:])),
+                )
+            )
     return found
+
+
+def messages(language: str) -> list[str]:
+    """The translated texts of a catalogue, wrapped lines joined."""
+    return [translated for _, translated in entries(language)]
 
 
 @pytest.mark.parametrize("language", ["es", "nl"])
@@ -57,3 +68,19 @@ def test_the_dutch_pages_say_je_and_never_u() -> None:
     formal = [text[:80] for text in texts if FORMAL.search(text)]
     assert formal == []
     assert any(re.search(r"\bje\b", text) for text in texts)
+
+
+def test_the_dutch_pages_call_a_deal_a_kaartverdeling() -> None:
+    # "Deling" reads as arithmetic's division, and "spel" is already the game
+    # played on a deal: a deal is a "kaartverdeling" everywhere.
+    rules = (ROOT / "games" / "templates" / "games" / "rules" / "nl.html").read_text(
+        encoding="utf-8"
+    )
+    texts = messages("nl") + [rules]
+    assert [text[:80] for text in texts if re.search(r"\bdeling", text, re.I)] == []
+    naming_a_deal = [
+        (english[:60], dutch[:60])
+        for english, dutch in entries("nl")
+        if re.search(r"\bdeals?\b", english, re.I) and "kaartverdeling" not in dutch.lower()
+    ]
+    assert naming_a_deal == []

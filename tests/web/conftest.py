@@ -187,6 +187,20 @@ def _note_policy_violation(violations: list[str], message: Any) -> None:
         violations.append(message.text)
 
 
+# Where the page shows a text: the visible elements whose own text holds it,
+# and the texts a style draws before or after an element ("Won!" on a won table).
+SHOWN_TIMES = """(text) => [...document.querySelectorAll("body *")].filter((node) =>
+    (node.checkVisibility() && !node.closest(".visually-hidden") &&
+     [...node.childNodes].some((child) => child.nodeType === 3 && child.textContent.includes(text)))
+    || ["::before", "::after"].some((pseudo) =>
+         getComputedStyle(node, pseudo).content.includes(text))).length"""
+
+# How many live regions (status lines, alerts, the announcer) hold a text.
+SPOKEN_TIMES = """(text) => [...document.querySelectorAll(
+    '[aria-live]:not([aria-live="off"]), [role="status"], [role="alert"]')].filter((node) =>
+    !node.closest("[hidden]") && node.textContent.includes(text)).length"""
+
+
 def fill_log_in(page: Any, username: str) -> None:
     """On the log-in page: the player's name and the suite's password, sent."""
     page.fill("input[name=username]", username)

@@ -68,7 +68,7 @@ class TestPastDealPlayedAgain:
         [
             ("en", "Deal of {date}", "Practice: the deal of {date}."),
             ("es", "Reparto del {date}", "Práctica: el reparto del {date}."),
-            ("nl", "Deling van {date}", "Oefening: de deling van {date}."),
+            ("nl", "Kaartverdeling van {date}", "Oefening: de kaartverdeling van {date}."),
         ],
     )
     def test_it_says_its_day_and_par_and_that_it_is_practice(

@@ -20,7 +20,7 @@ from games.rules import REASONS
 from tests.fixtures import WIN, WIN_LOG
 from tests.games.replays import engine_tables
 
-from .conftest import DEAL_1, WAIT_MS, fill_log_in, shot
+from .conftest import DEAL_1, SPOKEN_TIMES, WAIT_MS, fill_log_in, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -133,6 +133,31 @@ def test_dragging_a_run_shows_the_one_card_reminder_unless_switched_off(site) ->
     page.wait_for_timeout(300)
     assert page.locator("#reminder").is_hidden()
     assert counters(page) == (5, 1)
+
+
+def test_a_refused_run_drag_says_why_once(site) -> None:
+    page = site(f"/play/?deal={DEAL_1}")
+    play_keys(page, "34")  # column 4 now ends 5C 4H
+    page.wait_for_function("() => document.getElementById('moves').textContent === '1'")
+    # 4H slides onto 5C: pressed while it slides, 4H would be the card dragged.
+    page.wait_for_function("() => document.getAnimations().length === 0")
+    run_base = page.locator('.column[data-place="c3"] .card.up').first
+    rule = "run moves as a block only when it starts with a king"
+
+    # The reminder is the refusal: the status line does not say it again.
+    drag(page, run_base, top_card(page, 0))
+    page.wait_for_selector("#reminder:not([hidden])")
+    assert page.inner_text("#message") == ""
+    assert page.evaluate(SPOKEN_TIMES, rule) == 1
+
+    # Without the reminder, the status line says it.
+    page.click("#reminder-close")
+    page.uncheck("#interactive-rules")
+    drag(page, run_base, top_card(page, 0))
+    page.wait_for_function("() => document.getElementById('message').textContent !== ''")
+    assert page.inner_text("#message") == f"{REASONS['one_card_at_a_time'].capitalize()}."
+    assert page.locator("#reminder").is_hidden()
+    assert page.evaluate(SPOKEN_TIMES, rule) == 1
 
 
 def test_a_game_survives_a_reload(site) -> None:

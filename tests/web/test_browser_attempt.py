@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from games import services
 from games.models import Attempt, Game
 from leaderboards.models import BoardEntry
 from tests.fixtures import WIN, WIN_LOG
@@ -244,6 +245,26 @@ def test_the_after_game_panel_says_a_held_game_waits_for_review(
     assert page.errors == []
 
 
+def test_a_new_player_opens_the_play_page_without_an_error_in_the_console(
+    site: Any, make_player: Any
+) -> None:
+    page = site("/rules/", player=make_player("alice"))
+    errors: list[str] = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    attempt_reads = requests_to(page, "/attempt/")
+    page.goto(page.url.replace("/rules/", "/play/"))
+    page.wait_for_function("() => window.easyHarp.attempt.mode === 'none'")
+    assert "One ranked attempt a day" in page.inner_text("#attempt-notice")
+    # No attempt yet: the page knew, and asked nothing the API answers with a 404.
+    assert attempt_reads == []
+    assert errors == []
+    # Its first action starts the attempt as ever.
+    play_keys(page, "S")
+    page.wait_for_function("() => window.easyHarp.attempt.mode === 'open'")
+    assert Attempt.objects.get().player.username == "alice"
+    assert errors == []
+
+
 def test_an_anonymous_visitor_is_told_that_the_game_is_not_ranked(site: Any) -> None:
     page = site("/play/", service_workers="block")
     notice = page.inner_text("#anonymous-notice")
@@ -355,9 +376,10 @@ def test_a_save_the_server_refuses_or_cannot_take_is_shown_and_the_game_plays_on
 
 
 def test_a_game_begun_before_the_page_knows_the_attempt_is_the_ranked_one(
-    site: Any, make_player: Any
+    site: Any, make_player: Any, today: Any
 ) -> None:
-    make_player("alice")
+    # Started (on another device, say) and not played yet: the page reads it.
+    services.attempt_start(player=make_player("alice"), date=today)
     page = site("/play/", service_workers="block")
     held: list[Any] = []
 

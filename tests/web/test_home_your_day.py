@@ -149,7 +149,7 @@ class TestAfterPlaying:
         ("language", "played", "rank"),
         [
             ("es", "✓ Has jugado el reparto de hoy", "1 de 1 por ahora"),
-            ("nl", "✓ Je hebt de deling van vandaag gespeeld", "1 van 1 tot nu toe"),
+            ("nl", "✓ Je hebt de kaartverdeling van vandaag gespeeld", "1 van 1 tot nu toe"),
         ],
     )
     def test_it_is_translated(

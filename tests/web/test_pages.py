@@ -13,6 +13,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
+from games import services
 from games.models import DailyDeal, Game
 from games.rules import REASONS
 from tests.fixtures import DEAL, WIN, WIN_LOG, play_assisted, stored_game
@@ -95,6 +96,20 @@ class TestPlay:
         assert config["attempt_url"] == f"/api/daily/{daily.date.isoformat()}/attempt/"
         assert config["user"] is None
         assert "games/play.js" in response.content.decode()
+
+    def test_it_tells_the_page_whether_the_players_attempt_is_started(
+        self, client: Client, daily: DailyDeal, make_player
+    ) -> None:
+        assert page_config(client.get("/play/"))["attempt_started"] is False
+        alice = make_player("alice")
+        client.force_login(alice)
+        # None yet: the page does not ask the API, which would answer 404.
+        assert page_config(client.get("/play/"))["attempt_started"] is False
+        services.attempt_start(player=alice, date=daily.date)
+        assert page_config(client.get("/play/"))["attempt_started"] is True
+        # Another deal is practice: no attempt to read.
+        other = client.get("/play/", {"deal": "EH1-N-AAAAAAF"})
+        assert page_config(other)["attempt_started"] is False
 
     def test_it_opens_any_deal_by_code(self, client: Client, daily: DailyDeal) -> None:
         response = client.get("/play/", {"deal": "  eh1-n-aaaaaaf "})

@@ -86,8 +86,8 @@ class TestBadDealCode:
              "'EH1-N-AAAB' has 4"),
             ("es", "Eso no es un código de reparto: un código de reparto tiene 7 letras "
              "después de \"EH1-N-\", 'EH1-N-AAAB' tiene 4"),
-            ("nl", "Dat is geen delingscode: een delingscode heeft 7 letters na \"EH1-N-\", "
-             "'EH1-N-AAAB' heeft er 4"),
+            ("nl", "Dat is geen kaartverdelingscode: een kaartverdelingscode heeft 7 letters "
+             "na \"EH1-N-\", 'EH1-N-AAAB' heeft er 4"),
         ],
     )  # fmt: skip
     def test_the_play_page_says_why_in_the_players_language(

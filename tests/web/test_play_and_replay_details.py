@@ -11,7 +11,7 @@ import pytest
 from games.models import Game
 from tests.fixtures import WIN, WIN_LOG
 
-from .conftest import DEAL_1, fill_log_in, shot
+from .conftest import DEAL_1, SHOWN_TIMES, SPOKEN_TIMES, fill_log_in, shot
 from .test_layout import axe_violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
@@ -61,7 +61,8 @@ def test_the_keyboard_alone_wins_the_day_with_a_visible_focus_and_spoken_moves(s
     page.wait_for_selector("#table.won")
     assert int(page.inner_text("#score")) == WIN["score"]
     assert int(page.inner_text("#moves")) == WIN["moves"]
-    assert page.inner_text("#message") == "Won!"
+    # The table says "Won!"; screen readers hear it with the last move.
+    assert page.inner_text("#announce").endswith(". Won!")
     # Signed out, the winner is offered both ways in.
     page.wait_for_selector("#sign-in-to-submit")
     assert (
@@ -70,6 +71,30 @@ def test_the_keyboard_alone_wins_the_day_with_a_visible_focus_and_spoken_moves(s
         .startswith("/accounts/signup/?next=")
     )
     shot(page, "play-won-by-keyboard")
+
+
+def test_a_won_practice_game_says_won_once_and_for_as_long_as_it_stands(
+    site, make_player, submit
+) -> None:
+    alice = make_player("alice")
+    submit(alice, WIN_LOG[:12])  # her ranked game of the day is played: this one is practice
+    page = site("/play/", player=alice)
+    page.wait_for_function("() => window.easyHarp.attempt.mode === 'done'")
+    page.fill("#action-input", " ".join(WIN_LOG))
+    page.press("#action-input", "Enter")
+    celebrating = page.wait_for_function(
+        f"() => document.querySelector('#table.celebrate') && ({SHOWN_TIMES})('Won!')"
+    )
+    assert celebrating.json_value() == 1
+    page.wait_for_selector("#result-kind[data-kind='practice']")
+    # Once the celebration is over, the table still says it, and nothing else does.
+    page.wait_for_selector("#table.won:not(.celebrate)")
+    assert page.evaluate(SHOWN_TIMES, "Won!") == 1
+    assert page.evaluate(SPOKEN_TIMES, "Won!") == 1
+    shot(page, "play-practice-won")
+    page.reload()
+    page.wait_for_selector("#replay-link")
+    assert page.evaluate(SHOWN_TIMES, "Won!") == 1
 
 
 def test_a_refusal_is_announced_and_cards_have_names_with_their_place(site) -> None:

@@ -147,12 +147,14 @@ function act(token, { quiet = false } = {}) {
     return error.code;
   }
   say("");
-  announce(actionText(describeStep(before, game.table(), token)));
+  const done = actionText(describeStep(before, game.table(), token));
+  // The table shows "Won!" (ui.js); screen readers hear it with the last move.
+  announce(game.won && !wasWon ? `${done}. ${t("won")}` : done);
   hideReminder();
   recordAction(wasNew);
   persist();
   refresh();
-  if (game.won && !wasWon) onWon();
+  if (game.won && !wasWon) submitGame();
   return null;
 }
 
@@ -163,10 +165,12 @@ interactiveRules.addEventListener("change", () => {
   if (!interactiveRules.checked) hideReminder();
 });
 
+/** Show the one-card reminder, unless switched off; true when it shows. */
 function showReminder() {
-  if (!interactiveRules.checked) return;
+  if (!interactiveRules.checked) return false;
   document.getElementById("reminder-text").textContent = t("reminder");
   document.getElementById("reminder").hidden = false;
+  return true;
 }
 
 function hideReminder() {
@@ -180,8 +184,10 @@ function perform(gesture) {
   if (gesture.action) {
     act(gesture.action);
   } else if (gesture.refused) {
-    say(reasonText(gesture.refused, gesture.params), "refused");
-    if (gesture.remind) showReminder();
+    // The reminder, when it shows, is the refusal (and an alert): the status
+    // line does not say it a second time.
+    if (gesture.remind && showReminder()) say("");
+    else say(reasonText(gesture.refused, gesture.params), "refused");
   } else {
     say(t(gesture.message), "refused");
   }
@@ -385,9 +391,17 @@ function attemptEnded(answer) {
   return true;
 }
 
-/** On load: the player's attempt of today, as the server has it. */
+/**
+ * On load: the player's attempt of today, as the server has it. The page says
+ * whether the server had one when it drew the page: without one there is
+ * nothing to read (the API's 404 would be logged by the browser as an error),
+ * and one started since on another device is what this page's start answers.
+ * A page the service worker kept says so too; offline, it says why it waits.
+ */
 async function attemptLoad() {
-  const answer = await attemptCall({ method: "GET" });
+  const answer = config.attempt_started
+    ? await attemptCall({ method: "GET" })
+    : { outcome: "none", status: navigator.onLine === false ? 0 : 404 };
   if (answer.outcome === "open" || answer.outcome === "closed") applyAttempt(answer);
   else if (attemptEnded(answer)) return;
   // Not started, or not known (the network failed): the ranked game begun on
@@ -786,11 +800,6 @@ function askToSignIn() {
   showResult([paragraph(t("sign_in_to_submit")), links]);
 }
 
-function onWon() {
-  say(t("won"));
-  submitGame();
-}
-
 /** Whether the game as it stands was submitted: a second Submit would file it twice. */
 function isSubmitted() {
   return saved.submitted !== null && saved.submitted.log === formatLog(game.log);
@@ -1139,8 +1148,11 @@ async function start() {
   refresh();
   showAttempt();
   if (rankable) {
-    attempt.ready = attemptLoad();
-    await attempt.ready;
+    // Without an attempt to read, the load may start one at once, whose start
+    // then is what attempt.ready waits for.
+    const load = attemptLoad();
+    if (attempt.mode === "loading") attempt.ready = load;
+    await load;
   }
   adoptAnonymousGame();
   if (saved.pending && config.user) sendPending();

@@ -242,6 +242,9 @@ export function renderTable(container, table) {
 
   container.replaceChildren(top, columns);
   container.classList.toggle("won", Boolean(table.won));
+  // A won table says so (site.css draws it over the table) for as long as it stands won.
+  if (table.won) container.dataset.celebration = t("won");
+  else delete container.dataset.celebration;
   slideCards(container, before);
   if (table.won && !wasWon && before.size > 0) celebrate(container);
 }
@@ -303,7 +306,6 @@ function slideCards(container, before) {
 
 /** A short celebration on the table just won (CSS; still for reduced motion). */
 function celebrate(container) {
-  container.dataset.celebration = t("won");
   container.classList.add("celebrate");
   setTimeout(() => container.classList.remove("celebrate"), 4000);
 }

@@ -9,11 +9,14 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db.models import Count
+from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext, gettext_noop
 from rest_framework import status
 
 from easyharp_site.errors import ServiceError
+from games.models import Game
+from games.origins import GameOrigin
 from races.models import AWAY_AFTER, RACERS_MAX, Race, Racer
 
 
@@ -138,6 +141,21 @@ def race_deal_hold(number: int) -> ServiceError | None:
         "race_running",
         "A race plays this deal now: its hints wait for the race to end.",
         status_code=status.HTTP_403_FORBIDDEN,
+    )
+
+
+def race_game_origin(game: Game) -> GameOrigin | None:
+    """The race a game was played in, for its replay page (`games.origins`): a link to
+    the race and the player's final place; None for a game of no race."""
+    racer = Racer.objects.select_related("race").filter(game=game).first()
+    if racer is None:
+        return None
+    return GameOrigin(
+        kind="race",
+        label=gettext("Race"),
+        url=reverse("race", args=[racer.race.code]),
+        place=racer.rank,
+        players=racer.race.racers.count(),
     )
 
 

@@ -3,6 +3,8 @@ races page, a race's lobby, play view and results, and a player's races."""
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 import pytest
@@ -152,3 +154,34 @@ def test_a_players_races_page_lists_their_finished_races_and_is_linked_from_thei
     assert f"/races/{finished.code}/" in page and f"/races/{waiting.code}/" not in page
     assert f"/replays/{racer(finished, bob).game_id}/" not in page  # bob never played
     assert "/races/players/bob/" in player_page
+
+
+# --- A race's games on their replay page ------------------------------------------------
+
+
+def replay_fact(page: str, name: str) -> str:
+    """The text of the replay's fact `name` (`fact-kind`), tags stripped, spaces joined."""
+    found = re.search(rf'<dd id="fact-{name}"[^>]*>(.*?)</dd>', page, flags=re.S)
+    assert found is not None, name
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", found.group(1))).split())
+
+
+@pytest.mark.parametrize(
+    ("language", "kind", "place"),
+    [("en", "Race", "2 of 2 final"), ("es", "Carrera", "2 de 2 definitivo"),
+     ("nl", "Race", "2 van 2 definitief")],
+)  # fmt: skip
+def test_a_race_games_replay_says_it_was_a_race_with_a_link_and_the_players_place(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, language: str, kind: str, place: str
+) -> None:
+    race = running(race_for(alice, bob))
+    store(race, bob, WIN_LOG[:30], at_ms=500)
+    store(race, alice, WIN_LOG, at_ms=900)
+    game = racer(race, bob).game_id
+
+    page = Client(HTTP_ACCEPT_LANGUAGE=language).get(f"/replays/{game}/").content.decode()
+
+    assert 'data-kind="race"' in page
+    assert replay_fact(page, "kind") == kind
+    assert f'<a href="/races/{race.code}/">' in page
+    assert replay_fact(page, "rank") == place

@@ -50,6 +50,7 @@ def race_racers(*, race: Race) -> list[Racer]:
 def _order_key(racer: Racer, winner_id: int | None) -> tuple[Any, ...]:
     played = racer.last_action_ms is not None
     return (
+        racer.banned,
         racer.player_id != winner_id,
         not played,
         -racer.score,
@@ -62,7 +63,8 @@ def _order_key(racer: Racer, winner_id: int | None) -> tuple[Any, ...]:
 
 def racers_in_order(racers: list[Racer], *, winner_id: int | None = None) -> list[Racer]:
     """The race order (docs/RULES.md 10.3): the winner by a win first, then higher
-    score, fewer moves, the earlier last action; a player with no action last."""
+    score, fewer moves, the earlier last action; a player with no action after those
+    who played, and a player banned during the race after everyone."""
     return sorted(racers, key=lambda racer: _order_key(racer, winner_id))
 
 
@@ -70,7 +72,9 @@ def race_winner(race: Race, ordered: list[Racer]) -> Racer | None:
     """Who wins: the first to win, else (once over) the first in order if they played."""
     if race.winner_id is not None:
         return next((racer for racer in ordered if racer.player_id == race.winner_id), None)
-    if race.end == Race.End.CANCELLED or not ordered or ordered[0].last_action_ms is None:
+    if race.end == Race.End.CANCELLED or not ordered:
+        return None
+    if ordered[0].last_action_ms is None or ordered[0].banned:
         return None
     return ordered[0]
 

@@ -19,6 +19,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connections
 from django.utils import timezone
 
+from games.services import player_ban
 from races import services
 from races.consumers import CLOSE_NO_RACE, CLOSE_NOT_IN_RACE
 from races.models import Race, Racer
@@ -331,6 +332,20 @@ async def test_a_player_leaving_is_heard_by_the_others_and_refused_after(
     }
     assert refused["error"]["code"] == "left_race"
     await asyncio.gather(alices.disconnect(), bobs.disconnect())
+
+
+async def test_a_banned_player_leaves_the_lobby_and_the_others_see_it_at_once(
+    alice: AbstractBaseUser, bob: AbstractBaseUser
+) -> None:
+    race = await sync(race_for)(alice, bob)
+    alices, welcome = await welcomed(alice, race.code)
+    assert [p["player"] for p in welcome["race"]["players"]] == ["alice", "bob"]
+
+    await sync(player_ban)(player=bob, moderator=None, reason="cheating")
+    heard = await next_of(alices, "race")
+
+    assert [p["player"] for p in heard["race"]["players"]] == ["alice"]
+    await alices.disconnect()
 
 
 async def test_signing_out_everywhere_closes_the_race_socket(alice: AbstractBaseUser) -> None:

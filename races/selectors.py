@@ -93,9 +93,9 @@ def _racer_away(race: Race, racer: Racer, *, status: str, now: datetime.datetime
 def race_state(
     *, race: Race, now: datetime.datetime, racers: list[Racer] | None = None
 ) -> dict[str, Any]:
-    """What anyone with the link sees of the race (JSON-ready): its status and
-    moments, and each player's progress, in race order; never a table or a move.
-    The deal is told once the countdown begins."""
+    """What the race's players see of it (JSON-ready): its status and moments, and each
+    player's progress, in race order; never a table or a move. The deal is told
+    once the countdown begins (to others once it is over: `race_state_watched`)."""
     racers = race_racers(race=race) if racers is None else racers
     status_now = race.status(now)
     ordered = racers_in_order(racers, winner_id=race.winner_id)
@@ -130,6 +130,24 @@ def race_state(
             for place, racer in enumerate(ordered, start=1)
         ],
     }
+
+
+def race_state_watched(state: dict[str, Any]) -> dict[str, Any]:
+    """What someone not in the race sees of `race_state`: the same players and progress,
+    but no deal until the race is over. The deal is every table of the race: an
+    onlooker could work out its answer and hand it to a player, whose hints are
+    held for the race (`race_deal_hold`)."""
+    if state["status"] == "over":
+        return state
+    return {**state, "deal": None}
+
+
+def race_state_for(*, race: Race, viewer: User | None, now: datetime.datetime) -> dict[str, Any]:
+    """`race_state` as `viewer` may see it: whole for one of its players, else watched."""
+    state = race_state(race=race, now=now)
+    if viewer is not None and viewer.is_authenticated and racer_get(race=race, player=viewer):
+        return state
+    return race_state_watched(state)
 
 
 def race_deal_hold(number: int) -> ServiceError | None:

@@ -101,12 +101,58 @@ def test_a_visitor_is_asked_to_sign_in_and_a_player_to_join(
     lobby = signed_in(bob).get(f"/races/{race.code}/").content.decode()
     joined = signed_in(bob).post(f"/races/{race.code}/join/")
 
-    assert 'id="race-sign-in"' in visitor and "race.js" not in visitor
+    # A visitor watches the lobby live (race.js over the race's socket), without the deal.
+    assert 'id="race-sign-in"' in visitor and "race.js" in visitor
     assert 'id="race-join"' in lobby
     assert joined.status_code == 302 and racer(race, bob).player == bob
     host_page = signed_in(alice).get(f"/races/{race.code}/").content.decode()
     assert 'id="race-start"' in host_page and 'id="race-link"' in host_page
     assert "race.js" in host_page and 'data-player="bob"' in host_page
+
+
+def test_someone_not_in_a_running_race_sees_its_progress_but_not_its_deal(
+    alice: AbstractBaseUser, bob: AbstractBaseUser
+) -> None:
+    race = running(race_for(alice))
+    store(race, alice, WIN_LOG[:10], at_ms=100)
+
+    watched = [Client().get(f"/races/{race.code}/"), signed_in(bob).get(f"/races/{race.code}/")]
+    played = signed_in(alice).get(f"/races/{race.code}/")
+    read = [
+        client_for(None).get(f"/api/races/{race.code}/"),
+        client_for(alice).get(f"/api/races/{race.code}/"),
+    ]
+
+    for page in watched:
+        body = page.content.decode()
+        assert page.context["config"]["race_state"]["deal"] is None
+        assert (
+            page.context["config"]["race_state"]["players"][0]["moves"] == racer(race, alice).moves
+        )
+        assert race.deal_code not in body and "race.js" in body
+        assert re.search(r'<p id="race-closed"[^>]*>', body).group(0).count("hidden") == 0
+    assert played.context["config"]["race_state"]["deal"] == race.deal_code
+    assert [answer.json()["deal"] for answer in read] == [None, race.deal_code]
+
+
+def test_the_lobby_says_nobody_joins_once_started_only_when_it_has(
+    alice: AbstractBaseUser, bob: AbstractBaseUser
+) -> None:
+    race = race_for(alice)
+
+    body = signed_in(bob).get(f"/races/{race.code}/").content.decode()
+
+    assert re.search(r'<p id="race-closed"[^>]*\bhidden\b', body)
+    assert 'id="race-join"' in body
+
+
+def test_the_deal_is_anyones_once_the_race_is_over(
+    alice: AbstractBaseUser, bob: AbstractBaseUser
+) -> None:
+    race = running(race_for(alice))
+    store(race, alice, WIN_LOG, at_ms=900)
+
+    assert client_for(None).get(f"/api/races/{race.code}/").json()["deal"] == race.deal_code
 
 
 def test_the_ninth_player_is_told_the_race_is_full(make_player: Any) -> None:

@@ -195,7 +195,7 @@ class RaceConsumer(ActionSocket):
         )
 
     async def _watch(self, race_id: int, state: dict[str, Any]) -> None:
-        """Watch the race: its watchers' group, and the watched state now."""
+        """Watch the race: its group (each state passed on as watched), and its state now."""
         self.watched = race_id
         await self.channel_layer.group_add(race_group(race_id), self.channel_name)
         message = {"type": "watching", "you": self.you, "race": state, "server_now": _server_now()}

@@ -177,3 +177,27 @@ def test_someone_not_in_the_race_watches_its_lobby_and_start_live(
     assert "ya ha empezado" in onlooker.inner_text("#race-closed")
     assert axe_violations(visitor) == []
     assert all(page.errors == [] for page in (visitor, onlooker, host))
+
+
+def test_a_hint_on_a_deal_a_race_plays_is_refused_in_the_players_language(
+    site: Any, make_player: Any
+) -> None:
+    alice = make_player("alice")
+    now = timezone.now()
+    race = Race.objects.create(
+        code="race-held", host=alice, deal_number=DEAL_NUMBER + 7, created_at=now,
+        time_limit=timezone.timedelta(minutes=10), starts_at=now,
+        ends_at=now + timezone.timedelta(minutes=10),
+    )  # fmt: skip
+    page = site(f"/play/?deal={race.deal_code}", language="es")
+
+    with page.expect_response("**/api/hint/") as answer:
+        page.click("#hint")
+
+    assert (answer.value.status, answer.value.json()["error"]["code"]) == (403, "race_running")
+    page.wait_for_selector("#hint-box:not([hidden])")
+    assert page.inner_text("#hint-text") == (
+        "Una carrera se juega ahora mismo con este reparto: sus pistas esperan a que termine "
+        "la carrera."
+    )
+    assert page.errors == []

@@ -7,8 +7,8 @@ import datetime
 from collections.abc import Callable
 
 import pytest
-from django.test import TestCase
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.test import TestCase
 from django.utils import timezone
 
 from easyharp_site.errors import ServiceError
@@ -243,8 +243,11 @@ def test_a_win_in_a_group_ends_its_race_before_the_groups_next_writes(
     race = running(race_for(alice, bob))
 
     results = services.races_actions_save(
-        saves=[_save(race, bob, WIN_LOG[:50], 0), _save(race, alice, WIN_LOG, 0),
-               _save(race, bob, WIN_LOG[:60], 1)]  # fmt: skip
+        saves=[
+            _save(race, bob, WIN_LOG[:50], 0),
+            _save(race, alice, WIN_LOG, 0),
+            _save(race, bob, WIN_LOG[:60], 1),
+        ]
     )
 
     assert [result.outcome for result in results] == ["saved", "saved", "race_over"]

@@ -5,7 +5,7 @@ the live boards and the leagues' settled days are caches of the games, kept by
 the apps that rank games (`leaderboards`, then `leagues`). They sit above this
 app, which must not import them (`.importlinter`: a game is valid without any
 board). So each of them registers one `DerivedStores` when it is ready
-(`AppConfig.ready`), and the game services call the three functions below,
+(`AppConfig.ready`), and the game services call the functions below,
 inside their transaction with the player's row locked: each registered app's
 function runs in turn, in registration order, which is `INSTALLED_APPS`'
 order (the boards before the leagues). One level, in a fixed order, and each
@@ -13,7 +13,9 @@ app's function names every write it makes, one call per store:
 
 - `leaderboards.receivers`: board entries and counters, the board mirror,
   the player's record, and after commit the live boards;
-- `leagues.receivers`: the closed days whose points must be settled again.
+- `leagues.receivers`: the closed days whose points must be settled again;
+- `races.services`: after commit, a banned player's races (they are out of
+  every race not over), each under its own lock as every race write is.
 
 A plain registry rather than Django signals: a signal's receivers may come
 from any module imported anywhere, in an order nobody wrote down, and a
@@ -44,13 +46,15 @@ class DerivedStores:
     idempotent retry). `game_voided(game)`: a moderator voided it; it counts
     nowhere now. `player_games_changed(player, dates)`: whether the player's
     ranked games of `dates` count changed (a ban, its lifting, a held game
-    cleared).
+    cleared). `player_banned(player)`: a moderator banned the player (after
+    `player_games_changed`); a contest still running drops them.
     """
 
     app: str
     game_stored: Callable[[Game], None] = _nothing
     game_voided: Callable[[Game], None] = _nothing
     player_games_changed: Callable[[User, Sequence[datetime.date]], None] = _nothing
+    player_banned: Callable[[User], None] = _nothing
 
 
 _REGISTERED: list[DerivedStores] = []
@@ -86,3 +90,9 @@ def player_games_changed(*, player: User, dates: Sequence[datetime.date]) -> Non
     """Whether the player's ranked games of `dates` count changed: every app's stores follow."""
     for stores in _REGISTERED:
         stores.player_games_changed(player, dates)
+
+
+def player_banned(*, player: User) -> None:
+    """A moderator banned the player: every app's stores drop them where they still compete."""
+    for stores in _REGISTERED:
+        stores.player_banned(player)

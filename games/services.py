@@ -801,12 +801,15 @@ def _player_set_active(*, player: User, active: bool, moderator: User | None, re
         reason=reason,
     )
     derived.player_games_changed(player=player, dates=_player_ranked_dates(player))
+    if not active:
+        derived.player_banned(player=player)
     return True
 
 
 @transaction.atomic
 def player_ban(*, player: User, moderator: User | None, reason: str) -> bool:
-    """Ban a player: sign-in and submission stop, their games leave every board at once.
+    """Ban a player: sign-in and submission stop, their games leave every board at once,
+    and they are out of every race not over (`games.derived.player_banned`).
 
     The account is deactivated (Django refuses its password, token and session).
     Returns False when the player was banned already. Logged with who and why.

@@ -176,6 +176,11 @@ def client_strings() -> dict[str, Any]:
         "hint_throttled": _("Too many hints in a short time; wait a minute and ask again."),
         "hint_busy": _("The server is busy finding other hints; ask again in a few seconds."),
         "hint_refused": _("The hint was refused:"),
+        "hint_race_running": _(
+            "A race is playing this deal right now: its hints wait for the race to end."
+        ),
+        "hint_log_too_long": _("This game has too many actions for a hint."),
+        "hint_not_given": _("No hint could be given for this game; reload the page and ask again."),
         "hint_failed": _("The hint could not be fetched; check the connection and try again."),
         "hint_stale": _("The game moved on while the hint was being found; ask again."),
         # The ranked attempt of the day (/api/daily/{date}/attempt/): one per

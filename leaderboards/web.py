@@ -28,6 +28,7 @@ from redis.exceptions import RedisError
 from easyharp_site.dates import day_from_text, today
 from easyharp_site.site import site_host
 from easyharp_site.throttling import limit_refusal
+from games.origins import game_origin
 from games.selectors import (
     attempt_is_open,
     attempt_watchable,
@@ -196,9 +197,9 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def replay(request: HttpRequest, game_id: int) -> HttpResponse:
     """A stored game, step by step from the API's replay frames, with what it was:
-    its day, its player, ranked or practice, its rank on the day's board and its
-    time. While its day runs, only for its player and those who have played the
-    day (the no-spoiler rule)."""
+    its day, its player, ranked or practice (or the race it was played in, with its
+    place there), its rank on the day's board and its time. While its day runs, only
+    for its player and those who have played the day (the no-spoiler rule)."""
     game = found(game_get, game_id=game_id)
     # A shared link unfurls with the game's result card, locked or not.
     og = open_graph(
@@ -215,6 +216,8 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
     context = {
         "game": game,
         "facts": game_share(game=game),
+        # A game of no day stored by an app above (a race's): what it was, with a link.
+        "origin": game_origin(game=game),
         # A game of another deal than the day's has no day: the date it was played.
         "played_on": game.created_at.date(),
         "held": game_held_for(game=game, viewer=request.user),

@@ -62,7 +62,10 @@ class RaceOutput(serializers.Serializer):
     end = serializers.CharField(
         allow_null=True, help_text="Once over: `won`, `time`, `left` or `cancelled`."
     )
-    deal = serializers.CharField(allow_null=True, help_text="Told from the countdown on.")
+    deal = serializers.CharField(
+        allow_null=True,
+        help_text="Told to its players from the countdown on, to anyone once it is over.",
+    )
     time_limit_s = serializers.IntegerField()
     max_players = serializers.IntegerField()
     host = serializers.CharField(allow_null=True)
@@ -92,9 +95,11 @@ class PlayerRaceOutput(serializers.Serializer):
     game = serializers.IntegerField(allow_null=True, help_text="The player's game (its replay).")
 
 
-def _race(race: Race) -> dict[str, Any]:
+def _race(race: Race, viewer: Any) -> dict[str, Any]:
+    """The race as `viewer` may see it: a player of it whole, anyone else without the
+    deal until it is over (`races.selectors.race_state_watched`)."""
     return {
-        **selectors.race_state(race=race, now=timezone.now()),
+        **selectors.race_state_for(race=race, viewer=viewer, now=timezone.now()),
         "url": f"/races/{race.code}/",
     }
 
@@ -125,7 +130,7 @@ class RacesApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         race = services.race_create(host=request.user, minutes=data.validated_data["minutes"])
-        return Response(_race(race), status=status.HTTP_201_CREATED)
+        return Response(_race(race, request.user), status=status.HTTP_201_CREATED)
 
 
 class RaceApi(APIView):
@@ -136,7 +141,7 @@ class RaceApi(APIView):
         responses={200: RaceOutput, **error_responses(404, codes={404: RACE_NOT_FOUND})},
     )
     def get(self, request: Request, code: str) -> Response:
-        return Response(_race(selectors.race_get(code=code)))
+        return Response(_race(selectors.race_get(code=code), request.user))
 
 
 class RaceJoinApi(APIView):
@@ -162,7 +167,7 @@ class RaceJoinApi(APIView):
     )
     def post(self, request: Request, code: str) -> Response:
         assert request.user.is_authenticated  # permission_classes: IsAuthenticated
-        return Response(_race(services.race_join(player=request.user, code=code)))
+        return Response(_race(services.race_join(player=request.user, code=code), request.user))
 
 
 class RaceStartApi(APIView):
@@ -190,7 +195,7 @@ class RaceStartApi(APIView):
     )
     def post(self, request: Request, code: str) -> Response:
         assert request.user.is_authenticated  # permission_classes: IsAuthenticated
-        return Response(_race(services.race_start(player=request.user, code=code)))
+        return Response(_race(services.race_start(player=request.user, code=code), request.user))
 
 
 class RaceLeaveApi(APIView):
@@ -213,4 +218,4 @@ class RaceLeaveApi(APIView):
     )
     def post(self, request: Request, code: str) -> Response:
         assert request.user.is_authenticated  # permission_classes: IsAuthenticated
-        return Response(_race(services.race_leave(player=request.user, code=code)))
+        return Response(_race(services.race_leave(player=request.user, code=code), request.user))

@@ -1,4 +1,5 @@
-"""A race's socket: `ws/races/<code>/`, for each of its players.
+"""A race's socket: `ws/races/<code>/`, for each of its players, and for anyone else who
+opens the race's page (signed in or not), who watches it.
 
 The player's page sends each action here as it is played. The server checks
 it against the player's table (kept in memory for the socket's life,
@@ -9,6 +10,13 @@ Every change of the race (a player in or out, the start, stored actions, the
 end) reaches every player's socket as the race's `race` state: each player's
 progress, never a table or an action (a few times a second at most while
 actions are stored, `races.live.RaceAnnouncer`).
+
+Whoever opens the race's link without being in it watches: their socket
+hears the same changes, in the watched state (`races.selectors.
+race_state_watched`: the same players and progress, but no deal until the
+race is over: the socket takes the deal out of each state before it sends
+it on); it stores nothing and writes nothing, and a player's socket whose
+player left the lobby becomes a watcher's.
 
 Protocol (JSON text frames; `n` is an action's 1-based place in the log):
 
@@ -21,7 +29,11 @@ Protocol (JSON text frames; `n` is an action's 1-based place in the log):
   (the server's clock: `server_now` says what it reads now), `deal` from
   the countdown on, `winner`, and `players` in race order (`place`, `score`,
   `moves`, `foundations`, `time_ms`, `won`, `left`, `away`, `game`).
-- client: `{"type": "action", "n", "action"}` (a token of the notation).
+- server, on connect, to a watcher: `{"type": "watching", "you", "race",
+  "server_now"}` (`you` is null when not signed in), then `race` messages as
+  a player's socket gets them, with the watched state.
+- client: `{"type": "action", "n", "action"}` (a token of the notation); a
+  watcher's is refused with `not_in_race`.
 - server: `{"type": "ack", "n", "version"}` once actions 1..n are stored; an
   action sent again with a number already stored and the same token is
   acknowledged again.
@@ -35,8 +47,8 @@ Protocol (JSON text frames; `n` is an action's 1-based place in the log):
 - a message too large, not JSON or not understood gets `{"type": "error",
   "error": {"code", "message"}}`.
 
-Close codes (after an `error` message): 4401 not signed in, or the session
-ended; 4403 not a player of this race (`not_in_race`); 4404 no such race;
+Close codes (after an `error` message): 4401 the session the socket signed in
+with ended (a watcher who is not signed in has none); 4404 no such race;
 4429 more messages than `ATTEMPT_STREAM_ACTIONS_PER_SECOND` sustained
 (`ATTEMPT_STREAM_BURST` at once); 4503 the database failed (connect again:
 nothing acknowledged is lost).
@@ -58,14 +70,14 @@ from django.utils import timezone
 
 from easyharp_site.errors import ServiceError
 from games.batches import StreamWriter
-from games.consumers import CLOSE_NOT_SIGNED_IN, ActionBucket, ActionSocket
+from games.consumers import ActionBucket, ActionSocket
 from games.streaming import ActionStream
 from races import selectors, services
 from races.live import RaceAnnouncer, race_group
+from races.models import Race
 
 logger = logging.getLogger(__name__)
 
-CLOSE_NOT_IN_RACE = 4403
 CLOSE_NO_RACE = 4404
 
 # Refusals of a write, by the service's outcome.
@@ -89,15 +101,19 @@ class Seat:
     version: int
 
 
-def race_seat(*, player: User, code: str) -> tuple[Seat, dict[str, Any]]:
-    """The player's seat in the race `code` and the race's state, or the `ServiceError`
-    refusing the socket. A race whose time ran out is ended here first."""
+def race_seat(*, player: User | None, code: str) -> tuple[Race, Seat | None, dict[str, Any]]:
+    """The race `code`, the player's seat in it and the state they see; a watcher (not in
+    it, or not signed in) has no seat and sees the watched state, and writes nothing.
+    A `ServiceError` when there is no such race. For a player, a race whose time ran
+    out is ended here first."""
     race = selectors.race_get(code=code)
+    racer = None if player is None else selectors.racer_get(race=race, player=player)
+    if racer is None:
+        state = selectors.race_state_watched(selectors.race_state(race=race, now=timezone.now()))
+        return race, None, state
+    assert player is not None
     if services.race_end_if_due(race_id=race.pk):
         race = selectors.race_get(code=code)
-    racer = selectors.racer_get(race=race, player=player)
-    if racer is None:
-        raise ServiceError("not_in_race", "You are not in this race: join it on its page.")
     services.racer_seen(race_id=race.pk, player_id=player.pk)
     seat = Seat(
         race_id=race.pk,
@@ -107,7 +123,13 @@ def race_seat(*, player: User, code: str) -> tuple[Seat, dict[str, Any]]:
         times=[int(time) for time in racer.times],
         version=racer.version,
     )
-    return seat, selectors.race_state(race=race, now=timezone.now())
+    return race, seat, selectors.race_state(race=race, now=timezone.now())
+
+
+def race_watched(*, race_id: int) -> dict[str, Any]:
+    """The race's state as a watcher sees it (a read: a watcher's heartbeat writes nothing)."""
+    race = selectors.race_by_id(race_id=race_id)
+    return selectors.race_state_watched(selectors.race_state(race=race, now=timezone.now()))
 
 
 def race_heartbeat(*, race_id: int, player_id: int) -> dict[str, Any]:
@@ -123,9 +145,12 @@ def _server_now() -> str:
 
 
 class RaceConsumer(ActionSocket):
-    """One player's socket in one race (see the module docstring)."""
+    """One player's socket in one race, or a watcher's (see the module docstring)."""
 
     seat: Seat | None = None
+    # The race a watcher's socket watches (it has no seat).
+    watched: int | None = None
+    you: str | None = None
     ending: asyncio.Task[None] | None = None
     # The race's status as this socket last heard it.
     status: str = "lobby"
@@ -133,29 +158,33 @@ class RaceConsumer(ActionSocket):
     async def connect(self) -> None:
         await self.accept()
         user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self._refuse(CLOSE_NOT_SIGNED_IN, "not_authenticated", "Sign in to race.")
-            return
-        if not await self._sign_in(user.pk):
+        signed_in = user is not None and user.is_authenticated
+        if signed_in and not await self._sign_in(user.pk):
             return
         code = self.scope["url_route"]["kwargs"]["code"]
         try:
-            seat, state = await database_sync_to_async(race_seat)(player=user, code=code)
+            race, seat, state = await database_sync_to_async(race_seat)(
+                player=user if signed_in else None, code=code
+            )
         except ServiceError as error:
-            close = CLOSE_NOT_IN_RACE if error.code == "not_in_race" else CLOSE_NO_RACE
-            await self._refuse(close, error.code, error)
+            await self._refuse(CLOSE_NO_RACE, error.code, error)
             return
-        self.seat = seat
+        self.you = user.get_username() if signed_in else None
+        # A watcher's messages are the pings only, under the same limits.
         self.bucket = ActionBucket(
             settings.ATTEMPT_STREAM_ACTIONS_PER_SECOND, settings.ATTEMPT_STREAM_BURST
         )
+        if seat is None:
+            await self._watch(race.pk, state)
+            return
+        self.seat = seat
         await self.channel_layer.group_add(race_group(seat.race_id), self.channel_name)
         self._follow(state)
         await self._send(
             json.dumps(
                 {
                     "type": "welcome",
-                    "you": user.get_username(),
+                    "you": self.you,
                     "log": " ".join(seat.log),
                     "actions": len(seat.log),
                     "version": seat.version,
@@ -164,6 +193,20 @@ class RaceConsumer(ActionSocket):
                 }
             )
         )
+
+    async def _watch(self, race_id: int, state: dict[str, Any]) -> None:
+        """Watch the race: its group (each state passed on as watched), and its state now."""
+        self.watched = race_id
+        await self.channel_layer.group_add(race_group(race_id), self.channel_name)
+        message = {"type": "watching", "you": self.you, "race": state, "server_now": _server_now()}
+        await self._send(json.dumps(message))
+
+    async def _unseat(self, state: dict[str, Any]) -> None:
+        """The player is no longer in the race (they left its lobby): watch it instead,
+        before anything of the race's deal reaches this socket."""
+        assert self.seat is not None
+        race_id, self.seat, self.stream = self.seat.race_id, None, None
+        await self._watch(race_id, selectors.race_state_watched(state))
 
     def _follow(self, state: dict[str, Any]) -> None:
         """Keep up with the race: its table once it has a deal, a timer for its end."""
@@ -194,11 +237,18 @@ class RaceConsumer(ActionSocket):
             logger.warning("Could not end race %s", self.seat.race_id, exc_info=True)
 
     async def race_state(self, event: dict[str, Any]) -> None:
-        """The race changed: passed on as it is."""
-        if self.seat is None:
+        """The race changed: passed on as it is to a player, as watched to a watcher."""
+        state = event["state"]
+        if self.seat is not None:
+            if all(player["player"] != self.you for player in state["players"]):
+                await self._unseat(state)
+                return
+            self._follow(state)
+        elif self.watched is not None:
+            state = selectors.race_state_watched(state)
+        else:
             return
-        self._follow(event["state"])
-        await self._send_race(event["state"])
+        await self._send_race(state)
 
     async def _send_race(self, state: dict[str, Any]) -> None:
         await self._send(json.dumps({"type": "race", "race": state, "server_now": _server_now()}))
@@ -209,12 +259,18 @@ class RaceConsumer(ActionSocket):
         self._stop_listening()
         if self.ending is not None:
             self.ending.cancel()
-        if self.seat is not None:
-            await self.channel_layer.group_discard(race_group(self.seat.race_id), self.channel_name)
+        race_id = self.seat.race_id if self.seat is not None else self.watched
+        if race_id is not None:
+            await self.channel_layer.group_discard(race_group(race_id), self.channel_name)
 
     async def on_ping(self) -> None:
-        """The heartbeat: the player is here; the race's state in answer."""
-        assert self.seat is not None and self.player_id is not None
+        """The heartbeat: the player is here; the race's state in answer (a watcher's: a
+        read of the watched state, so a race whose time ran out shows as over)."""
+        if self.seat is None:
+            assert self.watched is not None
+            await self._send_race(await database_sync_to_async(race_watched)(race_id=self.watched))
+            return
+        assert self.player_id is not None
         state = await database_sync_to_async(race_heartbeat)(
             race_id=self.seat.race_id, player_id=self.player_id
         )
@@ -223,7 +279,9 @@ class RaceConsumer(ActionSocket):
 
     async def on_action(self, number: int, token: str) -> None:
         seat = self.seat
-        assert seat is not None
+        if seat is None:
+            await self._send_refused(number, ServiceError(*REFUSALS["not_in_race"]))
+            return
         if self.status == "over":
             await self._send_refused(number, ServiceError(*REFUSALS["race_over"]))
             return

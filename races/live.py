@@ -1,14 +1,16 @@
-"""A race's channel-layer group: every change of a race reaches its players' sockets.
+"""A race's channel-layer group: every change of a race reaches the sockets of its
+players, and of those who watch it from its page without being in it.
 
 The services call `race_changed` after their commit (a join, a leave, the
 start, the end): it reads the race's state once and sends it to the group,
-whose sockets (`races.consumers`) pass it on as it is. Stored actions are
-announced by the sockets that stored them, through their event loop's
-`RaceAnnouncer`: at most RACE_UPDATES_PER_SECOND times a second for a race,
-the last change always sent, so that a race of eight players at play costs a
-few reads and messages a second rather than one per action (bench/races.py).
-A player's socket also reads the state itself on each heartbeat, so a player
-who stopped answering shows as away without anyone's action.
+whose sockets (`races.consumers`) pass it on, a watcher's as the watched
+state (no deal before the end): one send per change whoever watches. Stored
+actions are announced by the sockets that stored them, through their event
+loop's `RaceAnnouncer`: at most RACE_UPDATES_PER_SECOND times a second for a
+race, the last change always sent, so that a race of eight players at play
+costs a few reads and messages a second rather than one per action
+(bench/races.py). A socket also reads the state itself on each heartbeat, so
+a player who stopped answering shows as away without anyone's action.
 """
 
 from __future__ import annotations
@@ -31,13 +33,13 @@ logger = logging.getLogger(__name__)
 
 
 def race_group(race_id: int) -> str:
-    """The group of the sockets of a race's players."""
+    """The group of the sockets of a race's players and watchers."""
     return f"races.race.{race_id}"
 
 
 def race_changed(race_id: int) -> None:
-    """Send the race's state to its players' sockets (in `on_commit`). Never raises:
-    with the channel layer down they miss it, and their next heartbeat reads it."""
+    """Send the race's state to its sockets (in `on_commit`). Never raises: with the
+    channel layer down they miss it, and their next heartbeat reads it."""
     try:
         layer = get_channel_layer()
         if layer is None:

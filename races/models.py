@@ -6,7 +6,8 @@
   leaving). Its code is the link's secret.
 - `Racer`: one player in one race, with their game as the server stored it
   action by action (`log`, `times` since `starts_at`, `version`) and what
-  the others see of it (score, moves, cards on the foundations), and once
+  the others see of it (score, moves, cards on the foundations), whether a
+  moderator banned them during the race (then last, never the winner), and once
   the race is over their rank and their game (`games.Game`, practice of no
   day, replayable by link).
 """
@@ -116,6 +117,10 @@ class Racer(models.Model):
         null=True, blank=True, help_text="The player's last action or heartbeat."
     )
     left_at = models.DateTimeField(null=True, blank=True)
+    banned = models.BooleanField(
+        default=False,
+        help_text="Banned by a moderator during the race: out of it, last, never the winner.",
+    )
     rank = models.PositiveIntegerField(null=True, blank=True, help_text="Once the race is over.")
     game = models.OneToOneField(
         Game,

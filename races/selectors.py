@@ -9,11 +9,14 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db.models import Count
+from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext, gettext_noop
 from rest_framework import status
 
 from easyharp_site.errors import ServiceError
+from games.models import Game
+from games.origins import GameOrigin
 from races.models import AWAY_AFTER, RACERS_MAX, Race, Racer
 
 
@@ -59,6 +62,7 @@ def race_with_racers(*, race_id: int) -> tuple[Race, list[Racer]]:
 def _order_key(racer: Racer, winner_id: int | None) -> tuple[Any, ...]:
     played = racer.last_action_ms is not None
     return (
+        racer.banned,
         racer.player_id != winner_id,
         not played,
         -racer.score,
@@ -71,7 +75,8 @@ def _order_key(racer: Racer, winner_id: int | None) -> tuple[Any, ...]:
 
 def racers_in_order(racers: list[Racer], *, winner_id: int | None = None) -> list[Racer]:
     """The race order (docs/RULES.md 10.3): the winner by a win first, then higher
-    score, fewer moves, the earlier last action; a player with no action last."""
+    score, fewer moves, the earlier last action; a player with no action after those
+    who played, and a player banned during the race after everyone."""
     return sorted(racers, key=lambda racer: _order_key(racer, winner_id))
 
 
@@ -79,7 +84,9 @@ def race_winner(race: Race, ordered: list[Racer]) -> Racer | None:
     """Who wins: the first to win, else (once over) the first in order if they played."""
     if race.winner_id is not None:
         return next((racer for racer in ordered if racer.player_id == race.winner_id), None)
-    if race.end == Race.End.CANCELLED or not ordered or ordered[0].last_action_ms is None:
+    if race.end == Race.End.CANCELLED or not ordered:
+        return None
+    if ordered[0].last_action_ms is None or ordered[0].banned:
         return None
     return ordered[0]
 
@@ -98,9 +105,9 @@ def _racer_away(race: Race, racer: Racer, *, status: str, now: datetime.datetime
 def race_state(
     *, race: Race, now: datetime.datetime, racers: list[Racer] | None = None
 ) -> dict[str, Any]:
-    """What anyone with the link sees of the race (JSON-ready): its status and
-    moments, and each player's progress, in race order; never a table or a move.
-    The deal is told once the countdown begins."""
+    """What the race's players see of it (JSON-ready): its status and moments, and each
+    player's progress, in race order; never a table or a move. The deal is told
+    once the countdown begins (to others once it is over: `race_state_watched`)."""
     racers = race_racers(race=race) if racers is None else racers
     status_now = race.status(now)
     ordered = racers_in_order(racers, winner_id=race.winner_id)
@@ -137,6 +144,24 @@ def race_state(
     }
 
 
+def race_state_watched(state: dict[str, Any]) -> dict[str, Any]:
+    """What someone not in the race sees of `race_state`: the same players and progress,
+    but no deal until the race is over. The deal is every table of the race: an
+    onlooker could work out its answer and hand it to a player, whose hints are
+    held for the race (`race_deal_hold`)."""
+    if state["status"] == "over":
+        return state
+    return {**state, "deal": None}
+
+
+def race_state_for(*, race: Race, viewer: User | None, now: datetime.datetime) -> dict[str, Any]:
+    """`race_state` as `viewer` may see it: whole for one of its players, else watched."""
+    state = race_state(race=race, now=now)
+    if viewer is not None and viewer.is_authenticated and racer_get(race=race, player=viewer):
+        return state
+    return race_state_watched(state)
+
+
 def race_deal_hold(number: int) -> ServiceError | None:
     """The refusal of a hint on deal `number` while a race plays it (from its countdown
     to its end), or None: a hint would be the race's answer (`games.holds`)."""
@@ -150,6 +175,21 @@ def race_deal_hold(number: int) -> ServiceError | None:
         "race_running",
         "A race plays this deal now: its hints wait for the race to end.",
         status_code=status.HTTP_403_FORBIDDEN,
+    )
+
+
+def race_game_origin(game: Game) -> GameOrigin | None:
+    """The race a game was played in, for its replay page (`games.origins`): a link to
+    the race and the player's final place; None for a game of no race."""
+    racer = Racer.objects.select_related("race").filter(game=game).first()
+    if racer is None:
+        return None
+    return GameOrigin(
+        kind="race",
+        label=gettext("Race"),
+        url=reverse("race", args=[racer.race.code]),
+        place=racer.rank,
+        players=racer.race.racers.count(),
     )
 
 

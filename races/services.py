@@ -128,34 +128,74 @@ def _racer_locked(race: Race, player: User) -> Racer:
     return racer
 
 
-@transaction.atomic
-def race_leave(*, player: User, code: str) -> Race:
-    """`player` leaves the race. In the lobby they are simply gone (the next player in
-    becomes the host; a lobby left empty is closed); once it has started their game
-    stops where it is and keeps its place in the order. The last player to leave a
-    running race ends it. Leaving again, or an over race, changes nothing."""
-    race = _race_locked(code)
-    racer = _racer_locked(race, player)
-    now = timezone.now()
-    state = race.status(now)
-    if state == "over":
-        _end_if_due(race, now)
-        return race
-    if state == "lobby":
+def _racer_out(race: Race, racer: Racer, *, now: datetime.datetime, banned: bool = False) -> None:
+    """The player is out of the race (both locked, the race not over). In the lobby they
+    are simply gone (the next player in becomes the host; a lobby left empty is
+    closed); once it has started their game stops where it is, and the last player
+    out ends the race. `banned`: placed after everyone, never the winner."""
+    if race.status(now) == "lobby":
         racer.delete()
         rest = list(race.racers.order_by("joined_at", "id"))
         if not rest:
             race.ended_at, race.end = now, Race.End.CANCELLED
             race.save(update_fields=["ended_at", "end"])
-        elif race.host_id == player.pk:
+        elif race.host_id == racer.player_id:
             race.host_id = rest[0].player_id
             race.save(update_fields=["host"])
-    elif racer.left_at is None:
-        racer.left_at = now
-        racer.save(update_fields=["left_at"])
+    elif racer.left_at is None or banned and not racer.banned:
+        racer.left_at = racer.left_at or now
+        racer.banned = racer.banned or banned
+        racer.save(update_fields=["left_at", "banned"])
         _end_if_due(race, now)
     _changed(race)
+
+
+@transaction.atomic
+def race_leave(*, player: User, code: str) -> Race:
+    """`player` leaves the race: gone from its lobby, or, once it has started, their game
+    stops where it is and keeps its place in the order (`_racer_out`). Leaving again,
+    or an over race, changes nothing."""
+    race = _race_locked(code)
+    racer = _racer_locked(race, player)
+    now = timezone.now()
+    if race.status(now) == "over":
+        _end_if_due(race, now)
+    else:
+        _racer_out(race, racer, now=now)
     return race
+
+
+def player_banned_from_races(player: User) -> None:
+    """A moderator banned `player` (`games.derived`, in the ban's transaction): once it
+    commits, they are out of every race not over. After the commit, because each
+    race write locks the race before its players' rows, and the ban holds the
+    player's row: taking a race's lock under it could deadlock with that race's end."""
+    transaction.on_commit(partial(races_leave_banned, player_id=player.pk))
+
+
+def races_leave_banned(*, player_id: int) -> int:
+    """Put the banned player out of each race of theirs not over: gone from a lobby (the
+    lobby's players see it at once), their game stopped in a running race, where
+    they rank last and cannot win. How many races it changed."""
+    race_ids = Race.objects.filter(ended_at__isnull=True, racers__player_id=player_id)
+    return sum(
+        _race_leave_banned(race_id=race_id, player_id=player_id)
+        for race_id in race_ids.values_list("pk", flat=True)
+    )
+
+
+@transaction.atomic
+def _race_leave_banned(*, race_id: int, player_id: int) -> bool:
+    race = Race.objects.select_for_update().filter(pk=race_id).first()
+    racer = Racer.objects.select_for_update().filter(race_id=race_id, player_id=player_id).first()
+    now = timezone.now()
+    if race is None or racer is None or racer.banned:
+        return False
+    if race.status(now) == "over":
+        _end_if_due(race, now)
+        return False
+    _racer_out(race, racer, now=now, banned=True)
+    return True
 
 
 @transaction.atomic

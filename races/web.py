@@ -108,12 +108,16 @@ def races_page(request: HttpRequest) -> HttpResponse:
 
 def race_page(request: HttpRequest, code: str) -> HttpResponse:
     """A race: its lobby (players, the invite link, join, start, leave), the play view
-    for its players while it runs, and its results with each player's replay."""
+    for its players while it runs, and its results with each player's replay. Anyone
+    else sees the lobby and the players' progress live (`races.consumers`)."""
     race = found(selectors.race_get, code=code)
     state = selectors.race_state(race=race, now=timezone.now())
     me = None
     if request.user.is_authenticated:
         me = selectors.racer_get(race=race, player=request.user)
+    if me is None:
+        # Whoever is not in the race watches it: its players and progress, no deal.
+        state = selectors.race_state_watched(state)
     config = page_config(
         request,
         race=race.code,

@@ -7,7 +7,13 @@ import pytest
 
 from games import derived
 from games.models import Game
-from games.services import game_review_clear, game_submit, game_void, player_ban
+from games.services import (
+    game_review_clear,
+    game_submit,
+    game_void,
+    player_ban,
+    player_unban,
+)
 from leaderboards.models import BoardEntry, PlayerStats
 from tests.fixtures import DEAL, WIN_LOG, play_ranked
 
@@ -21,20 +27,21 @@ def heard(monkeypatch):
         game_stored=lambda game: calls.append(("stored", game.pk)),
         game_voided=lambda game: calls.append(("voided", game.pk)),
         player_games_changed=lambda player, dates: calls.append(("changed", player.pk, [*dates])),
+        player_banned=lambda player: calls.append(("banned", player.pk)),
     )
     monkeypatch.setattr(derived, "_REGISTERED", [*derived.registered(), stores])
     return calls
 
 
 def test_the_boards_are_written_before_the_leagues() -> None:
-    assert [stores.app for stores in derived.registered()] == ["leaderboards", "leagues"]
+    assert [stores.app for stores in derived.registered()] == ["leaderboards", "leagues", "races"]
 
 
 def test_registering_an_app_again_replaces_its_stores(monkeypatch) -> None:
     monkeypatch.setattr(derived, "_REGISTERED", list(derived.registered()))
     again = derived.DerivedStores(app="leaderboards")
     derived.derived_stores_register(again)
-    assert [stores.app for stores in derived.registered()] == ["leaderboards", "leagues"]
+    assert [stores.app for stores in derived.registered()] == ["leaderboards", "leagues", "races"]
     assert derived.registered()[0] is again
 
 
@@ -55,7 +62,14 @@ def test_moderation_reaches_every_store(alice, daily, heard) -> None:
     game_void(game=game, reason="test")
     assert not BoardEntry.objects.filter(game=game).exists()
     player_ban(player=alice, moderator=None, reason="test")
-    assert heard == [("stored", game.pk), ("voided", game.pk), ("changed", alice.pk, [daily.date])]
+    player_unban(player=alice, moderator=None, reason="test")
+    assert heard == [
+        ("stored", game.pk),
+        ("voided", game.pk),
+        ("changed", alice.pk, [daily.date]),
+        ("banned", alice.pk),
+        ("changed", alice.pk, [daily.date]),
+    ]
 
 
 def test_a_cleared_held_game_reaches_every_store(alice, daily, heard) -> None:

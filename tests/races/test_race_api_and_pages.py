@@ -3,6 +3,8 @@ races page, a race's lobby, play view and results, and a player's races."""
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 import pytest
@@ -99,12 +101,58 @@ def test_a_visitor_is_asked_to_sign_in_and_a_player_to_join(
     lobby = signed_in(bob).get(f"/races/{race.code}/").content.decode()
     joined = signed_in(bob).post(f"/races/{race.code}/join/")
 
-    assert 'id="race-sign-in"' in visitor and "race.js" not in visitor
+    # A visitor watches the lobby live (race.js over the race's socket), without the deal.
+    assert 'id="race-sign-in"' in visitor and "race.js" in visitor
     assert 'id="race-join"' in lobby
     assert joined.status_code == 302 and racer(race, bob).player == bob
     host_page = signed_in(alice).get(f"/races/{race.code}/").content.decode()
     assert 'id="race-start"' in host_page and 'id="race-link"' in host_page
     assert "race.js" in host_page and 'data-player="bob"' in host_page
+
+
+def test_someone_not_in_a_running_race_sees_its_progress_but_not_its_deal(
+    alice: AbstractBaseUser, bob: AbstractBaseUser
+) -> None:
+    race = running(race_for(alice))
+    store(race, alice, WIN_LOG[:10], at_ms=100)
+
+    watched = [Client().get(f"/races/{race.code}/"), signed_in(bob).get(f"/races/{race.code}/")]
+    played = signed_in(alice).get(f"/races/{race.code}/")
+    read = [
+        client_for(None).get(f"/api/races/{race.code}/"),
+        client_for(alice).get(f"/api/races/{race.code}/"),
+    ]
+
+    for page in watched:
+        body = page.content.decode()
+        assert page.context["config"]["race_state"]["deal"] is None
+        assert (
+            page.context["config"]["race_state"]["players"][0]["moves"] == racer(race, alice).moves
+        )
+        assert race.deal_code not in body and "race.js" in body
+        assert re.search(r'<p id="race-closed"[^>]*>', body).group(0).count("hidden") == 0
+    assert played.context["config"]["race_state"]["deal"] == race.deal_code
+    assert [answer.json()["deal"] for answer in read] == [None, race.deal_code]
+
+
+def test_the_lobby_says_nobody_joins_once_started_only_when_it_has(
+    alice: AbstractBaseUser, bob: AbstractBaseUser
+) -> None:
+    race = race_for(alice)
+
+    body = signed_in(bob).get(f"/races/{race.code}/").content.decode()
+
+    assert re.search(r'<p id="race-closed"[^>]*\bhidden\b', body)
+    assert 'id="race-join"' in body
+
+
+def test_the_deal_is_anyones_once_the_race_is_over(
+    alice: AbstractBaseUser, bob: AbstractBaseUser
+) -> None:
+    race = running(race_for(alice))
+    store(race, alice, WIN_LOG, at_ms=900)
+
+    assert client_for(None).get(f"/api/races/{race.code}/").json()["deal"] == race.deal_code
 
 
 def test_the_ninth_player_is_told_the_race_is_full(make_player: Any) -> None:
@@ -152,3 +200,34 @@ def test_a_players_races_page_lists_their_finished_races_and_is_linked_from_thei
     assert f"/races/{finished.code}/" in page and f"/races/{waiting.code}/" not in page
     assert f"/replays/{racer(finished, bob).game_id}/" not in page  # bob never played
     assert "/races/players/bob/" in player_page
+
+
+# --- A race's games on their replay page ------------------------------------------------
+
+
+def replay_fact(page: str, name: str) -> str:
+    """The text of the replay's fact `name` (`fact-kind`), tags stripped, spaces joined."""
+    found = re.search(rf'<dd id="fact-{name}"[^>]*>(.*?)</dd>', page, flags=re.S)
+    assert found is not None, name
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", found.group(1))).split())
+
+
+@pytest.mark.parametrize(
+    ("language", "kind", "place"),
+    [("en", "Race", "2 of 2 final"), ("es", "Carrera", "2 de 2 definitivo"),
+     ("nl", "Race", "2 van 2 definitief")],
+)  # fmt: skip
+def test_a_race_games_replay_says_it_was_a_race_with_a_link_and_the_players_place(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, language: str, kind: str, place: str
+) -> None:
+    race = running(race_for(alice, bob))
+    store(race, bob, WIN_LOG[:30], at_ms=500)
+    store(race, alice, WIN_LOG, at_ms=900)
+    game = racer(race, bob).game_id
+
+    page = Client(HTTP_ACCEPT_LANGUAGE=language).get(f"/replays/{game}/").content.decode()
+
+    assert 'data-kind="race"' in page
+    assert replay_fact(page, "kind") == kind
+    assert f'<a href="/races/{race.code}/">' in page
+    assert replay_fact(page, "rank") == place

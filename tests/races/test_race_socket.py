@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,8 +20,9 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connections
 from django.utils import timezone
 
+from games.services import player_ban
 from races import services
-from races.consumers import CLOSE_NO_RACE, CLOSE_NOT_IN_RACE
+from races.consumers import CLOSE_NO_RACE
 from races.models import Race, Racer
 from tests.fixtures import WIN_LOG, client_for
 from tests.races.racing import open_socket, race_for, racer, rewind, running, welcomed
@@ -94,22 +96,94 @@ async def test_a_player_is_welcomed_with_their_stored_game_and_the_race(
     await communicator.disconnect()
 
 
-async def test_a_socket_is_refused_to_who_is_not_in_the_race(
-    alice: AbstractBaseUser, bob: AbstractBaseUser
-) -> None:
-    race = await sync(race_for)(alice)
-
-    outsider = await open_socket(bob, race.code)
-    error, code = await closed_with(outsider)
-    assert (error["code"], code) == ("not_in_race", CLOSE_NOT_IN_RACE)
-
+async def test_an_unknown_race_is_refused(alice: AbstractBaseUser) -> None:
     unknown = await open_socket(alice, "no-such-race")
     error, code = await closed_with(unknown)
     assert (error["code"], code) == ("not_found", CLOSE_NO_RACE)
 
-    anonymous = await open_socket(None, race.code)
+    anonymous = await open_socket(None, "no-such-race")
     error, code = await closed_with(anonymous)
-    assert (error["code"], code) == ("not_authenticated", 4401)
+    assert (error["code"], code) == ("not_found", CLOSE_NO_RACE)
+
+
+# --- Watching -----------------------------------------------------------------------
+
+
+async def watching(player: AbstractBaseUser | None, code: str) -> tuple[Any, Any]:
+    communicator = await open_socket(player, code)
+    first = await communicator.receive_json_from(timeout=5)
+    assert first["type"] == "watching", first
+    return communicator, first
+
+
+def players(message: dict[str, Any]) -> list[str]:
+    return [player["player"] for player in message["race"]["players"]]
+
+
+async def test_whoever_has_not_joined_watches_the_lobby_live_signed_in_or_not(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, make_player: Any
+) -> None:
+    race = await sync(race_for)(alice)
+    carol = await sync(make_player)("carol")
+    bobs, first = await watching(bob, race.code)
+    anonymous, anonymous_first = await watching(None, race.code)
+
+    await sync(services.race_join)(player=carol, code=race.code)
+    joined = [await next_of(bobs, "race"), await next_of(anonymous, "race")]
+    await sync(services.race_leave)(player=carol, code=race.code)
+    left = [await next_of(bobs, "race"), await next_of(anonymous, "race")]
+
+    assert (first["you"], anonymous_first["you"]) == ("bob", None)
+    assert players(first) == players(anonymous_first) == ["alice"]
+    assert [players(message) for message in joined] == [["alice", "carol"]] * 2
+    assert [players(message) for message in left] == [["alice"]] * 2
+    await asyncio.gather(bobs.disconnect(), anonymous.disconnect())
+
+
+async def test_a_watcher_sees_the_countdown_and_progress_but_never_the_deal(
+    alice: AbstractBaseUser, bob: AbstractBaseUser
+) -> None:
+    race = await sync(race_for)(alice)
+    anonymous, _ = await watching(None, race.code)
+
+    await sync(services.race_start)(player=alice, code=race.code)
+    started = await next_of(anonymous, "race")
+    await sync(rewind)(race, 5)
+    alices, _ = await welcomed(alice, race.code)
+    await stream(alices, WIN_LOG[:40])
+    stored = (await sync(racer)(race, alice)).moves
+    heard = [await next_of(anonymous, "race")]
+    while heard[-1]["race"]["players"][0]["moves"] != stored:
+        heard.append(await next_of(anonymous, "race"))
+    await anonymous.send_json_to({"type": "ping"})
+    answer = await next_of(anonymous, "race")
+    await send_action(anonymous, 1, "S")
+    refused = await next_of(anonymous, "refused")
+
+    assert started["race"]["status"] == "countdown" and started["race"]["starts_at"]
+    assert all(message["race"]["deal"] is None for message in [started, *heard, answer])
+    assert heard[-1]["race"]["players"][0]["foundations"] > 0
+    for token in {*WIN_LOG[:40]} - {"S"}:
+        assert f'"{token}"' not in json.dumps(heard)
+    assert answer["race"]["status"] == "running"
+    assert refused["error"]["code"] == "not_in_race"
+    await asyncio.gather(alices.disconnect(), anonymous.disconnect())
+
+
+async def test_a_player_who_leaves_the_lobby_watches_from_then_on_without_the_deal(
+    alice: AbstractBaseUser, bob: AbstractBaseUser
+) -> None:
+    race = await sync(race_for)(alice, bob)
+    bobs, _ = await welcomed(bob, race.code)
+
+    await sync(services.race_leave)(player=bob, code=race.code)
+    now_watching = await next_of(bobs, "watching")
+    await sync(services.race_start)(player=alice, code=race.code)
+    started = await next_of(bobs, "race")
+
+    assert players(now_watching) == ["alice"]
+    assert started["race"]["status"] == "countdown" and started["race"]["deal"] is None
+    await bobs.disconnect()
 
 
 # --- Actions ------------------------------------------------------------------------
@@ -331,6 +405,20 @@ async def test_a_player_leaving_is_heard_by_the_others_and_refused_after(
     }
     assert refused["error"]["code"] == "left_race"
     await asyncio.gather(alices.disconnect(), bobs.disconnect())
+
+
+async def test_a_banned_player_leaves_the_lobby_and_the_others_see_it_at_once(
+    alice: AbstractBaseUser, bob: AbstractBaseUser
+) -> None:
+    race = await sync(race_for)(alice, bob)
+    alices, welcome = await welcomed(alice, race.code)
+    assert [p["player"] for p in welcome["race"]["players"]] == ["alice", "bob"]
+
+    await sync(player_ban)(player=bob, moderator=None, reason="cheating")
+    heard = await next_of(alices, "race")
+
+    assert [p["player"] for p in heard["race"]["players"]] == ["alice"]
+    await alices.disconnect()
 
 
 async def test_signing_out_everywhere_closes_the_race_socket(alice: AbstractBaseUser) -> None:

@@ -16,6 +16,7 @@ from games import rules
 from games.holds import deal_held
 from games.models import DailyDeal, Game, GameFingerprint
 from games.selectors import game_get_unlocked
+from games.services import player_ban
 from leaderboards.models import BoardEntry, PlayerStats
 from races import selectors, services
 from races.models import AWAY_AFTER, COUNTDOWN, RACERS_MAX, Race, Racer
@@ -241,7 +242,7 @@ def test_a_win_in_a_group_ends_its_race_before_the_groups_next_writes(
             _save(race, bob, WIN_LOG[:50], 0),
             _save(race, alice, WIN_LOG, 0),
             _save(race, bob, WIN_LOG[:60], 1),
-        ]  # fmt: skip
+        ]
     )
 
     assert [result.outcome for result in results] == ["saved", "saved", "race_over"]
@@ -359,6 +360,84 @@ def test_leaving_a_running_race_stops_the_game_where_it_is(
     services.race_leave(player=alice, code=race.code)
     race.refresh_from_db()
     assert (race.end, race.winner) == (Race.End.LEFT, bob)
+
+
+# --- A ban -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def ban(django_capture_on_commit_callbacks) -> Callable[[AbstractBaseUser], None]:
+    """Ban a player as a moderator does, with what follows the ban's commit run too."""
+
+    def banning(player: AbstractBaseUser) -> None:
+        with django_capture_on_commit_callbacks(execute=True):
+            player_ban(player=player, moderator=None, reason="cheating")
+
+    return banning
+
+
+def test_a_banned_player_is_gone_from_the_lobby_and_the_host_passes_on(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, make_player: Players, ban
+) -> None:
+    carol = make_player("carol")
+    race = race_for(alice, bob, carol)
+    alone = race_for(bob)
+
+    ban(alice)
+    ban(bob)
+
+    race.refresh_from_db()
+    assert race.host == carol
+    assert [p["player"] for p in state(race)["players"]] == ["carol"]
+    assert Race.objects.get(pk=alone.pk).end == Race.End.CANCELLED
+
+
+def test_a_banned_player_in_a_running_race_stops_ranks_last_and_cannot_win(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, ban
+) -> None:
+    race = running(race_for(alice, bob))
+    store(race, alice, WIN_LOG[:10], at_ms=100)
+    store(race, bob, WIN_LOG[:40], at_ms=200)
+
+    ban(bob)
+
+    assert store(race, bob, WIN_LOG[40:45]) == "left_race"
+    shown = {p["player"]: p for p in state(race)["players"]}
+    assert shown["bob"]["left"] and [p["player"] for p in state(race)["players"]] == [
+        "alice",
+        "bob",
+    ]
+    rewind(race, race.time_limit.total_seconds())
+    assert services.race_end_if_due(race_id=race.pk)
+    race.refresh_from_db()
+    assert (race.end, race.winner) == (Race.End.TIME, alice)
+    assert (racer(race, alice).rank, racer(race, bob).rank) == (1, 2)
+    assert racer(race, bob).game is None  # a banned player's game is stored nowhere
+
+
+def test_a_banned_last_player_ends_the_race_with_no_winner(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, ban
+) -> None:
+    race = running(race_for(alice, bob))
+    store(race, bob, WIN_LOG[:40], at_ms=200)
+    services.race_leave(player=alice, code=race.code)
+
+    ban(bob)
+
+    race.refresh_from_db()
+    assert (race.end, race.winner) == (Race.End.LEFT, None)
+
+
+def test_a_ban_leaves_a_race_that_is_over_as_it_ended(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, ban
+) -> None:
+    race = running(race_for(alice, bob))
+    store(race, bob, WIN_LOG, at_ms=900)
+
+    ban(bob)
+
+    race.refresh_from_db()
+    assert (race.end, race.winner, racer(race, bob).banned) == (Race.End.WON, bob, False)
 
 
 def test_a_player_silent_past_the_limit_shows_as_away_and_the_race_goes_on(

@@ -141,3 +141,63 @@ def test_a_race_page_speaks_the_players_language(site: Any, make_player: Any) ->
     page.wait_for_selector('#race-players li[data-player="bob"]')
     assert "Wachten tot alice de race start." in page.inner_text("#race-status")
     assert page.errors == []
+
+
+def test_someone_not_in_the_race_watches_its_lobby_and_start_live(
+    site: Any, make_player: Any
+) -> None:
+    alice, bob, carol = make_player("alice"), make_player("bob"), make_player("carol")
+    race = Race.objects.create(
+        code="race-watched", host=alice, deal_number=DEAL_NUMBER, created_at=timezone.now(),
+        time_limit=timezone.timedelta(minutes=10),
+    )  # fmt: skip
+    Racer.objects.create(race=race, player=alice, joined_at=timezone.now())
+    path = f"/races/{race.code}/"
+
+    visitor = site(path)
+    onlooker = site(path, player=bob, language="es")
+    host = site(path, player=alice)
+    for page in (visitor, onlooker):
+        assert page.locator("#race-closed").is_hidden()
+    site(path, player=carol).click("#race-join")
+
+    for page in (visitor, onlooker):
+        page.wait_for_selector('#race-players li[data-player="carol"]')
+    assert visitor.inner_text("#race-count") == "2 of 8 players"
+
+    host.click("#race-start")
+    for page in (visitor, onlooker):
+        page.wait_for_selector("#race-closed:not([hidden])")
+        page.wait_for_selector(
+            '#race-status:is([data-status="countdown"], [data-status="running"])'
+        )
+        assert page.locator("#race-lobby").is_hidden()
+        # A watcher's page never gets the deal: it has no game to draw.
+        assert page.evaluate("window.easyHarp.game") is None
+    assert "ya ha empezado" in onlooker.inner_text("#race-closed")
+    assert axe_violations(visitor) == []
+    assert all(page.errors == [] for page in (visitor, onlooker, host))
+
+
+def test_a_hint_on_a_deal_a_race_plays_is_refused_in_the_players_language(
+    site: Any, make_player: Any
+) -> None:
+    alice = make_player("alice")
+    now = timezone.now()
+    race = Race.objects.create(
+        code="race-held", host=alice, deal_number=DEAL_NUMBER + 7, created_at=now,
+        time_limit=timezone.timedelta(minutes=10), starts_at=now,
+        ends_at=now + timezone.timedelta(minutes=10),
+    )  # fmt: skip
+    page = site(f"/play/?deal={race.deal_code}", language="es")
+
+    with page.expect_response("**/api/hint/") as answer:
+        page.click("#hint")
+
+    assert (answer.value.status, answer.value.json()["error"]["code"]) == (403, "race_running")
+    page.wait_for_selector("#hint-box:not([hidden])")
+    assert page.inner_text("#hint-text") == (
+        "Una carrera se juega ahora mismo con este reparto: sus pistas esperan a que termine "
+        "la carrera."
+    )
+    assert page.errors == []

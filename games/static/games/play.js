@@ -49,6 +49,7 @@ import {
 } from "./stream.js";
 import { showAfterGame } from "./aftergame.js";
 import { describeStep } from "./frames.js";
+import { hintRefusal } from "./hints.js";
 import { pendingFor, submitPending } from "./submit.js";
 import { tableInput } from "./tableinput.js";
 import {
@@ -1071,20 +1072,12 @@ async function fetchHint(log) {
     return failed;
   }
   const body = await response.json().catch(() => ({}));
-  if (response.status === 429) return { text: t("hint_throttled"), action: null, kind: "error" };
-  if (body.error?.code === "busy") return { text: t("hint_busy"), action: null, kind: "error" };
-  if (response.status >= 500) return failed;
-  if (body.error?.code === "replay_locked") {
-    // The day's deal: hints only within the ranked attempt, or after it.
-    return { text: t("hint_locked"), action: null, kind: "error" };
+  const refusal = hintRefusal(response.status, body);
+  if (refusal?.reason) {
+    const text = `${t("hint_refused")} ${reasonText(refusal.reason, refusal.params)}`;
+    return { text, action: null, kind: "error" };
   }
-  if (!response.ok) {
-    return {
-      text: `${t("hint_refused")} ${errorText(body, response.statusText)}`,
-      action: null,
-      kind: "error",
-    };
-  }
+  if (refusal) return { text: t(refusal.key, refusal.params), action: null, kind: "error" };
   const assisted = Boolean(body.assisted);
   if (body.result === "move") {
     // Offer to play it only when this page's engine agrees it is legal here.

@@ -1,5 +1,5 @@
 /**
- * A race's page for one of its players: the lobby's list kept current, then
+ * A race's page. For one of its players: the lobby's list kept current, then
  * the player's own table (drawn and played as on the play page: engine.js,
  * ui.js, tableinput.js), each action sent over the race's socket
  * (ws/races/<code>/) numbered by its place in the log, and the others'
@@ -10,6 +10,12 @@
  * the server stored: the page rebuilds its table from that log and sends
  * what it played since. A polite live region says only what matters to the
  * race (a player in or out, the start, the end), never a move of another.
+ *
+ * For anyone else (signed in or not) the page watches: the same socket says
+ * the lobby's players as they come and go, the countdown, each player's
+ * progress and the end, without the deal (the server never sends it to a
+ * watcher before the end). Once the race has started the page says that
+ * nobody joins any more.
  */
 import { Game, IllegalActionError, splitLog } from "../games/engine.js";
 import { describeStep } from "../games/frames.js";
@@ -121,7 +127,7 @@ function takeRace(next, serverNowText) {
   race.state = next;
   const said = raceNews(before, next, serverNow()).map(({ key, params }) => t(key, params));
   if (said.length) news(said.join(" "));
-  if (next.deal && game === null) {
+  if (next.deal && game === null && playSection) {
     game = Game.fromCode(next.deal);
   }
   showPlayers();
@@ -142,6 +148,9 @@ function showPlayers() {
       max: race.state.max_players,
     });
   }
+  // A watcher's join button: the server refuses a ninth player anyway.
+  const join = document.getElementById("race-join");
+  if (join) join.disabled = race.state.players.length >= race.state.max_players;
 }
 
 function badge(text, className = "") {
@@ -208,6 +217,9 @@ function tick() {
   }
   const lobby = document.getElementById("race-lobby");
   if (lobby) lobby.hidden = now.phase !== "lobby";
+  // A watcher's page: once started, nobody joins.
+  const closedNote = document.getElementById("race-closed");
+  if (closedNote) closedNote.hidden = now.phase === "lobby";
   if (playSection) {
     playSection.hidden = now.phase === "lobby";
     playSection.dataset.phase = now.phase;
@@ -218,7 +230,7 @@ function tick() {
     time.textContent = now.phase === "running" ? t("race_running", { time: clock(now.left) }) : "";
     tableElement.classList.toggle("waiting", !playing());
   }
-  if (was !== "running" && now.phase === "running") {
+  if (was !== "running" && now.phase === "running" && playSection) {
     news(t("race_started"));
     if (document.activeElement === document.body) tableElement?.focus();
     send();
@@ -284,6 +296,7 @@ function heard(socket, event) {
     return;
   }
   if (message.type === "welcome") welcome(message);
+  else if (message.type === "watching") watching(message);
   else if (message.type === "race") takeRace(message.race, message.server_now);
   else if (message.type === "ack" && Number.isInteger(message.n)) {
     stream.stored = Math.max(stream.stored, message.n);
@@ -293,6 +306,12 @@ function heard(socket, event) {
 
 /** On (re)connect: the game the server stored; the page goes on from it. */
 function welcome(message) {
+  // A watcher's page whose player joined meanwhile (another tab): it goes on showing
+  // the race; its next load is a player's.
+  if (!playSection) {
+    watching(message);
+    return;
+  }
   stream.live = true;
   stream.delay = RECONNECT_FIRST_MS;
   document.getElementById("race-connection").hidden = true;
@@ -307,6 +326,13 @@ function welcome(message) {
   takeRace(message.race, message.server_now);
   draw();
   send();
+}
+
+/** On (re)connect as a watcher: the race as the server shows it to anyone. */
+function watching(message) {
+  stream.live = true;
+  stream.delay = RECONNECT_FIRST_MS;
+  takeRace(message.race, message.server_now);
 }
 
 function refused(error) {
@@ -327,11 +353,13 @@ function closed(socket, event) {
   if (socket !== stream.socket) return;
   stream.socket = null;
   stream.live = false;
-  // Not signed in, not in this race, no such race: nothing to connect to again.
-  if ([4401, 4403, 4404].includes(event.code) || stream.stopped) return;
+  // The session ended, or no such race: nothing to connect to again.
+  if ([4401, 4404].includes(event.code) || stream.stopped) return;
   const note = document.getElementById("race-connection");
-  note.textContent = t("race_offline");
-  note.hidden = false;
+  if (note) {
+    note.textContent = t("race_offline");
+    note.hidden = false;
+  }
   stream.timer = setTimeout(connect, stream.delay);
   stream.delay = nextDelay(stream.delay);
 }
@@ -370,17 +398,17 @@ if (playSection) {
     input.value = "";
   });
   document.getElementById("undo").addEventListener("click", () => act("U"));
-  race.state = config.race_state;
-  showPlayers();
-  tick();
-  timers.push(setInterval(tick, 250));
-  timers.push(
-    setInterval(() => {
-      if (stream.live) stream.socket.send('{"type":"ping"}');
-    }, HEARTBEAT_MS),
-  );
-  connect();
 }
+race.state = config.race_state;
+showPlayers();
+tick();
+timers.push(setInterval(tick, 250));
+timers.push(
+  setInterval(() => {
+    if (stream.live) stream.socket.send('{"type":"ping"}');
+  }, HEARTBEAT_MS),
+);
+connect();
 
 // For tests and the curious: the page's game and what the server stored of it.
 window.easyHarp = {

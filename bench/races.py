@@ -23,13 +23,10 @@ and races. Everything listens and connects on loopback only.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import datetime
 import json
-import multiprocessing
 import os
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -39,17 +36,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.databases import ensure_database  # noqa: E402
 from bench.fanout import (  # noqa: E402
-    cpu_seconds,
-    free_port,
     loopback_url,
-    percentile,
-    process_tree,
-    server_env,
     setup_django,
-    wait_for_port,
 )
-from bench.server import uvicorn_command  # noqa: E402
-from bench.stream import legal_logs, run_players, signed_in_cookie  # noqa: E402
+from bench.stream import (  # noqa: E402
+    legal_logs,
+    serve_and_stream,
+    signed_in_cookie,
+    streamed_figures,
+)
 
 
 def prepare(args: argparse.Namespace, starts_at: datetime.datetime) -> tuple[str, list[Any]]:
@@ -110,7 +105,7 @@ def main() -> int:
     )
     ensure_database(args.database_url)
     print(f"preparing {args.races} races of {args.racers} players...", flush=True)
-    # The players connect during the ramp, after the preparation: the races start then.
+    # The races start at the end of the ramp that follows the preparation.
     prepared_by = time.monotonic() + 30 + args.races * args.racers * 0.02
     starts_at = datetime.datetime.now(datetime.UTC) + datetime.timedelta(
         seconds=prepared_by - time.monotonic() + args.ramp
@@ -119,44 +114,17 @@ def main() -> int:
     if time.monotonic() > prepared_by:
         sys.exit("the preparation took longer than planned: run fewer races")
 
-    port = free_port()
-    env = {**os.environ, **server_env(args.database_url, args.redis_url)}
-    server = subprocess.Popen(uvicorn_command(port), cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
-    try:
-        asyncio.run(wait_for_port(port, server, 60))
-        time.sleep(max(0.0, prepared_by - time.monotonic()))
-        origin = f"http://127.0.0.1:{port}"
-        start_at = time.monotonic() + args.ramp
-        stop_at = start_at + args.duration
-        seated = [
+    # The players connect during the ramp after the preparation's planned end, and
+    # start playing as their races do.
+    time.sleep(max(0.0, prepared_by - time.monotonic()))
+    results, cpu = serve_and_stream(
+        args,
+        lambda port: [
             (cookie, log, f"ws://127.0.0.1:{port}/ws/races/{code}/")
             for cookie, log, code in players
-        ]
-        out: multiprocessing.Queue[dict[str, Any]] = multiprocessing.Queue()
-        procs = [
-            multiprocessing.Process(
-                target=run_players,
-                args=("", origin, seated[n :: args.client_procs], args.rate, start_at, stop_at),
-                kwargs={"out": out, "welcome": "welcome"},
-            )
-            for n in range(args.client_procs)
-        ]
-        for proc in procs:
-            proc.start()
-        time.sleep(max(0.0, start_at - time.monotonic()))
-        tree = process_tree(server.pid)
-        cpu_before = sum(cpu_seconds(pid) for pid in tree)
-        time.sleep(max(0.0, stop_at - time.monotonic()))
-        cpu = sum(cpu_seconds(pid) for pid in tree) - cpu_before
-        results = [out.get(timeout=120) for _ in procs]
-        for proc in procs:
-            proc.join()
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-
-    latencies = sorted(latency for result in results for latency in result["latencies"])
-    acked = sum(result["acked"] for result in results)
+        ],
+        welcome="welcome",
+    )
     acked_last = {cookie: n for result in results for cookie, n in result["stored"].items()}
     from races.models import Racer
 
@@ -181,21 +149,11 @@ def main() -> int:
                 "races": args.races,
                 "racers": args.racers,
                 "rate_per_player": args.rate,
-                "connected": sum(result["connected"] for result in results),
-                "sent": sum(result["sent"] for result in results),
-                "acked_in_window": acked,
-                "actions_per_second": round(acked / args.duration, 1),
+                **streamed_figures(results, cpu, args.duration),
                 "race_updates_received_per_second": round(
                     received.get("race", 0) / (args.duration + args.ramp), 1
                 ),
-                "server_cpu_share": round(cpu / args.duration, 2),
-                "server_cpu_us_per_action": round(cpu / acked * 1e6) if acked else None,
-                "p50_ms": round(percentile(latencies, 0.5) * 1000, 1) if latencies else None,
-                "p99_ms": round(percentile(latencies, 0.99) * 1000, 1) if latencies else None,
-                "max_ms": round(latencies[-1] * 1000, 1) if latencies else None,
                 "racers_with_an_acknowledged_action_lost": lost,
-                "errors": [error for result in results for error in result["errors"]][:5],
-                "other_messages": [m for result in results for m in result["other"]][:5],
             },
             indent=2,
         )

@@ -32,6 +32,7 @@ import random
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -289,6 +290,74 @@ def run_players(
 # --- The run -----------------------------------------------------------------------
 
 
+def serve_and_stream(
+    args: argparse.Namespace,
+    players_at: Callable[[int], list[tuple[str, list[str], str]]],
+    *,
+    watchers_at: Callable[[int], list[tuple[str, str]]] = lambda port: [],
+    welcome: str = "state",
+) -> tuple[list[dict[str, Any]], float]:
+    """Start the server on a free port, have the players (`players_at(port)`: cookie,
+    log, socket URL) and watchers play and watch from `--client-procs` processes
+    over the `--ramp` and `--duration`; the processes' results and the server's CPU
+    seconds over the steady part."""
+    port = free_port()
+    env = {**os.environ, **server_env(args.database_url, args.redis_url)}
+    server = subprocess.Popen(uvicorn_command(port), cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    try:
+        asyncio.run(wait_for_port(port, server, 60))
+        players, watchers = players_at(port), watchers_at(port)
+        origin = f"http://127.0.0.1:{port}"
+        start_at = time.monotonic() + args.ramp
+        stop_at = start_at + args.duration
+        out: multiprocessing.Queue[dict[str, Any]] = multiprocessing.Queue()
+        procs = [
+            multiprocessing.Process(
+                target=run_players,
+                args=("", origin, players[n :: args.client_procs], args.rate, start_at, stop_at),
+                kwargs={
+                    "out": out,
+                    "watchers": watchers[n :: args.client_procs],
+                    "welcome": welcome,
+                },
+            )
+            for n in range(args.client_procs)
+        ]
+        for proc in procs:
+            proc.start()
+        time.sleep(max(0.0, start_at - time.monotonic()))
+        tree = process_tree(server.pid)
+        cpu_before = sum(cpu_seconds(pid) for pid in tree)
+        time.sleep(max(0.0, stop_at - time.monotonic()))
+        cpu = sum(cpu_seconds(pid) for pid in tree) - cpu_before
+        results = [out.get(timeout=120) for _ in procs]
+        for proc in procs:
+            proc.join()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return results, cpu
+
+
+def streamed_figures(results: list[dict[str, Any]], cpu: float, duration: float) -> dict[str, Any]:
+    """What the players' processes counted, with the server's CPU, as the run's figures."""
+    latencies = sorted(latency for result in results for latency in result["latencies"])
+    acked = sum(result["acked"] for result in results)
+    return {
+        "connected": sum(result["connected"] for result in results),
+        "sent": sum(result["sent"] for result in results),
+        "acked_in_window": acked,
+        "actions_per_second": round(acked / duration, 1),
+        "server_cpu_share": round(cpu / duration, 2),
+        "server_cpu_us_per_action": round(cpu / acked * 1e6) if acked else None,
+        "p50_ms": round(percentile(latencies, 0.5) * 1000, 1) if latencies else None,
+        "p99_ms": round(percentile(latencies, 0.99) * 1000, 1) if latencies else None,
+        "max_ms": round(latencies[-1] * 1000, 1) if latencies else None,
+        "errors": [error for result in results for error in result["errors"]][:5],
+        "other_messages": [m for result in results for m in result["other"]][:5],
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=200)
@@ -321,18 +390,9 @@ def main() -> int:
         print(f"preparing {args.watchers} watchers...", flush=True)
     watcher_cookies = prepare_watchers(args, run_id, deal) if args.watchers else []
 
-    port = free_port()
-    env = {**os.environ, **server_env(args.database_url, args.redis_url)}
-    server = subprocess.Popen(uvicorn_command(port), cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
-    try:
-        asyncio.run(wait_for_port(port, server, 60))
-        url = f"ws://127.0.0.1:{port}/ws/daily/{date}/attempt/"
-        origin = f"http://127.0.0.1:{port}"
-        start_at = time.monotonic() + args.ramp
-        stop_at = start_at + args.duration
-        out: multiprocessing.Queue[dict[str, Any]] = multiprocessing.Queue()
+    def watchers_at(port: int) -> list[tuple[str, str]]:
         # Watcher k watches player k (modulo the players).
-        watched = [
+        return [
             (
                 f"ws://127.0.0.1:{port}/ws/daily/{date}/players/"
                 f"{names[players[k % len(players)][0]]}/attempt/",
@@ -340,30 +400,15 @@ def main() -> int:
             )
             for k, cookie in enumerate(watcher_cookies)
         ]
-        procs = [
-            multiprocessing.Process(
-                target=run_players,
-                args=(url, origin, players[n :: args.client_procs], args.rate, start_at, stop_at),
-                kwargs={"out": out, "watchers": watched[n :: args.client_procs]},
-            )
-            for n in range(args.client_procs)
-        ]
-        for proc in procs:
-            proc.start()
-        time.sleep(max(0.0, start_at - time.monotonic()))
-        tree = process_tree(server.pid)
-        cpu_before = sum(cpu_seconds(pid) for pid in tree)
-        time.sleep(max(0.0, stop_at - time.monotonic()))
-        cpu = sum(cpu_seconds(pid) for pid in tree) - cpu_before
-        results = [out.get(timeout=120) for _ in procs]
-        for proc in procs:
-            proc.join()
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
-    latencies = sorted(latency for result in results for latency in result["latencies"])
-    acked = sum(result["acked"] for result in results)
+    results, cpu = serve_and_stream(
+        args,
+        lambda port: [
+            (cookie, log, f"ws://127.0.0.1:{port}/ws/daily/{date}/attempt/")
+            for cookie, log in players
+        ],
+        watchers_at=watchers_at,
+    )
     acked_last = {cookie: n for result in results for cookie, n in result["stored"].items()}
     from games.models import Attempt
 
@@ -384,18 +429,8 @@ def main() -> int:
                 "watchers": args.watchers,
                 "watching": sum(result["watching"] for result in results),
                 "actions_sent_to_watchers": sum(result["watched_actions"] for result in results),
-                "connected": sum(result["connected"] for result in results),
-                "sent": sum(result["sent"] for result in results),
-                "acked_in_window": acked,
-                "actions_per_second": round(acked / args.duration, 1),
-                "server_cpu_share": round(cpu / args.duration, 2),
-                "server_cpu_us_per_action": round(cpu / acked * 1e6) if acked else None,
-                "p50_ms": round(percentile(latencies, 0.5) * 1000, 1) if latencies else None,
-                "p99_ms": round(percentile(latencies, 0.99) * 1000, 1) if latencies else None,
-                "max_ms": round(latencies[-1] * 1000, 1) if latencies else None,
+                **streamed_figures(results, cpu, args.duration),
                 "attempts_with_an_acknowledged_action_lost": lost,
-                "errors": [error for result in results for error in result["errors"]][:5],
-                "other_messages": [m for result in results for m in result["other"]][:5],
             },
             indent=2,
         )

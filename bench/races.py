@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
 import random
 import sys
 import time
@@ -34,9 +33,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.databases import ensure_database  # noqa: E402
 from bench.fanout import (  # noqa: E402
-    loopback_url,
     setup_django,
 )
 from bench.stream import (  # noqa: E402
@@ -44,6 +41,7 @@ from bench.stream import (  # noqa: E402
     serve_and_stream,
     signed_in_cookie,
     streamed_figures,
+    streaming_arguments,
 )
 
 
@@ -86,24 +84,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--races", type=int, default=25)
     parser.add_argument("--racers", type=int, default=8, help="players in each race (2-8)")
-    parser.add_argument("--rate", type=float, default=1.0, help="actions a second per player")
-    parser.add_argument("--duration", type=float, default=20.0, help="seconds of steady play")
-    parser.add_argument("--ramp", type=float, default=10.0, help="seconds to connect everyone")
-    parser.add_argument("--client-procs", type=int, default=1)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+    args = streaming_arguments(parser)
     if not 2 <= args.racers <= 8:
         sys.exit("--racers is 2 to 8")
-    if args.duration + args.ramp > 60:
-        sys.exit("keep a run to a minute: --duration + --ramp <= 60")
-    args.database_url = loopback_url(
-        os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/easyharp_stream"),
-        "DATABASE_URL",
-    )
-    args.redis_url = loopback_url(
-        os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/3"), "REDIS_URL"
-    )
-    ensure_database(args.database_url)
     print(f"preparing {args.races} races of {args.racers} players...", flush=True)
     # The races start at the end of the ramp that follows the preparation.
     prepared_by = time.monotonic() + 30 + args.races * args.racers * 0.02

@@ -290,6 +290,29 @@ def run_players(
 # --- The run -----------------------------------------------------------------------
 
 
+def streaming_arguments(parser: argparse.ArgumentParser) -> argparse.Namespace:
+    """The arguments of a streaming run, parsed; its services (loopback only, from
+    DATABASE_URL and REDIS_URL) in `database_url` and `redis_url`, the database made
+    if missing."""
+    parser.add_argument("--rate", type=float, default=1.0, help="actions a second per player")
+    parser.add_argument("--duration", type=float, default=20.0, help="seconds of steady play")
+    parser.add_argument("--ramp", type=float, default=10.0, help="seconds to connect everyone")
+    parser.add_argument("--client-procs", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if args.duration + args.ramp > 60:
+        sys.exit("keep a run to a minute: --duration + --ramp <= 60")
+    args.database_url = loopback_url(
+        os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/easyharp_stream"),
+        "DATABASE_URL",
+    )
+    args.redis_url = loopback_url(
+        os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/3"), "REDIS_URL"
+    )
+    ensure_database(args.database_url)
+    return args
+
+
 def serve_and_stream(
     args: argparse.Namespace,
     players_at: Callable[[int], list[tuple[str, list[str], str]]],
@@ -361,25 +384,10 @@ def streamed_figures(results: list[dict[str, Any]], cpu: float, duration: float)
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=200)
-    parser.add_argument("--rate", type=float, default=1.0, help="actions a second per player")
-    parser.add_argument("--duration", type=float, default=20.0, help="seconds of steady play")
-    parser.add_argument("--ramp", type=float, default=10.0, help="seconds to connect everyone")
-    parser.add_argument("--client-procs", type=int, default=1)
     parser.add_argument(
         "--watchers", type=int, default=0, help="players watching the players' attempts live"
     )
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
-    if args.duration + args.ramp > 60:
-        sys.exit("keep a run to a minute: --duration + --ramp <= 60")
-    args.database_url = loopback_url(
-        os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/easyharp_stream"),
-        "DATABASE_URL",
-    )
-    args.redis_url = loopback_url(
-        os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/3"), "REDIS_URL"
-    )
-    ensure_database(args.database_url)
+    args = streaming_arguments(parser)
     print(f"preparing {args.players} players...", flush=True)
     date, run_id, players, names = prepare(args)
     from games.models import DailyDeal

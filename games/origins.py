@@ -7,12 +7,13 @@ cannot say what it belongs to without games knowing every such app. Rather
 than a field of games naming a kind it does not own, or a URL it could not
 check, each app registers here, from its `AppConfig.ready`, a read that
 tells its own games apart and describes them (as `games.holds` lets an app
-hold a deal's hints). The replay page asks once per game of no day.
+hold a deal's hints). A page asks once for all the games it lists (the
+replay page, the player's page), and only about games of no day.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from games.models import Game
@@ -31,8 +32,8 @@ class GameOrigin:
     players: int | None = None
 
 
-# Each app's: the origin of a game if it is one of the app's, else None.
-Origin = Callable[[Game], GameOrigin | None]
+# Each app's: the origins of those of `games` that are the app's, by game id.
+Origin = Callable[[Sequence[Game]], dict[int, GameOrigin]]
 
 _ORIGINS: dict[str, Origin] = {}
 
@@ -42,13 +43,20 @@ def game_origin_register(*, app: str, origin: Origin) -> None:
     _ORIGINS[app] = origin
 
 
-def game_origin(*, game: Game) -> GameOrigin | None:
-    """Where `game` was played, if an app claims it; None for a game of a day (ranked
-    or practice, which the daily contest describes) and for a plain practice game."""
-    if game.daily_id is not None:
-        return None
+def game_origins(*, games: Sequence[Game]) -> dict[int, GameOrigin]:
+    """Where each of `games` was played, by game id, for those an app claims: never a
+    game of a day (ranked or practice, which the daily contest describes), nor a plain
+    practice game. One read per app, however many games."""
+    unclaimed = [game for game in games if game.daily_id is None]
+    found: dict[int, GameOrigin] = {}
     for origin in _ORIGINS.values():
-        found = origin(game)
-        if found is not None:
-            return found
-    return None
+        if not unclaimed:
+            break
+        found.update(origin(unclaimed))
+        unclaimed = [game for game in unclaimed if game.pk not in found]
+    return found
+
+
+def game_origin(*, game: Game) -> GameOrigin | None:
+    """`game_origins` of one game."""
+    return game_origins(games=[game]).get(game.pk)

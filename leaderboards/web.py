@@ -28,7 +28,7 @@ from redis.exceptions import RedisError
 from easyharp_site.dates import day_from_text, today
 from easyharp_site.site import site_host
 from easyharp_site.throttling import limit_refusal
-from games.origins import game_origin
+from games.origins import game_origin, game_origins
 from games.selectors import (
     attempt_is_open,
     attempt_watchable,
@@ -388,6 +388,7 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
     locks = replay_locks(viewer=request.user)
     games = list(player_games(player=user, limit=50))
     locked = {game.pk for game in games if game_lock(game=game, viewer=request.user, locks=locks)}
+    origins = game_origins(games=games)
     context = {
         "player": user,
         "stats": stats,
@@ -398,6 +399,8 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
         "earned_before": [badge for badge in badges["earned"] if badge["month"] != badges["month"]],
         "days": player_board_results(player=user, limit=30, held=request.user.pk == user.pk),
         "games": games,
+        # Each game with what it was played in, when an app above games says (a race).
+        "game_rows": [(game, origins.get(game.pk)) for game in games],
         "locked_games": locked,
         # Their ranked attempt of today, live, for a viewer the no-spoiler rule lets see it.
         "watchable": attempt_watchable(player=user, viewer=request.user),

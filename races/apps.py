@@ -14,11 +14,11 @@ class RacesConfig(AppConfig):
         from games.derived import DerivedStores, derived_stores_register
         from games.holds import deal_hold_register
         from games.origins import game_origin_register
-        from races.selectors import race_deal_hold, race_game_origin
+        from races.selectors import race_deal_hold, race_game_origins
         from races.services import player_banned_from_races
 
         deal_hold_register(app=self.name, hold=race_deal_hold)
-        game_origin_register(app=self.name, origin=race_game_origin)
+        game_origin_register(app=self.name, origin=race_game_origins)
         derived_stores_register(
             DerivedStores(app=self.name, player_banned=player_banned_from_races)
         )

@@ -5,6 +5,7 @@ ran out reads as over, with its final order, before the end is stored."""
 from __future__ import annotations
 
 import datetime
+from collections.abc import Sequence
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -178,19 +179,26 @@ def race_deal_hold(number: int) -> ServiceError | None:
     )
 
 
-def race_game_origin(game: Game) -> GameOrigin | None:
-    """The race a game was played in, for its replay page (`games.origins`): a link to
-    the race and the player's final place; None for a game of no race."""
-    racer = Racer.objects.select_related("race").filter(game=game).first()
-    if racer is None:
-        return None
-    return GameOrigin(
-        kind="race",
-        label=gettext("Race"),
-        url=reverse("race", args=[racer.race.code]),
-        place=racer.rank,
-        players=racer.race.racers.count(),
+def race_game_origins(games: Sequence[Game]) -> dict[int, GameOrigin]:
+    """The races `games` were played in, by game id (`games.origins`): a link to each
+    race and the player's final place; games of no race are left out. One query."""
+    racers = (
+        Racer.objects.filter(game__in=[game.pk for game in games])
+        .select_related("race")
+        .annotate(players=Count("race__racers"))
+        .only("game_id", "rank", "race__code")
     )
+    return {
+        racer.game_id: GameOrigin(
+            kind="race",
+            label=gettext("Race"),
+            url=reverse("race", args=[racer.race.code]),
+            place=racer.rank,
+            players=racer.players,
+        )
+        for racer in racers
+        if racer.game_id is not None
+    }
 
 
 def racer_get(*, race: Race, player: User) -> Racer | None:

@@ -19,9 +19,10 @@ def asked(monkeypatch) -> list[int]:
     """A test app's origin, claiming every game it is asked about; the games it was asked of."""
     games: list[int] = []
 
-    def origin(game: Game) -> origins.GameOrigin:
-        games.append(game.pk)
-        return origins.GameOrigin(kind="cup", label="The cup", url="/cup/", place=1, players=4)
+    def origin(asked_of: list[Game]) -> dict[int, origins.GameOrigin]:
+        games.extend(game.pk for game in asked_of)
+        cup = origins.GameOrigin(kind="cup", label="The cup", url="/cup/", place=1, players=4)
+        return {game.pk: cup for game in asked_of}
 
     monkeypatch.setattr(origins, "_ORIGINS", {"tests": origin})
     return games

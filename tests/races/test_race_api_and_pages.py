@@ -231,3 +231,45 @@ def test_a_race_games_replay_says_it_was_a_race_with_a_link_and_the_players_plac
     assert replay_fact(page, "kind") == kind
     assert f'<a href="/races/{race.code}/">' in page
     assert replay_fact(page, "rank") == place
+
+
+def _race_won_by_alice(alice: AbstractBaseUser, bob: AbstractBaseUser) -> Race:
+    """A race that ended on Alice's win, with Bob's game of it stored."""
+    race = running(race_for(alice, bob))
+    store(race, bob, WIN_LOG[:30], at_ms=500)
+    store(race, alice, WIN_LOG, at_ms=900)
+    return race
+
+
+@pytest.mark.parametrize(("language", "label"), [("en", "Race"), ("es", "Carrera"), ("nl", "Race")])
+def test_the_players_page_lists_a_race_game_as_the_races_with_a_link(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, language: str, label: str
+) -> None:
+    race = _race_won_by_alice(alice, bob)
+
+    page = signed_in(bob, language).get("/players/bob/").content.decode()
+
+    games = re.search(r'<table[^>]*id="player-games".*?</table>', page, flags=re.S)
+    assert games is not None
+    assert f'<a class="badge" href="/races/{race.code}/">{label}</a>' in games.group(0)
+    assert "practice" not in games.group(0) and "práctica" not in games.group(0)
+
+
+def test_the_players_page_reads_its_games_origins_at_once(
+    alice: AbstractBaseUser, bob: AbstractBaseUser
+) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = signed_in(bob)
+    _race_won_by_alice(alice, bob)
+    with CaptureQueriesContext(connection) as one_race:
+        client.get("/players/bob/")
+    for _ in range(3):
+        _race_won_by_alice(alice, bob)
+
+    with CaptureQueriesContext(connection) as four_races:
+        page = client.get("/players/bob/").content.decode()
+
+    assert page.count('class="badge" href="/races/') == 4
+    assert len(four_races.captured_queries) == len(one_race.captured_queries)

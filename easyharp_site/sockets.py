@@ -26,11 +26,31 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
+from channels.consumer import get_handler_name
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from django.utils.http import is_same_domain
 
 from easyharp_site.middleware import ASGIApp, Receive, Scope, Send
+
+
+class HandlersWithoutHop:
+    """A consumer's `dispatch` that runs the message's handler without Channels'
+    connection-closing hop.
+
+    Channels' `dispatch` first closes stale database connections in a worker
+    thread, for every message a socket handles. Every database access of the
+    project's sockets goes through `database_sync_to_async`, which does that
+    itself, while the hop queues behind the sockets' reads in the same thread:
+    the accept of new sockets when thousands connect at once, and a race's
+    state as it reaches each of its players several times a second.
+    """
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
 
 class MessageRefused(Exception):

@@ -57,7 +57,7 @@ from django.utils import timezone
 from easyharp_site.accounts.live import PlayerSockets, session_player_id
 from easyharp_site.dates import day_from_text, today
 from easyharp_site.errors import ServiceError
-from easyharp_site.sockets import MessageRefused, client_message
+from easyharp_site.sockets import HandlersWithoutHop, MessageRefused, client_message
 from games import live, rules, selectors, services
 from games.batches import StreamWriter
 from games.streaming import ActionStream, Offer
@@ -133,7 +133,7 @@ class ActionBucket:
         return True
 
 
-class PlayerSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+class PlayerSocket(HandlersWithoutHop, AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     """A socket signed in as a player (by the session cookie), closed with 4401 as soon
     as that session ends, as the live boards' sockets are (`easyharp_site.accounts.live`).
     """

@@ -43,7 +43,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs
 
-from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -56,6 +55,7 @@ from easyharp_site.errors import ServiceError
 from easyharp_site.sockets import (
     FRAME_WRITER,
     FrameWriter,
+    HandlersWithoutHop,
     MessageRefused,
     client_message,
     text_frame,
@@ -91,7 +91,7 @@ def _replays_locked(date: datetime.date, user: Any) -> bool:
     return day_lock(date=date, viewer=user if user is not None else AnonymousUser()) is not None
 
 
-class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
+class LeaderboardConsumer(HandlersWithoutHop, AsyncJsonWebsocketConsumer):
     """One socket watching one board; `live.BoardHub` calls `board_update` directly.
 
     No channel layer: the hub lives in the same event loop, and handing it the
@@ -180,20 +180,6 @@ class LeaderboardConsumer(AsyncJsonWebsocketConsumer):
         finally:
             connecting.cancel()
             incoming.cancel()
-
-    async def dispatch(self, message: dict[str, Any]) -> None:
-        """Run the handler of `message` without Channels' connection-closing hop.
-
-        Channels' `dispatch` first closes stale database connections in a worker
-        thread. Every database access here goes through `database_sync_to_async`,
-        which does that itself, while the hop, one per socket event, would queue
-        the accept of new sockets behind the sockets' snapshot reads in the same
-        thread when thousands connect at once.
-        """
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
 
     async def connect(self) -> None:
         # Accept first: a close before the handshake reaches the browser as a

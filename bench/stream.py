@@ -237,9 +237,8 @@ async def watch(
 
 
 def run_players(
-    url: str,
     origin: str,
-    players: list[tuple[str, list[str]]] | list[tuple[str, list[str], str]],
+    players: list[tuple[str, list[str], str]],
     rate: float,
     start_at: float,
     stop_at: float,
@@ -264,19 +263,8 @@ def run_players(
     async def main() -> None:
         await asyncio.gather(
             *(
-                # A player may name a socket of their own (a race's).
-                play(
-                    where[0] if where else url,
-                    origin,
-                    cookie,
-                    log,
-                    rate,
-                    start_at,
-                    stop_at,
-                    results,
-                    welcome,
-                )  # fmt: skip
-                for cookie, log, *where in players
+                play(url, origin, cookie, log, rate, start_at, stop_at, results, welcome)
+                for cookie, log, url in players
             ),
             *(watch(where, origin, cookie, stop_at, results) for where, cookie in watchers),
         )
@@ -337,7 +325,7 @@ def serve_and_stream(
         procs = [
             multiprocessing.Process(
                 target=run_players,
-                args=("", origin, players[n :: args.client_procs], args.rate, start_at, stop_at),
+                args=(origin, players[n :: args.client_procs], args.rate, start_at, stop_at),
                 kwargs={
                     "out": out,
                     "watchers": watchers[n :: args.client_procs],

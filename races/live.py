@@ -18,8 +18,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from collections.abc import Awaitable, Callable
-from typing import ClassVar
+from collections.abc import Callable, Coroutine
+from typing import Any, ClassVar
 
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
@@ -71,7 +71,7 @@ class RaceAnnouncer:
     def __init__(
         self,
         loop: asyncio.AbstractEventLoop,
-        send: Callable[[int], Awaitable[None]] | None = None,
+        send: Callable[[int], Coroutine[Any, Any, None]] | None = None,
     ) -> None:
         self._loop = loop
         # What sends a race's state: `race_changed`, in the database's thread.
@@ -107,6 +107,6 @@ class RaceAnnouncer:
             self._sent_at = {
                 race: when for race, when in self._sent_at.items() if now - when < self._interval
             }
-        task: asyncio.Task[None] = self._loop.create_task(self._send_race(race_id))  # type: ignore[arg-type]
+        task = self._loop.create_task(self._send_race(race_id))
         self._sending.add(task)
         task.add_done_callback(self._sending.discard)

@@ -142,7 +142,7 @@ def _racer_out(race: Race, racer: Racer, *, now: datetime.datetime, banned: bool
         elif race.host_id == racer.player_id:
             race.host_id = rest[0].player_id
             race.save(update_fields=["host"])
-    elif racer.left_at is None or banned and not racer.banned:
+    elif racer.left_at is None or (banned and not racer.banned):
         racer.left_at = racer.left_at or now
         racer.banned = racer.banned or banned
         racer.save(update_fields=["left_at", "banned"])
@@ -344,11 +344,6 @@ UPDATE races_racer SET log = %s, times = %s, version = %s, score = %s, moves = %
     on_foundations = %s, won = %s, last_action_ms = %s, seen_at = %s
 WHERE id = %s
 """
-
-
-def race_actions_save(*, save: RaceSave) -> RaceSaveResult:
-    """`races_actions_save` of one save."""
-    return races_actions_save(saves=[save])[0]
 
 
 @transaction.atomic

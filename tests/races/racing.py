@@ -59,18 +59,20 @@ def store(race: Race, player: AbstractBaseUser, tokens: list[str], *, at_ms: int
     stored = racer(race, player)
     log = stored.log.split() + tokens
     game = rules.replay(rules.Deal(RACE_DEAL), log)
-    result = services.race_actions_save(
-        save=services.RaceSave(
-            race_id=race.pk,
-            player_id=player.pk,
-            version=stored.version,
-            log=list(game.log),
-            times=[int(time) for time in stored.times] + [at_ms] * len(tokens),
-            score=game.score,
-            moves=game.moves,
-            on_foundations=game.on_foundations,
-            won=game.is_won,
-        )
+    [result] = services.races_actions_save(
+        saves=[
+            services.RaceSave(
+                race_id=race.pk,
+                player_id=player.pk,
+                version=stored.version,
+                log=list(game.log),
+                times=[int(time) for time in stored.times] + [at_ms] * len(tokens),
+                score=game.score,
+                moves=game.moves,
+                on_foundations=game.on_foundations,
+                won=game.is_won,
+            )
+        ]
     )
     return result.outcome
 

@@ -168,18 +168,20 @@ def test_a_write_over_a_game_it_has_not_seen_is_stale(
     race = running(race_for(alice, bob))
     store(race, alice, ["S"])
 
-    result = services.race_actions_save(
-        save=services.RaceSave(
-            race_id=race.pk,
-            player_id=alice.pk,
-            version=0,
-            log=["S", "S"],
-            times=[0, 0],
-            score=0,
-            moves=2,
-            on_foundations=0,
-            won=False,
-        )  # fmt: skip
+    [result] = services.races_actions_save(
+        saves=[
+            services.RaceSave(
+                race_id=race.pk,
+                player_id=alice.pk,
+                version=0,
+                log=["S", "S"],
+                times=[0, 0],
+                score=0,
+                moves=2,
+                on_foundations=0,
+                won=False,
+            )
+        ]  # fmt: skip
     )
 
     assert (result.outcome, result.log, result.version) == ("stale", ["S"], 1)

@@ -23,7 +23,9 @@ It prints accepted (201) submissions per second and latencies for each
 endpoint, the ratio validated / bare over the whole run and the median of the
 ratios of each round's two neighbouring phases (steadier when other work
 comes and goes on the machine), and the server process's CPU time per accepted
-submission of each endpoint. Target: at least 0.7.
+submission of each endpoint (and of the server's PostgreSQL processes). Target: at
+least 0.7. At the end it runs the copy check of the ranked games, as the job
+worker does after the answers, and prints its cost per game.
 
 Needs PostgreSQL (DATABASE_URL, default a database `eh_service_benchsubmit`
 that it creates and empties) and uses Redis for the live-board hook when
@@ -139,6 +141,22 @@ def process_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def database_cpu_seconds() -> float:
+    """CPU seconds so far of every PostgreSQL process on this machine (its backends
+    come and go with the server's connections; a backend that exits takes its time
+    with it, so this is a lower bound when connections are not pooled)."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        if "(postgres)" in text:
+            fields = text.rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -242,6 +260,7 @@ def main() -> None:
     totals: dict[str, list[float]] = {"bare": [0, 0, 0.0], "validated": [0, 0, 0.0]}
     latencies: dict[str, list[float]] = {"bare": [], "validated": []}
     cpu: dict[str, float] = {"bare": 0.0, "validated": 0.0}
+    database_cpu: dict[str, float] = {"bare": 0.0, "validated": 0.0}
     round_ratios: list[float] = []
     try:
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
@@ -254,6 +273,7 @@ def main() -> None:
             round_rates = {}
             for name, path in ENDPOINTS.items():
                 cpu_before = process_cpu_seconds(server.pid)
+                database_before = database_cpu_seconds()
                 accepted, refused, lat, elapsed = asyncio.run(
                     phase(
                         base,
@@ -265,6 +285,7 @@ def main() -> None:
                     )
                 )
                 cpu[name] += process_cpu_seconds(server.pid) - cpu_before
+                database_cpu[name] += database_cpu_seconds() - database_before
                 totals[name][0] += accepted
                 totals[name][1] += refused
                 totals[name][2] += elapsed
@@ -291,13 +312,35 @@ def main() -> None:
             f"  {name:<9} {rates[name]:8.1f} accepted/s   median {statistics.median(lat):6.1f} ms"
             f"   p95 {p95:6.1f} ms   refused {int(refused)}"
             f"   server CPU {1000 * cpu[name] / max(accepted, 1):5.1f} ms per submission"
+            f" (PostgreSQL {1000 * database_cpu[name] / max(accepted, 1):4.1f} ms)"
         )
     print(
         f"  validated / bare = {rates['validated'] / rates['bare']:.2f} over the run, "
         f"{statistics.median(round_ratios):.2f} median of the rounds "
         f"({', '.join(f'{r:.2f}' for r in round_ratios)})  (target >= 0.70)"
     )
+    copies_check()
     report_stored()
+
+
+def copies_check() -> None:
+    """The copy check of the ranked games, as the job worker runs it after the answers
+    (`games.copies.pending_fingerprints_check`): here, once the phases are over."""
+    import datetime
+
+    from django.utils import timezone
+
+    from games.copies import SETTLE_SECONDS, pending_fingerprints_check
+
+    later = timezone.now() + datetime.timedelta(seconds=SETTLE_SECONDS)
+    wall, cpu = time.perf_counter(), time.process_time()
+    checked = pending_fingerprints_check(now=later)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    print(
+        f"Copy check (the job, after the phases): {checked} games in {wall:.1f} s, "
+        f"{1000 * wall / max(checked, 1):.1f} ms and {1000 * cpu / max(checked, 1):.1f} ms "
+        f"of the job's CPU per game"
+    )
 
 
 def report_stored() -> None:

@@ -8,26 +8,35 @@ start and the won table, which every game or every win shares.
 
 Every daily game (ranked or practice) leaves a bottom-k sketch: the
 `SKETCH_SIZE` smallest of its hashes, one `GameFingerprint` row each. A ranked
-submission looks up the games of the deal that share hashes of its own
+game looks up the earlier games of the deal that share hashes of its own
 sketch, at most `PER_HASH_LIMIT` rows per hash (so a table common to many
 games cannot make the lookup read them all), keeps the `CANDIDATES` sharing
 the most, and measures those that share enough exactly, by replaying their
 logs; the day's solver line is measured too. How the measure and the
 threshold were chosen is written up in docs/FAIR_PLAY.md.
+
+The check is a job (`pending_fingerprints_check`, every minute), not part of
+the submission: a submission only marks its game `fingerprint_pending`, and
+the job takes the marked games in the order they were stored, so each is
+compared with the games stored before it. A copy's flag puts it in the review
+queue; no flag of the check holds a game off the boards, so the boards do not
+wait for it.
 """
 
 from __future__ import annotations
 
+import datetime
 import functools
 import heapq
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
+from django.utils import timezone
 
 from games import rules
-from games.models import Game, GameFingerprint
+from games.models import Game, GameFingerprint, ReviewState
 
 # Hashes kept per game (bottom-k): enough that a copy shares most of them with
 # its original, few enough that a submission writes and reads little.
@@ -35,6 +44,11 @@ SKETCH_SIZE = 24
 # Rows read per hash of the sketch at most, and the games measured at most.
 PER_HASH_LIMIT = 40
 CANDIDATES = 3
+# The job leaves a game this long after it was stored, so that the games stored
+# before it have all committed (a submission's transaction takes milliseconds).
+SETTLE_SECONDS = 5
+# Games checked per transaction (each game's rows stay locked until its end).
+BATCH = 50
 # A candidate is replayed only when it shares this many hashes of the sketch:
 # honest games share a few early tables at most.
 MIN_SKETCH_SHARED = 6
@@ -134,9 +148,16 @@ class CopyReview:
 
 
 def copy_review(
-    *, deal_number: int, player_id: int, tables: frozenset[int], solver_line: str
+    *,
+    deal_number: int,
+    player_id: int,
+    tables: frozenset[int],
+    solver_line: str,
+    before: int | None = None,
 ) -> CopyReview:
     """Compare a ranked game's play with the earlier games of other players and the solver's line.
+
+    Earlier: stored before the game `before` (all of the deal's games when None).
 
     Flags `copied` when the most alike earlier game is a copy's match, and
     `solver_line` when the day's solver line is. Reads at most `SKETCH_SIZE`
@@ -149,7 +170,9 @@ def copy_review(
         else None
     )
     best = max(
-        _earlier_matches(deal_number=deal_number, player_id=player_id, tables=tables),
+        _earlier_matches(
+            deal_number=deal_number, player_id=player_id, tables=tables, before=before
+        ),
         # Of equal matches, the earliest game: the original rather than a copy of it.
         key=lambda found: (found.similarity, found.common, -(found.game or 0)),
         default=None,
@@ -176,12 +199,14 @@ def copy_review(
     )
 
 
-def _earlier_matches(*, deal_number: int, player_id: int, tables: frozenset[int]) -> list[Match]:
+def _earlier_matches(
+    *, deal_number: int, player_id: int, tables: frozenset[int], before: int | None
+) -> list[Match]:
     """The candidates that share enough of the sketch, measured exactly by replaying them."""
     candidates = [
         game
         for game, shared in candidates_sharing(
-            deal_number=deal_number, player_id=player_id, hashes=sketch(tables)
+            deal_number=deal_number, player_id=player_id, hashes=sketch(tables), before=before
         )
         if shared >= MIN_SKETCH_SHARED
     ]
@@ -206,7 +231,7 @@ SELECT f.game_id, count(*) AS shared
 FROM unnest(%s::bigint[]) AS s(hash)
 CROSS JOIN LATERAL (
     SELECT game_id FROM games_gamefingerprint
-    WHERE deal_number = %s AND hash = s.hash AND player_id <> %s
+    WHERE deal_number = %s AND hash = s.hash AND player_id <> %s AND game_id < %s
     LIMIT %s
 ) f
 GROUP BY f.game_id
@@ -216,29 +241,32 @@ LIMIT %s
 _CANDIDATES_ONE_HASH = """
 SELECT game_id FROM (
     SELECT game_id FROM games_gamefingerprint
-    WHERE deal_number = %s AND hash = %s AND player_id <> %s
+    WHERE deal_number = %s AND hash = %s AND player_id <> %s AND game_id < %s
     LIMIT %s
 )"""
 
 
 def candidates_sharing(
-    *, deal_number: int, player_id: int, hashes: Sequence[int]
+    *, deal_number: int, player_id: int, hashes: Sequence[int], before: int | None = None
 ) -> list[tuple[int, int]]:
-    """(game, hashes shared) of the other players' games sharing the most `hashes`, best first."""
+    """(game, hashes shared) of the other players' games stored before the game `before`
+    (any, when None) sharing the most `hashes`, best first."""
     if not hashes:
         return []
+    # Game ids are positive and below 2**63 (a bigint).
+    before = before if before is not None else 2**63 - 1
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(
                 _CANDIDATES_POSTGRES,
-                [list(hashes), deal_number, player_id, PER_HASH_LIMIT, CANDIDATES],
+                [list(hashes), deal_number, player_id, before, PER_HASH_LIMIT, CANDIDATES],
             )
         else:
             union = " UNION ALL ".join([_CANDIDATES_ONE_HASH] * len(hashes))
             parameters = [
                 value
                 for table in hashes
-                for value in (deal_number, table, player_id, PER_HASH_LIMIT)
+                for value in (deal_number, table, player_id, before, PER_HASH_LIMIT)
             ]
             cursor.execute(
                 f"SELECT game_id, count(*) AS shared FROM ({union}) "
@@ -246,3 +274,57 @@ def candidates_sharing(
                 [*parameters, CANDIDATES],
             )
         return [(game, shared) for game, shared in cursor.fetchall()]
+
+
+def pending_fingerprints_check(*, now: datetime.datetime | None = None) -> int:
+    """The job: check and fingerprint every game marked `fingerprint_pending` and stored
+    `SETTLE_SECONDS` before `now` or earlier, in the order they were stored; returns
+    how many.
+
+    A ranked game is compared with the games before it (`copy_review`): its
+    signals join the review's, and a copy's flags put it in the review queue
+    (back in it, when a moderator cleared it of other flags meanwhile; a voided
+    game stays voided). Then its sketch is stored, for the games after it.
+    Batches of `BATCH` games, each in a transaction that skips games another
+    run of the job holds, so two runs at once share the work.
+    """
+    until = (now or timezone.now()) - datetime.timedelta(seconds=SETTLE_SECONDS)
+    checked = 0
+    while True:
+        with transaction.atomic():
+            games = list(
+                Game.objects.select_for_update(skip_locked=True, of=("self",))
+                .select_related("daily")
+                .filter(fingerprint_pending=True, created_at__lte=until)
+                .order_by("id")[:BATCH]
+            )
+            for game in games:
+                _fingerprint(game)
+        if not games:
+            return checked
+        checked += len(games)
+
+
+def _fingerprint(game: Game) -> None:
+    tables = game_tables(deal_number=game.deal_number, log=game.log, won=game.won)
+    fields = ["fingerprint_pending"]
+    if game.ranked and game.daily is not None:
+        copied = copy_review(
+            deal_number=game.deal_number,
+            player_id=game.player_id,
+            tables=tables,
+            solver_line=game.daily.par_log,
+            before=game.pk,
+        )
+        game.review = {**game.review, **copied.signals}
+        fields.append("review")
+        if copied.flags:
+            game.review_flags = " ".join([*game.flags, *copied.flags])
+            game.copy_of_id = copied.copy_of
+            game.copy_similarity = copied.similarity
+            if game.review_state in (ReviewState.NONE, ReviewState.CLEARED):
+                game.review_state = ReviewState.FLAGGED
+            fields += ["review_flags", "copy_of", "copy_similarity", "review_state"]
+    fingerprint_store(game=game, tables=tables)
+    game.fingerprint_pending = False
+    game.save(update_fields=fields)

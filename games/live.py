@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.core.cache import cache
+
+from easyharp_site.layer import announce_soon
 
 logger = logging.getLogger(__name__)
 
@@ -61,14 +62,18 @@ def attempt_closed_announce(attempt_id: int, game_id: int) -> None:
     with the channel layer down the watchers miss it, and the game is stored anyway."""
     if watchers_count(attempt_id) <= 0:
         return
+    failed = f"Watchers of attempt {attempt_id} not told it closed"
     try:
         layer = get_channel_layer()
-        if layer is None:
-            return
-        message = {"type": "attempt.closed", "game": game_id}
-        timeout: float = settings.LIVE_BOARD_SEND_TIMEOUT
-        async_to_sync(asyncio.wait_for)(
-            layer.group_send(watchers_group(attempt_id), message), timeout
-        )
     except Exception:
-        logger.warning("Watchers of attempt %s not told it closed", attempt_id, exc_info=True)
+        logger.warning(failed, exc_info=True)
+        return
+    if layer is None:
+        return
+    message = {"type": "attempt.closed", "game": game_id}
+    timeout: float = settings.LIVE_BOARD_SEND_TIMEOUT
+    announce_soon(
+        asyncio.wait_for(layer.group_send(watchers_group(attempt_id), message), timeout),
+        logger=logger,
+        failed=failed,
+    )

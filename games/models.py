@@ -135,6 +135,13 @@ class Game(models.Model):
         help_text="The share of this game's tables that are those of the game it copies "
         "(or of the solver's line), when it was flagged as a copy.",
     )
+    fingerprint_pending = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="A daily game whose tables the copy check has not read yet: the job "
+        "(games.copies.pending_fingerprints_check) compares a ranked one with the earlier "
+        "games and keeps its sketch.",
+    )
     attempt = models.OneToOneField(
         "Attempt",
         null=True,
@@ -175,6 +182,12 @@ class Game(models.Model):
                 fields=["created_at"],
                 condition=Q(review_state__in=["flagged", "held"]),
                 name="game_review_queue",
+            ),
+            # The copy check's work: the few games stored since its last run.
+            models.Index(
+                fields=["id"],
+                condition=Q(fingerprint_pending=True),
+                name="game_fingerprint_pending",
             ),
         ]
 

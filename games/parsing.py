@@ -74,15 +74,6 @@ def log_replay(deal: rules.Deal, tokens: Sequence[str]) -> rules.Game:
         raise illegal_action(error) from None
 
 
-def log_replay_hashed(deal: rules.Deal, tokens: Sequence[str]) -> tuple[rules.Game, list[int]]:
-    """`log_replay`, with the hashes of the tables the game passed through, from the
-    same one replay (`rules.replay_hashed`)."""
-    try:
-        return rules.replay_hashed(deal, tokens)
-    except rules.ActionError as error:
-        raise illegal_action(error) from None
-
-
 def times_check(times: Sequence[object], *, actions: int, latest_ms: int | None) -> list[int]:
     """Per-action times as whole milliseconds, or a 400 `invalid_times` saying which is wrong.
 

@@ -32,9 +32,9 @@ from rest_framework import status
 from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
-from games import copies, derived, live, rules, solver
+from games import derived, live, rules, solver
 from games.models import Attempt, DailyDeal, Game, ModerationAction, ReviewState
-from games.parsing import deal_parse, log_replay, log_replay_hashed, log_tokens, times_check
+from games.parsing import deal_parse, log_replay, log_tokens, times_check
 from games.review import review_game
 from games.selectors import attempt_get, daily_deal_get
 
@@ -552,7 +552,8 @@ def game_submit(
     A game of today's deal (UTC) by a player whose attempt of today is open is
     their ranked game: it closes the attempt, won or not, carries the duration
     the server measured since the attempt started, the attempt's `assisted`
-    mark, and the plausibility signals of `games.review`. Every other game,
+    mark, and the plausibility signals of `games.review` (the copy check of
+    `games.copies` follows within a minute, as a job). Every other game,
     and any game submitted as `practice`, is practice (`ranked` False): stored
     and replayable, on no board, and an open attempt stays open.
 
@@ -597,14 +598,7 @@ def game_submit(
         is_today = today_deal is not None and today_deal.number == parsed_deal.number
         daily = today_deal if is_today else None
 
-    # Every daily game leaves its fingerprint (its tables, hashed during the one
-    # replay that checks the log); a ranked one is compared first.
-    tables: frozenset[int] | None = None
-    if daily is not None:
-        played, hashes = log_replay_hashed(parsed_deal, tokens)
-        tables = copies.tables_of(hashes, won=played.is_won)
-    else:
-        played = log_replay(parsed_deal, tokens)
+    played = log_replay(parsed_deal, tokens)
     canonical = [str(token) for token in played.log]
     duration_ms = _elapsed_ms(attempt.started_at, now) if attempt is not None else None
     checked_times = None
@@ -634,9 +628,12 @@ def game_submit(
         idempotency_key=idempotency_key,
         request_digest=digest,
         times=checked_times if no_day else None,
+        # Every daily game leaves its fingerprint for the copy check, which compares a
+        # ranked one with the games before it: a job, after the answer (games.copies).
+        fingerprint_pending=daily is not None,
     )
     if attempt is not None:
-        assert daily is not None and duration_ms is not None and tables is not None
+        assert daily is not None and duration_ms is not None
         review = review_game(
             log=canonical,
             won=played.is_won,
@@ -646,27 +643,17 @@ def game_submit(
             times_by_server=bool(attempt.times),
             min_ms_per_action=settings.REVIEW_MIN_MS_PER_ACTION,
         )
-        copied = copies.copy_review(
-            deal_number=parsed_deal.number,
-            player_id=player.pk,
-            tables=tables,
-            solver_line=daily.par_log,
-        )
-        flags = [*review.flags, *copied.flags]
+        flags = review.flags
         # Pointing at the attempt is what closes it (one game per attempt).
         game.attempt = attempt
         game.ranked = True
         game.assisted = attempt.assisted
         game.duration_ms = duration_ms
         game.times = checked_times
-        game.review = {**review.signals, **copied.signals}
+        game.review = review.signals
         game.review_flags = " ".join(flags)
         game.review_state = review_state(flags)
-        game.copy_of_id = copied.copy_of
-        game.copy_similarity = copied.similarity
     game.save()
-    if tables is not None:
-        copies.fingerprint_store(game=game, tables=tables)
     derived.game_stored(game=game)
     if attempt is not None:
         transaction.on_commit(partial(live.attempt_closed_announce, attempt.pk, game.pk))

@@ -8,6 +8,7 @@ from django.conf import settings
 
 from easyharp_site.dates import today
 from easyharp_site.jobs import job_schedule
+from games.copies import pending_fingerprints_check
 from games.services import daily_deals_prepare
 
 logger = logging.getLogger(__name__)
@@ -28,7 +29,16 @@ def deals_prepare() -> str:
     return f"{len(new)} new day(s), {len(prepared) - len(new)} already stored"
 
 
+def copies_check() -> str:
+    """The job: the copy check of the daily games stored since its last run
+    (`games.copies.pending_fingerprints_check`)."""
+    return f"{pending_fingerprints_check()} game(s) checked"
+
+
 def schedule() -> None:
     job_schedule(
         name="prepare deals", func="games.tasks.deals_prepare", minutes=PREPARE_EVERY_MINUTES
     )
+    # Every minute (the schedule's shortest): a copy is in the review queue a minute
+    # or two after it was submitted.
+    job_schedule(name="check copies", func="games.tasks.copies_check", minutes=1)

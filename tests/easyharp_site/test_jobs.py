@@ -31,6 +31,7 @@ pytestmark = pytest.mark.django_db
 
 JOBS = {
     "prepare deals": ("games.tasks.deals_prepare", 60),
+    "check copies": ("games.tasks.copies_check", 1),
     "close days": ("leaderboards.tasks.days_close", 10),
     "build the board mirror": ("leaderboards.tasks.board_mirror_refresh", 1),
     "settle standings": ("leagues.tasks.standings_refresh", 10),

@@ -1,25 +1,42 @@
 """Copies recognised: a ranked game that plays another player's game of the deal (or the
 solver's line) is flagged `copied`, however its moves were swapped or padded; honest
-games and the player's own games are not; the lookup reads a bounded number of rows."""
+games and the player's own games are not; the lookup reads a bounded number of rows.
+The check is a job that runs after the submission, in the order the games were stored."""
 
 from __future__ import annotations
 
+import datetime
 import functools
 
 import pytest
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from games import copies
-from games.models import Game, GameFingerprint
+from games.models import Game, GameFingerprint, ReviewState
 from games.rules import Game as Table
 from games.rules import replay
-from games.services import game_submit
+from games.services import game_review_clear, game_submit, game_void
 from games.solver import FIRST_WIN, solve
 from tests.fixtures import DEAL, DEAL_NUMBER, WIN_LOG, play_ranked
 
 pytestmark = pytest.mark.django_db
+
+
+def copies_checked() -> int:
+    """Run the copy check's job as the worker does, for every game stored until now."""
+    later = timezone.now() + datetime.timedelta(seconds=copies.SETTLE_SECONDS)
+    return copies.pending_fingerprints_check(now=later)
+
+
+def play_checked(player, log) -> Game:
+    """`play_ranked`, then the copy check's job: the ranked game as the job left it."""
+    game = play_ranked(player, log)
+    copies_checked()
+    game.refresh_from_db()
+    return game
 
 
 def swap(log: list[str], *at: int) -> list[str]:
@@ -84,11 +101,11 @@ def _detour(log: list[str]) -> list[str]:
 
 
 def test_a_copy_with_two_independent_moves_swapped_is_flagged_with_its_original(alice, bob, daily):
-    original = play_ranked(bob, WIN_LOG)
+    original = play_checked(bob, WIN_LOG)
     copy_log = swap(WIN_LOG, *independent_pairs(WIN_LOG)[:2])
     assert copy_log != WIN_LOG and replay(DEAL, copy_log).is_won
 
-    copy = play_ranked(alice, copy_log)
+    copy = play_checked(alice, copy_log)
 
     assert "copied" in copy.flags and copy.review_state == "flagged"
     assert copy.copy_of == original
@@ -98,11 +115,11 @@ def test_a_copy_with_two_independent_moves_swapped_is_flagged_with_its_original(
 
 
 def test_a_copy_with_moves_swapped_and_inserted_is_flagged(alice, bob, daily):
-    original = play_ranked(bob, WIN_LOG)
+    original = play_checked(bob, WIN_LOG)
     copy_log = padded(swap(WIN_LOG, *independent_pairs(WIN_LOG)[:2]))
     assert len(copy_log) > len(WIN_LOG) + 40 and replay(DEAL, copy_log).is_won
 
-    copy = play_ranked(alice, copy_log)
+    copy = play_checked(alice, copy_log)
 
     assert "copied" in copy.flags
     assert copy.copy_of == original
@@ -112,20 +129,20 @@ def test_a_copy_with_moves_swapped_and_inserted_is_flagged(alice, bob, daily):
 def test_a_copy_of_a_practice_game_of_the_day_is_flagged_too(alice, bob, daily):
     practice, _ = game_submit(player=bob, deal=DEAL, log=WIN_LOG, practice=True)
 
-    copy = play_ranked(alice, swap(WIN_LOG, independent_pairs(WIN_LOG)[0]))
+    copy = play_checked(alice, swap(WIN_LOG, independent_pairs(WIN_LOG)[0]))
 
     assert not practice.ranked and copy.copy_of == practice and "copied" in copy.flags
 
 
 def test_the_first_80_percent_of_a_game_finished_otherwise_is_a_copy(alice, bob, daily):
-    original = play_ranked(bob, WIN_LOG)
+    original = play_checked(bob, WIN_LOG)
     # 80 % of its play: of the actions that change the table (not taps, not undos).
     moves = [i for i, token in enumerate(WIN_LOG) if token not in ("S", "U")]
     prefix = WIN_LOG[: moves[int(len(moves) * 0.8)]]
     finish = solve(DEAL_NUMBER, prefix, work=FIRST_WIN).log
     assert finish
 
-    copy = play_ranked(alice, [*prefix, *finish])
+    copy = play_checked(alice, [*prefix, *finish])
 
     assert copy.copy_of == original and copy.copy_similarity > 0.7
 
@@ -138,7 +155,7 @@ def test_the_solver_line_with_two_moves_swapped_is_flagged(alice, daily):
     # The common prefix the old check compared stops at the first swap.
     assert swapped[: independent_pairs(line)[0]] == line[: independent_pairs(line)[0]]
 
-    game = play_ranked(alice, swapped)
+    game = play_checked(alice, swapped)
 
     assert "solver_line" in game.flags and "copied" not in game.flags
     assert game.copy_of is None and game.copy_similarity == pytest.approx(1.0, abs=0.02)
@@ -148,16 +165,16 @@ def test_the_solver_line_with_two_moves_swapped_is_flagged(alice, daily):
 def test_the_players_own_earlier_practice_game_is_not_a_copy(alice, daily):
     game_submit(player=alice, deal=DEAL, log=WIN_LOG, practice=True)
 
-    ranked = play_ranked(alice, swap(WIN_LOG, independent_pairs(WIN_LOG)[0]))
+    ranked = play_checked(alice, swap(WIN_LOG, independent_pairs(WIN_LOG)[0]))
 
     assert "copied" not in ranked.flags and ranked.copy_of is None
     assert ranked.review["closest_game"] is None
 
 
 def test_honest_independent_wins_of_the_deal_are_not_flagged(alice, bob, daily):
-    play_ranked(bob, WIN_LOG)
+    play_checked(bob, WIN_LOG)
 
-    honest = play_ranked(alice, solver_win())
+    honest = play_checked(alice, solver_win())
 
     assert "copied" not in honest.flags
     assert honest.copy_of is None and honest.copy_similarity is None
@@ -166,9 +183,10 @@ def test_honest_independent_wins_of_the_deal_are_not_flagged(alice, bob, daily):
 
 
 def test_every_daily_game_leaves_its_sketch_and_other_deals_none(alice, bob, daily):
-    ranked = play_ranked(bob, WIN_LOG)
+    ranked = play_checked(bob, WIN_LOG)
     practice, _ = game_submit(player=alice, deal=DEAL, log=WIN_LOG[:300], practice=True)
     other, _ = game_submit(player=alice, deal="EH1-N-AAAAAAB", log="S W9")
+    copies_checked()
 
     sketch = copies.sketch(copies.game_tables(deal_number=DEAL_NUMBER, log=WIN_LOG, won=True))
     stored = GameFingerprint.objects.filter(game=ranked).values_list("hash", flat=True)
@@ -230,7 +248,7 @@ def test_on_postgresql_the_lookup_reads_at_most_the_limit_per_hash(alice, bob, d
         cursor.execute("ANALYZE games_gamefingerprint")
         cursor.execute(
             "EXPLAIN (ANALYZE, FORMAT JSON) " + copies._CANDIDATES_POSTGRES,
-            [sketch, DEAL_NUMBER, alice.pk, copies.PER_HASH_LIMIT, copies.CANDIDATES],
+            [sketch, DEAL_NUMBER, alice.pk, 2**63 - 1, copies.PER_HASH_LIMIT, copies.CANDIDATES],
         )
         plan = cursor.fetchone()[0][0]["Plan"]
 
@@ -249,8 +267,8 @@ def _nodes(plan: dict, key: str, value: str):
 
 
 def test_the_review_queue_shows_the_game_copied_and_the_similarity(alice, bob, daily, admin_user):
-    original = play_ranked(bob, WIN_LOG)
-    copy = play_ranked(alice, swap(WIN_LOG, independent_pairs(WIN_LOG)[0]))
+    original = play_checked(bob, WIN_LOG)
+    copy = play_checked(alice, swap(WIN_LOG, independent_pairs(WIN_LOG)[0]))
     client = Client()
     client.force_login(admin_user)
 
@@ -262,9 +280,70 @@ def test_the_review_queue_shows_the_game_copied_and_the_similarity(alice, bob, d
 
 
 def test_of_several_copies_the_earliest_game_is_named(alice, bob, make_player, daily):
-    original = play_ranked(bob, WIN_LOG)
-    play_ranked(make_player("carol"), WIN_LOG)
+    original = play_checked(bob, WIN_LOG)
+    play_checked(make_player("carol"), WIN_LOG)
 
-    copy = play_ranked(alice, swap(WIN_LOG, independent_pairs(WIN_LOG)[0]))
+    copy = play_checked(alice, swap(WIN_LOG, independent_pairs(WIN_LOG)[0]))
 
     assert copy.copy_of == original
+
+
+def test_a_submission_leaves_the_check_to_the_job_which_runs_once_per_game(alice, bob, daily):
+    original = play_ranked(bob, WIN_LOG)
+    practice, _ = game_submit(player=bob, deal=DEAL, log=WIN_LOG[:300], practice=True)
+    other, _ = game_submit(player=bob, deal="EH1-N-AAAAAAB", log="S W9")
+    copy = play_ranked(alice, swap(WIN_LOG, independent_pairs(WIN_LOG)[0]))
+
+    # Stored and ranked at once; compared and fingerprinted by the job only.
+    assert [game.fingerprint_pending for game in (original, practice, other, copy)] == [
+        True,
+        True,
+        False,
+        True,
+    ]
+    assert not GameFingerprint.objects.exists() and "copied" not in copy.flags
+
+    assert copies_checked() == 3
+    assert copies_checked() == 0
+
+    copy.refresh_from_db()
+    original.refresh_from_db()
+    # In the order they were stored: the later game is the copy, never the original.
+    assert copy.copy_of == original and "copied" in copy.flags
+    assert original.copy_of is None and "copied" not in original.flags
+    assert original.review["tables"] > 100 and original.review["closest_game"] is None
+    assert not Game.objects.filter(fingerprint_pending=True).exists()
+
+
+def test_the_job_leaves_a_game_stored_a_moment_ago_for_its_next_run(alice, daily):
+    game = play_ranked(alice, WIN_LOG)
+
+    assert copies.pending_fingerprints_check(now=game.created_at) == 0
+    assert (
+        copies.pending_fingerprints_check(
+            now=game.created_at + datetime.timedelta(seconds=copies.SETTLE_SECONDS)
+        )
+        == 1
+    )
+
+
+def test_a_copy_found_after_a_moderator_cleared_the_game_puts_it_back_in_the_queue(
+    alice, bob, make_player, daily
+):
+    carol = make_player("carol")
+    original = play_ranked(bob, WIN_LOG)
+    cleared = play_ranked(alice, swap(WIN_LOG, independent_pairs(WIN_LOG)[0]))
+    voided = play_ranked(carol, swap(WIN_LOG, independent_pairs(WIN_LOG)[1]))
+    # Cleared of its other flags before the job ran.
+    assert cleared.review_state == ReviewState.FLAGGED
+    game_review_clear(game=cleared, moderator=None, reason="plausible pace")
+    game_void(game=voided, reason="cheating")
+
+    copies_checked()
+
+    cleared.refresh_from_db()
+    voided.refresh_from_db()
+    original.refresh_from_db()
+    assert cleared.review_state == ReviewState.FLAGGED and cleared.copy_of == original
+    assert voided.review_state == ReviewState.VOIDED and voided.copy_of == original
+    assert "copied" not in original.flags

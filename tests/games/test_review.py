@@ -11,7 +11,7 @@ from django.contrib.admin.sites import site
 from django.test import Client, RequestFactory
 from django.utils import timezone
 
-from games import review
+from games import copies, review
 from games.models import FlaggedGame, Game, ModerationAction
 from games.review import review_game
 from games.services import game_review_clear
@@ -112,7 +112,9 @@ def test_flags_read_as_words_with_their_numbers():
 # --- At submission ------------------------------------------------------------------
 
 
-def test_a_ranked_submission_stores_its_signals_and_flags_without_running_the_solver(alice, daily):
+def test_a_ranked_submission_and_its_copy_check_store_signals_and_flags_without_the_solver(
+    alice, daily
+):
     daily.par_log = " ".join(WIN_LOG)
     daily.save()
     start(client_for(alice))
@@ -120,6 +122,10 @@ def test_a_ranked_submission_stores_its_signals_and_flags_without_running_the_so
 
     with mock.patch("games.solver.solve", side_effect=AssertionError("no solver here")):
         body = submit(client_for(alice), WIN_LOG).json()
+        assert Game.objects.get(pk=body["id"]).flags == ["burst"]
+        # The copy check's job, as the worker runs it every minute.
+        later = timezone.now() + datetime.timedelta(seconds=copies.SETTLE_SECONDS)
+        assert copies.pending_fingerprints_check(now=later) == 1
 
     game = Game.objects.get(pk=body["id"])
     assert set(game.flags) == {"burst", "solver_line"}

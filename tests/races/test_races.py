@@ -477,6 +477,7 @@ def test_each_players_game_is_stored_as_a_game_of_no_day_with_its_replay(
     assert bob_game.log.split() == WIN_LOG[:50] and bob_game.times == [700] * 50
     # Nothing of the daily contest: no board, no record, no copy check.
     assert not BoardEntry.objects.exists() and not PlayerStats.objects.exists()
+    assert not Game.objects.filter(fingerprint_pending=True).exists()
     assert not GameFingerprint.objects.exists()
     assert not Game.objects.filter(daily__isnull=False).exists()
 

@@ -6,20 +6,71 @@ the only member of the groups that the loop's sockets need, and hand each
 message to those sockets directly: a message costs one delivery per process,
 not one per socket. This is their common part: the instance of the running
 loop, and a receiving loop that rides out channel layer outages.
+
+The services announce changes through `announce_soon`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import weakref
+from collections.abc import Coroutine
+from concurrent.futures import Future
 from typing import Any, ClassVar, Self
 
+from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 
 # Pause after a failed receive before retrying, doubling up to the cap.
 RETRY_FIRST_SECONDS = 0.1
 RETRY_MAX_SECONDS = 5.0
+
+
+def announce_soon(
+    announcement: Coroutine[Any, Any, None], *, logger: logging.Logger, failed: str
+) -> None:
+    """Run an `announcement` on the channel layer from synchronous code; never raises.
+
+    In a request's thread under the ASGI server (a view, its `on_commit`), it is
+    handed to the server's event loop and the request goes on at once: the
+    request neither waits for Redis nor pays for a round trip between its thread
+    and the loop. Announcements handed on from one thread start in the order
+    they were handed on. Elsewhere (a job, a management command, a test without
+    a server) it runs to its end before this returns. A failure is logged with
+    `failed`: the change itself is stored, and what listens catches up later.
+    """
+    loop = _server_loop()
+    if loop is None:
+        try:
+            async_to_sync(_run)(announcement)
+        except Exception:
+            logger.warning(failed, exc_info=True)
+        return
+
+    def done(future: Future[None]) -> None:
+        if not future.cancelled() and future.exception() is not None:
+            logger.warning(failed, exc_info=future.exception())
+
+    asyncio.run_coroutine_threadsafe(announcement, loop).add_done_callback(done)
+
+
+async def _run(announcement: Coroutine[Any, Any, None]) -> None:
+    await announcement
+
+
+def _server_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop of the ASGI server that runs this thread's request, if any.
+
+    asgiref keeps it for its own `async_to_sync` in the thread-local of
+    `SyncToAsync` (with its process, lest a forked child use its parent's).
+    """
+    local = SyncToAsync.threadlocal
+    if getattr(local, "main_event_loop_pid", None) != os.getpid():
+        return None
+    loop: asyncio.AbstractEventLoop | None = getattr(local, "main_event_loop", None)
+    return loop if loop is not None and loop.is_running() else None
 
 
 class LayerMember:

@@ -59,7 +59,12 @@ from channels.layers import BaseChannelLayer, get_channel_layer
 from django.conf import settings
 from rest_framework.utils.encoders import JSONEncoder
 
-from easyharp_site.layer import RETRY_FIRST_SECONDS, RETRY_MAX_SECONDS, LayerMember
+from easyharp_site.layer import (
+    RETRY_FIRST_SECONDS,
+    RETRY_MAX_SECONDS,
+    LayerMember,
+    announce_soon,
+)
 from easyharp_site.sockets import text_frame
 from leaderboards.audiences import audience_members, audience_sql
 from leaderboards.models import Board
@@ -114,26 +119,27 @@ def board_changed(
     narrowed board of the day is.
 
     Called by the service layer inside `transaction.on_commit`, after a stored or
-    voided game moved the boards. Never raises: if the channel layer fails (Redis
-    down) or takes longer than `LIVE_BOARD_SEND_TIMEOUT` seconds, the failure is
-    logged and the caller carries on; watchers catch up on the next change, and
+    voided game moved the boards; under the server, the request does not wait
+    for the announcement (`easyharp_site.layer.announce_soon`). Never raises: if
+    the channel layer fails (Redis down) or takes longer than
+    `LIVE_BOARD_SEND_TIMEOUT` seconds, the failure is logged and the caller
+    carries on; watchers catch up on the next change, and
     every hub refreshes its boards when its own connection comes back.
     """
     boards = [BoardKey(date, order) for order in orders if order in Board.values]
     if not boards:
         return
+    failed = (
+        f"Live boards not told of a change to {', '.join(board.group for board in boards)} "
+        "(channel layer unavailable); the change itself is stored."
+    )
     try:
         layer = get_channel_layer()
-        if layer is None:
-            return
-        async_to_sync(_announce)(layer, boards, sorted(set(players)))
     except Exception:
-        logger.warning(
-            "Live boards not told of a change to %s (channel layer unavailable); "
-            "the change itself is stored.",
-            ", ".join(board.group for board in boards),
-            exc_info=True,
-        )
+        logger.warning(failed, exc_info=True)
+        return
+    if layer is not None:
+        announce_soon(_announce(layer, boards, sorted(set(players))), logger=logger, failed=failed)
 
 
 def audience_changed(*, kind: str, id: int) -> None:

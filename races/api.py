@@ -46,6 +46,10 @@ class RacerOutput(serializers.Serializer):
         allow_null=True, help_text="When the last action came, in ms since the start."
     )
     left = serializers.BooleanField()
+    removed = serializers.BooleanField(
+        help_text="Put out of the race by a moderator (banned): `left` too, last, never the "
+        "winner."
+    )
     away = serializers.BooleanField(
         help_text="No action nor heartbeat for 30 seconds while the race runs."
     )

@@ -137,6 +137,7 @@ def race_state(
                 "won": racer.won,
                 "time_ms": racer.last_action_ms,
                 "left": racer.left_at is not None,
+                "removed": racer.banned,
                 "away": _racer_away(race, racer, status=status_now, now=now),
                 "game": racer.game_id,
             }

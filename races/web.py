@@ -57,6 +57,8 @@ def race_strings() -> dict[str, Any]:
         "race_host": _("host"),
         "race_away": _("away"),
         "race_gone": _("left"),
+        "race_removed": _("removed"),
+        "race_removed_news": _("{player} was removed from the race."),
         "race_winner": _("winner"),
         "race_foundations": _("{count} of 104 cards on the foundations"),
         "race_players": _("{count} of {max} players"),

@@ -65,6 +65,16 @@ describe("raceNews", () => {
     );
   });
 
+  test("says a player put out by a moderator was removed, not that they left", () => {
+    const running = race("running", ["alice", "bob"]);
+    const removed = race("running", ["alice", "bob"]);
+    removed.players[1] = { ...removed.players[1], left: true, removed: true };
+    assert.deepEqual(
+      raceNews(running, removed, START + 1000).map((item) => [item.key, item.params.player]),
+      [["race_removed_news", "bob"]],
+    );
+  });
+
   test("never says a move, a score or the foundations", () => {
     const before = race("running", ["alice", "bob"]);
     const after = race("running", ["alice", "bob"]);

@@ -273,3 +273,33 @@ def test_the_players_page_reads_its_games_origins_at_once(
 
     assert page.count('class="badge" href="/races/') == 4
     assert len(four_races.captured_queries) == len(one_race.captured_queries)
+
+
+@pytest.mark.parametrize(
+    ("language", "removed", "left"), [("en", "removed", "left"), ("es", "expulsado", "se fue")]
+)
+def test_a_player_put_out_by_a_ban_shows_as_removed_and_one_who_left_as_left(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, make_player: Any, language: str, removed, left
+) -> None:
+    carol = make_player("carol")
+    race = running(race_for(alice, bob, carol))
+    Racer.objects.filter(race=race, player=bob).update(left_at=race.starts_at, banned=True)
+    Racer.objects.filter(race=race, player=carol).update(left_at=race.starts_at)
+
+    page = Client(headers={"accept-language": language}).get(f"/races/{race.code}/")
+    body = page.content.decode()
+    answer = client_for(None).get(f"/api/races/{race.code}/").json()
+
+    badges = {
+        name: re.findall(r'<span class="badge">([^<]*)</span>', item)
+        for name, item in re.findall(
+            r'<li class="racer" data-player="(\w+)"[^>]*>(.*?)</li>', body, re.S
+        )
+    }
+    assert (badges["bob"], badges["carol"]) == ([removed], [left])
+    assert removed not in badges["alice"] and left not in badges["alice"]
+    assert {p["player"]: (p["left"], p["removed"]) for p in answer["players"]} == {
+        "alice": (False, False),
+        "bob": (True, True),
+        "carol": (True, False),
+    }

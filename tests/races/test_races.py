@@ -405,6 +405,8 @@ def test_a_banned_player_in_a_running_race_stops_ranks_last_and_cannot_win(
 
     assert store(race, bob, WIN_LOG[40:45]) == "left_race"
     shown = {p["player"]: p for p in state(race)["players"]}
+    # Said as removed, not as having left of their own accord.
+    assert (shown["bob"]["removed"], shown["alice"]["removed"]) == (True, False)
     assert shown["bob"]["left"] and [p["player"] for p in state(race)["players"]] == [
         "alice",
         "bob",

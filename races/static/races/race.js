@@ -174,7 +174,8 @@ function playerItem(player, lobby) {
   if (player.player === config.user) name.append(" ", badge(t("race_you")));
   if (player.player === race.state.host) name.append(" ", badge(t("race_host")));
   if (player.won) name.append(" ", badge(t("race_winner"), "won"));
-  if (player.left) name.append(" ", badge(t("race_gone")));
+  if (player.removed) name.append(" ", badge(t("race_removed")));
+  else if (player.left) name.append(" ", badge(t("race_gone")));
   else if (player.away) name.append(" ", badge(t("race_away"), "away"));
   item.append(name);
   if (lobby) return item;

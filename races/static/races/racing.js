@@ -43,7 +43,9 @@ export function raceNews(before, after, now) {
   for (const player of after.players) {
     const was = known.get(player.player);
     if (!was && after.status === "lobby") news.push({ key: "race_joined", params: player });
-    if (was && !was.left && player.left) news.push({ key: "race_left", params: player });
+    if (was && !was.left && player.left) {
+      news.push({ key: player.removed ? "race_removed_news" : "race_left", params: player });
+    }
   }
   const phase = racePhase(after, now);
   if (before.status === "lobby" && phase.phase === "countdown") {

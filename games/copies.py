@@ -285,15 +285,18 @@ def pending_fingerprints_check(*, now: datetime.datetime | None = None) -> int:
     signals join the review's, and a copy's flags put it in the review queue
     (back in it, when a moderator cleared it of other flags meanwhile; a voided
     game stays voided). Then its sketch is stored, for the games after it.
-    Batches of `BATCH` games, each in a transaction that skips games another
-    run of the job holds, so two runs at once share the work.
+    Batches of `BATCH` games, each in a transaction. On PostgreSQL one run
+    works at a time (a run that finds another at work stops), so that no game
+    is compared before the games stored ahead of it have their sketches.
     """
     until = (now or timezone.now()) - datetime.timedelta(seconds=SETTLE_SECONDS)
     checked = 0
     while True:
         with transaction.atomic():
+            if not _alone():
+                return checked
             games = list(
-                Game.objects.select_for_update(skip_locked=True, of=("self",))
+                Game.objects.select_for_update(of=("self",))
                 .select_related("daily")
                 .filter(fingerprint_pending=True, created_at__lte=until)
                 .order_by("id")[:BATCH]
@@ -303,6 +306,19 @@ def pending_fingerprints_check(*, now: datetime.datetime | None = None) -> int:
         if not games:
             return checked
         checked += len(games)
+
+
+# The advisory lock of the copy check's runs (any number no other lock of the project's uses).
+_RUN_LOCK = 0x636F7079  # "copy"
+
+
+def _alone() -> bool:
+    """Whether this transaction holds the copy check's lock (always, but on PostgreSQL)."""
+    if connection.vendor != "postgresql":
+        return True
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [_RUN_LOCK])
+        return bool(cursor.fetchone()[0])
 
 
 def _fingerprint(game: Game) -> None:

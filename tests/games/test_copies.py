@@ -347,3 +347,21 @@ def test_a_copy_found_after_a_moderator_cleared_the_game_puts_it_back_in_the_que
     assert cleared.review_state == ReviewState.FLAGGED and cleared.copy_of == original
     assert voided.review_state == ReviewState.VOIDED and voided.copy_of == original
     assert "copied" not in original.flags
+
+
+@pytest.mark.postgres
+def test_one_run_of_the_job_works_at_a_time_on_postgresql(alice, daily):
+    game = play_ranked(alice, WIN_LOG)
+    # Another run at work holds the lock (its own connection, as another worker's).
+    other = connection.copy()
+    other.connect()
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(%s)", [copies._RUN_LOCK])
+        assert copies_checked() == 0
+        game.refresh_from_db()
+        assert game.fingerprint_pending
+    finally:
+        other.close()
+
+    assert copies_checked() == 1

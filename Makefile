@@ -9,9 +9,8 @@ NODE_BIN   := node_modules/.bin
 JS_FILES := 'games/static/games/*.js' 'races/static/races/*.js' 'tests/js/*.mjs' eslint.config.js
 
 PORT   ?= 8000
-# Processes the Python tests run in (pytest-xdist): two per core (a browser test's
-# process mostly waits for Chromium and its server), or a number.
-TEST_WORKERS ?= $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 1) )))
+# Processes the Python tests run in (pytest-xdist): one per core, or a number.
+TEST_WORKERS ?= auto
 
 .PHONY: run test lint format check-js catalogue clean messages
 

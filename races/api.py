@@ -47,8 +47,7 @@ class RacerOutput(serializers.Serializer):
     )
     left = serializers.BooleanField()
     removed = serializers.BooleanField(
-        help_text="Put out of the race by a moderator (banned): `left` too, last, never the "
-        "winner."
+        help_text="Put out of the race by a moderator (banned): `left` too, last, never the winner."
     )
     away = serializers.BooleanField(
         help_text="No action nor heartbeat for 30 seconds while the race runs."

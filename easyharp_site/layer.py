@@ -37,23 +37,41 @@ def announce_soon(
     handed to the server's event loop and the request goes on at once: the
     request neither waits for Redis nor pays for a round trip between its thread
     and the loop. Announcements handed on from one thread start in the order
-    they were handed on. Elsewhere (a job, a management command, a test without
-    a server) it runs to its end before this returns. A failure is logged with
+    they were handed on. Called on a running loop's own thread (synchronous
+    code inside async code), it becomes a task of that loop. Elsewhere (a job,
+    a management command, a test without a server) it runs to its end before
+    this returns. A failure is logged with
     `failed`: the change itself is stored, and what listens catches up later.
     """
-    loop = _server_loop()
-    if loop is None:
-        try:
-            async_to_sync(_run)(announcement)
-        except Exception:
-            logger.warning(failed, exc_info=True)
-        return
 
-    def done(future: Future[None]) -> None:
+    def done(future: Future[None] | asyncio.Task[None]) -> None:
+        _running.discard(future)
         if not future.cancelled() and future.exception() is not None:
             logger.warning(failed, exc_info=future.exception())
 
-    asyncio.run_coroutine_threadsafe(announcement, loop).add_done_callback(done)
+    loop = _server_loop()
+    if loop is not None:
+        asyncio.run_coroutine_threadsafe(announcement, loop).add_done_callback(done)
+        return
+    try:
+        here = asyncio.get_running_loop()
+    except RuntimeError:
+        here = None
+    if here is not None:
+        # Synchronous code called on a loop's own thread: a task of that loop, kept
+        # until done (the loop holds its tasks only weakly).
+        task = here.create_task(announcement)
+        _running.add(task)
+        task.add_done_callback(done)
+        return
+    try:
+        async_to_sync(_run)(announcement)
+    except Exception:
+        logger.warning(failed, exc_info=True)
+
+
+# The announcements handed to a loop on its own thread, until they are done.
+_running: set[Future[None] | asyncio.Task[None]] = set()
 
 
 async def _run(announcement: Coroutine[Any, Any, None]) -> None:

@@ -66,3 +66,24 @@ def test_without_a_server_it_runs_to_its_end_and_a_failure_is_logged(
     assert heard == ["told"]
     announce_soon(failing(), logger=logger, failed="not told")
     assert [record.getMessage() for record in caplog.records] == ["not told"]
+
+
+async def test_called_on_the_loops_own_thread_it_becomes_a_task_of_that_loop(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    heard: list[str] = []
+
+    async def announcement() -> None:
+        heard.append("told")
+
+    async def failing() -> None:
+        raise ConnectionError("Redis is away")
+
+    # Synchronous code called straight from async code, as a test's fixture may.
+    announce_soon(announcement(), logger=logger, failed="lost")
+    announce_soon(failing(), logger=logger, failed="not told")
+    assert heard == []
+    while not heard or not caplog.records:
+        await asyncio.sleep(0)
+    assert heard == ["told"]
+    assert [record.getMessage() for record in caplog.records] == ["not told"]

@@ -40,8 +40,8 @@ def announce_soon(
     they were handed on. Called on a running loop's own thread (synchronous
     code inside async code), it becomes a task of that loop. Elsewhere (a job,
     a management command, a test without a server) it runs to its end before
-    this returns. A failure is logged with
-    `failed`: the change itself is stored, and what listens catches up later.
+    this returns. A failure is logged with `failed`: the change itself is
+    stored, and what listens catches up later.
     """
 
     def done(future: Future[None] | asyncio.Task[None]) -> None:

@@ -11,20 +11,17 @@ INDEX = models.Index(
 )
 
 
+def _concurrently(schema_editor):
+    """`CONCURRENTLY` where the database has it (PostgreSQL)."""
+    return {"concurrently": True} if schema_editor.connection.vendor == "postgresql" else {}
+
+
 def index_add(apps, schema_editor):
-    game = apps.get_model("games", "Game")
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.add_index(game, INDEX, concurrently=True)
-    else:
-        schema_editor.add_index(game, INDEX)
+    schema_editor.add_index(apps.get_model("games", "Game"), INDEX, **_concurrently(schema_editor))
 
 
 def index_remove(apps, schema_editor):
-    game = apps.get_model("games", "Game")
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.remove_index(game, INDEX, concurrently=True)
-    else:
-        schema_editor.remove_index(game, INDEX)
+    schema_editor.remove_index(apps.get_model("games", "Game"), INDEX, **_concurrently(schema_editor))
 
 
 class Migration(migrations.Migration):

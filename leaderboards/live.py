@@ -53,7 +53,6 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
-from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.layers import BaseChannelLayer, get_channel_layer
 from django.conf import settings
@@ -151,20 +150,18 @@ def audience_changed(*, kind: str, id: int) -> None:
     Never raises, as `board_changed`: a lost announcement is made good by the
     hub's periodic refresh.
     """
+    failed = (
+        f"Live boards not told that the audience {kind} {id} changed (channel layer "
+        "unavailable); the change itself is stored."
+    )
     try:
         layer = get_channel_layer()
-        if layer is None:
-            return
-        message = {"type": "audience.changed", "kind": kind, "id": id}
-        async_to_sync(_send)(layer, AUDIENCES_GROUP, message)
     except Exception:
-        logger.warning(
-            "Live boards not told that the audience %s %s changed (channel layer "
-            "unavailable); the change itself is stored.",
-            kind,
-            id,
-            exc_info=True,
-        )
+        logger.warning(failed, exc_info=True)
+        return
+    if layer is not None:
+        message = {"type": "audience.changed", "kind": kind, "id": id}
+        announce_soon(_send(layer, AUDIENCES_GROUP, message), logger=logger, failed=failed)
 
 
 async def _send(layer: BaseChannelLayer, group: str, message: dict[str, Any]) -> None:

@@ -21,12 +21,12 @@ import weakref
 from collections.abc import Callable, Coroutine
 from typing import Any, ClassVar
 
-from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.utils import timezone
 
+from easyharp_site.layer import announce_soon
 from races import selectors
 
 logger = logging.getLogger(__name__)
@@ -40,6 +40,7 @@ def race_group(race_id: int) -> str:
 def race_changed(race_id: int) -> None:
     """Send the race's state to its sockets (in `on_commit`). Never raises: with the
     channel layer down they miss it, and their next heartbeat reads it."""
+    failed = f"The players of race {race_id} were not told of a change"
     try:
         layer = get_channel_layer()
         if layer is None:
@@ -49,10 +50,15 @@ def race_changed(race_id: int) -> None:
             "type": "race.state",
             "state": selectors.race_state(race=race, now=timezone.now(), racers=racers),
         }
-        timeout: float = settings.LIVE_BOARD_SEND_TIMEOUT
-        async_to_sync(asyncio.wait_for)(layer.group_send(race_group(race_id), message), timeout)
     except Exception:
-        logger.warning("The players of race %s were not told of a change", race_id, exc_info=True)
+        logger.warning(failed, exc_info=True)
+        return
+    timeout: float = settings.LIVE_BOARD_SEND_TIMEOUT
+    announce_soon(
+        asyncio.wait_for(layer.group_send(race_group(race_id), message), timeout),
+        logger=logger,
+        failed=failed,
+    )
 
 
 class RaceAnnouncer:

@@ -26,7 +26,6 @@ import logging
 from importlib import import_module
 from typing import Any, Protocol
 
-from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, load_backend
@@ -34,7 +33,7 @@ from django.contrib.sessions.backends.base import SessionBase
 from django.utils.crypto import constant_time_compare
 
 from easyharp_site.accounts.selectors import SESSION_GENERATION_KEY, sessions_generation
-from easyharp_site.layer import LayerMember
+from easyharp_site.layer import LayerMember, announce_soon
 
 logger = logging.getLogger(__name__)
 
@@ -90,17 +89,16 @@ def player_sessions_ended(*, player_id: int) -> None:
     raises: with the channel layer down the failure is logged, and the sockets
     check their sessions again when their process finds the layer back.
     """
+    failed = (
+        f"Sockets of player {player_id} not told that sessions ended (channel layer unavailable)"
+    )
     try:
         layer = get_channel_layer()
-        if layer is None:
-            return
-        async_to_sync(_announce)(layer, player_id)
     except Exception:
-        logger.warning(
-            "Sockets of player %s not told that sessions ended (channel layer unavailable)",
-            player_id,
-            exc_info=True,
-        )
+        logger.warning(failed, exc_info=True)
+        return
+    if layer is not None:
+        announce_soon(_announce(layer, player_id), logger=logger, failed=failed)
 
 
 async def _announce(layer: BaseChannelLayer, player_id: int) -> None:

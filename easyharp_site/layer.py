@@ -16,7 +16,7 @@ import asyncio
 import logging
 import os
 import weakref
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from typing import Any, ClassVar, Self
 
@@ -26,6 +26,27 @@ from channels.layers import BaseChannelLayer, get_channel_layer
 # Pause after a failed receive before retrying, doubling up to the cap.
 RETRY_FIRST_SECONDS = 0.1
 RETRY_MAX_SECONDS = 5.0
+
+# The announcements handed to a loop on its own thread, until they are done.
+_running: set[asyncio.Task[None]] = set()
+
+
+def announce_on_layer(
+    send: Callable[[BaseChannelLayer], Coroutine[Any, Any, None]],
+    *,
+    logger: logging.Logger,
+    failed: str,
+) -> None:
+    """`announce_soon(send(layer))` on the default channel layer; nothing without
+    one. A layer that cannot be opened is logged with `failed`, as a failed
+    announcement is."""
+    try:
+        layer = get_channel_layer()
+    except Exception:
+        logger.warning(failed, exc_info=True)
+        return
+    if layer is not None:
+        announce_soon(send(layer), logger=logger, failed=failed)
 
 
 def announce_soon(
@@ -45,7 +66,8 @@ def announce_soon(
     """
 
     def done(future: Future[None] | asyncio.Task[None]) -> None:
-        _running.discard(future)
+        if isinstance(future, asyncio.Task):
+            _running.discard(future)
         if not future.cancelled() and future.exception() is not None:
             logger.warning(failed, exc_info=future.exception())
 
@@ -68,10 +90,6 @@ def announce_soon(
         async_to_sync(_run)(announcement)
     except Exception:
         logger.warning(failed, exc_info=True)
-
-
-# The announcements handed to a loop on its own thread, until they are done.
-_running: set[Future[None] | asyncio.Task[None]] = set()
 
 
 async def _run(announcement: Coroutine[Any, Any, None]) -> None:

@@ -12,11 +12,10 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.core.cache import cache
 
-from easyharp_site.layer import announce_soon
+from easyharp_site.layer import announce_on_layer
 
 logger = logging.getLogger(__name__)
 
@@ -63,17 +62,12 @@ def attempt_closed_announce(attempt_id: int, game_id: int) -> None:
     if watchers_count(attempt_id) <= 0:
         return
     failed = f"Watchers of attempt {attempt_id} not told it closed"
-    try:
-        layer = get_channel_layer()
-    except Exception:
-        logger.warning(failed, exc_info=True)
-        return
-    if layer is None:
-        return
     message = {"type": "attempt.closed", "game": game_id}
     timeout: float = settings.LIVE_BOARD_SEND_TIMEOUT
-    announce_soon(
-        asyncio.wait_for(layer.group_send(watchers_group(attempt_id), message), timeout),
+    announce_on_layer(
+        lambda layer: asyncio.wait_for(
+            layer.group_send(watchers_group(attempt_id), message), timeout
+        ),
         logger=logger,
         failed=failed,
     )

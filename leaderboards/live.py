@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 from channels.db import database_sync_to_async
-from channels.layers import BaseChannelLayer, get_channel_layer
+from channels.layers import BaseChannelLayer
 from django.conf import settings
 from rest_framework.utils.encoders import JSONEncoder
 
@@ -62,7 +62,7 @@ from easyharp_site.layer import (
     RETRY_FIRST_SECONDS,
     RETRY_MAX_SECONDS,
     LayerMember,
-    announce_soon,
+    announce_on_layer,
 )
 from easyharp_site.sockets import text_frame
 from leaderboards.audiences import audience_members, audience_sql
@@ -132,13 +132,8 @@ def board_changed(
         f"Live boards not told of a change to {', '.join(board.group for board in boards)} "
         "(channel layer unavailable); the change itself is stored."
     )
-    try:
-        layer = get_channel_layer()
-    except Exception:
-        logger.warning(failed, exc_info=True)
-        return
-    if layer is not None:
-        announce_soon(_announce(layer, boards, sorted(set(players))), logger=logger, failed=failed)
+    players = sorted(set(players))
+    announce_on_layer(lambda layer: _announce(layer, boards, players), logger=logger, failed=failed)
 
 
 def audience_changed(*, kind: str, id: int) -> None:
@@ -154,14 +149,10 @@ def audience_changed(*, kind: str, id: int) -> None:
         f"Live boards not told that the audience {kind} {id} changed (channel layer "
         "unavailable); the change itself is stored."
     )
-    try:
-        layer = get_channel_layer()
-    except Exception:
-        logger.warning(failed, exc_info=True)
-        return
-    if layer is not None:
-        message = {"type": "audience.changed", "kind": kind, "id": id}
-        announce_soon(_send(layer, AUDIENCES_GROUP, message), logger=logger, failed=failed)
+    message = {"type": "audience.changed", "kind": kind, "id": id}
+    announce_on_layer(
+        lambda layer: _send(layer, AUDIENCES_GROUP, message), logger=logger, failed=failed
+    )
 
 
 async def _send(layer: BaseChannelLayer, group: str, message: dict[str, Any]) -> None:

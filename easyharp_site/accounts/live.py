@@ -26,14 +26,14 @@ import logging
 from importlib import import_module
 from typing import Any, Protocol
 
-from channels.layers import BaseChannelLayer, get_channel_layer
+from channels.layers import BaseChannelLayer
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, load_backend
 from django.contrib.sessions.backends.base import SessionBase
 from django.utils.crypto import constant_time_compare
 
 from easyharp_site.accounts.selectors import SESSION_GENERATION_KEY, sessions_generation
-from easyharp_site.layer import LayerMember, announce_soon
+from easyharp_site.layer import LayerMember, announce_on_layer
 
 logger = logging.getLogger(__name__)
 
@@ -92,13 +92,7 @@ def player_sessions_ended(*, player_id: int) -> None:
     failed = (
         f"Sockets of player {player_id} not told that sessions ended (channel layer unavailable)"
     )
-    try:
-        layer = get_channel_layer()
-    except Exception:
-        logger.warning(failed, exc_info=True)
-        return
-    if layer is not None:
-        announce_soon(_announce(layer, player_id), logger=logger, failed=failed)
+    announce_on_layer(lambda layer: _announce(layer, player_id), logger=logger, failed=failed)
 
 
 async def _announce(layer: BaseChannelLayer, player_id: int) -> None:

@@ -7,6 +7,9 @@ collected: the rate limits, the watchers' count and the account pages each
 paid a TCP handshake and Redis's `HELLO` (Django ticket #35651). Here the pools
 are shared by every cache object of the process; redis-py's pool resets itself
 in a forked child.
+
+`shared_count_change` keeps a count that every server process shares (the
+watchers of an attempt or of a race).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from django.core.cache import cache
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
 _pools: dict[tuple[str, str], Any] = {}
@@ -40,3 +44,17 @@ class SharedPoolRedisCache(RedisCache):
     def __init__(self, server: str, params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = SharedPoolClient
+
+
+def shared_count_change(key: str, delta: int, *, seconds: int) -> int:
+    """Add `delta` to the count at `key` in the default cache, which every server
+    process shares, and keep it `seconds` after this change; returns the count
+    (never below zero: a count that expired while it was held starts again)."""
+    cache.add(key, 0, seconds)
+    try:
+        count = cache.incr(key, delta)
+    except ValueError:  # expired in between
+        cache.set(key, max(0, delta), seconds)
+        count = max(0, delta)
+    cache.touch(key, seconds)
+    return max(0, int(count))

@@ -379,6 +379,11 @@ ATTEMPT_STREAM_ACTIONS_PER_SECOND = env_float("ATTEMPT_STREAM_ACTIONS_PER_SECOND
 ATTEMPT_STREAM_BURST = env_int("ATTEMPT_STREAM_BURST", 1_000)
 if ATTEMPT_STREAM_ACTIONS_PER_SECOND <= 0 or ATTEMPT_STREAM_BURST < 1:
     raise ImproperlyConfigured("ATTEMPT_STREAM_ACTIONS_PER_SECOND and _BURST must be above 0")
+# The sockets that may watch one attempt, or one race, over every server process
+# (each costs a send of every change); past it a new watcher is refused (4429).
+LIVE_WATCHERS_MAX = env_int("LIVE_WATCHERS_MAX", 1_000)
+if LIVE_WATCHERS_MAX < 1:
+    raise ImproperlyConfigured("LIVE_WATCHERS_MAX must be above 0")
 
 # Argon2id with this service's parameters first (easyharp_site/accounts/hashers.py,
 # figures from bench/hashing.py); PBKDF2 after it, so that passwords hashed

@@ -15,6 +15,7 @@ import logging
 from django.conf import settings
 from django.core.cache import cache
 
+from easyharp_site.cache import shared_count_change
 from easyharp_site.layer import announce_on_layer
 
 logger = logging.getLogger(__name__)
@@ -45,15 +46,7 @@ def watchers_count(attempt_id: int) -> int:
 
 def watchers_change(attempt_id: int, delta: int) -> int:
     """Count a socket in (+1) or out (-1); returns the count."""
-    key = _count_key(attempt_id)
-    cache.add(key, 0, COUNT_SECONDS)
-    try:
-        count = cache.incr(key, delta)
-    except ValueError:  # expired in between
-        cache.set(key, max(0, delta), COUNT_SECONDS)
-        count = max(0, delta)
-    cache.touch(key, COUNT_SECONDS)
-    return max(0, int(count))
+    return shared_count_change(_count_key(attempt_id), delta, seconds=COUNT_SECONDS)
 
 
 def attempt_closed_announce(attempt_id: int, game_id: int) -> None:

@@ -21,7 +21,8 @@ Close codes (after an `error` message): 4401 not signed in, or the session
 ended while watching; 4403
 `replay_locked` (with `date` and `opens_at`); 4404 no such player, or no
 attempt of theirs that day; 4429 more messages than the attempt's socket
-allows (`ATTEMPT_STREAM_ACTIONS_PER_SECOND`, `ATTEMPT_STREAM_BURST`).
+allows (`ATTEMPT_STREAM_ACTIONS_PER_SECOND`, `ATTEMPT_STREAM_BURST`), or
+`too_many_watchers` (`LIVE_WATCHERS_MAX` watch it already).
 """
 
 from __future__ import annotations
@@ -111,8 +112,17 @@ class AttemptWatchConsumer(PlayerSocket):
             return
         # Listen before reading the count and the game: nothing falls between.
         await self.channel_layer.group_add(watchers_group(watched.attempt_id), self.channel_name)
-        self.watched = watched
         count = await database_sync_to_async(watchers_change)(watched.attempt_id, 1)
+        if count > settings.LIVE_WATCHERS_MAX:
+            await database_sync_to_async(watchers_change)(watched.attempt_id, -1)
+            await self.channel_layer.group_discard(
+                watchers_group(watched.attempt_id), self.channel_name
+            )
+            await self._refuse(
+                CLOSE_FLOOD, "too_many_watchers", "Too many watch this attempt: try again later."
+            )
+            return
+        self.watched = watched
         self.counted = True
         await self.channel_layer.group_send(
             player_group(watched.attempt_id), {"type": "attempt.watchers", "count": count}

@@ -50,7 +50,8 @@ Protocol (JSON text frames; `n` is an action's 1-based place in the log):
 Close codes (after an `error` message): 4401 the session the socket signed in
 with ended (a watcher who is not signed in has none); 4404 no such race;
 4429 more messages than `ATTEMPT_STREAM_ACTIONS_PER_SECOND` sustained
-(`ATTEMPT_STREAM_BURST` at once); 4503 the database failed (connect again:
+(`ATTEMPT_STREAM_BURST` at once), or `too_many_watchers` for a watcher
+(`LIVE_WATCHERS_MAX` watch the race already); 4503 the database failed (connect again:
 nothing acknowledged is lost).
 """
 
@@ -70,10 +71,10 @@ from django.utils import timezone
 
 from easyharp_site.errors import ServiceError
 from games.batches import StreamWriter
-from games.consumers import ActionBucket, ActionSocket
+from games.consumers import CLOSE_FLOOD, ActionBucket, ActionSocket
 from games.streaming import ActionStream
 from races import selectors, services
-from races.live import RaceAnnouncer, race_group
+from races.live import RaceAnnouncer, race_group, race_watchers_change
 from races.models import Race
 
 logger = logging.getLogger(__name__)
@@ -195,7 +196,16 @@ class RaceConsumer(ActionSocket):
         )
 
     async def _watch(self, race_id: int, state: dict[str, Any]) -> None:
-        """Watch the race: its group (each state passed on as watched), and its state now."""
+        """Watch the race: its group (each state passed on as watched), and its state
+        now; refused (4429) when `LIVE_WATCHERS_MAX` sockets watch it already."""
+        if await database_sync_to_async(race_watchers_change)(race_id, 1) > (
+            settings.LIVE_WATCHERS_MAX
+        ):
+            await database_sync_to_async(race_watchers_change)(race_id, -1)
+            await self._refuse(
+                CLOSE_FLOOD, "too_many_watchers", "Too many watch this race: try again later."
+            )
+            return
         self.watched = race_id
         await self.channel_layer.group_add(race_group(race_id), self.channel_name)
         message = {"type": "watching", "you": self.you, "race": state, "server_now": _server_now()}
@@ -262,6 +272,8 @@ class RaceConsumer(ActionSocket):
         race_id = self.seat.race_id if self.seat is not None else self.watched
         if race_id is not None:
             await self.channel_layer.group_discard(race_group(race_id), self.channel_name)
+        if self.watched is not None:
+            await database_sync_to_async(race_watchers_change)(self.watched, -1)
 
     async def on_ping(self) -> None:
         """The heartbeat: the player is here; the race's state in answer (a watcher's: a

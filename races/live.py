@@ -26,6 +26,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.utils import timezone
 
+from easyharp_site.cache import shared_count_change
 from easyharp_site.layer import announce_soon
 from races import selectors
 
@@ -35,6 +36,19 @@ logger = logging.getLogger(__name__)
 def race_group(race_id: int) -> str:
     """The group of the sockets of a race's players and watchers."""
     return f"races.race.{race_id}"
+
+
+# How long a count of a race's watchers is kept without a change (a process that
+# died while its sockets watched leaves them counted until then).
+WATCHERS_COUNT_SECONDS = 24 * 3600
+
+
+def race_watchers_change(race_id: int, delta: int) -> int:
+    """Count a watcher's socket of a race in (+1) or out (-1), over every server
+    process; returns the count."""
+    return shared_count_change(
+        f"races:race:{race_id}:watchers", delta, seconds=WATCHERS_COUNT_SECONDS
+    )
 
 
 def race_changed(race_id: int) -> None:

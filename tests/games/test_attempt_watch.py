@@ -149,6 +149,31 @@ async def test_a_flood_of_messages_closes_the_watching_socket(
     assert (error["code"], code) == ("too_many_messages", CLOSE_FLOOD)
 
 
+async def test_one_watcher_past_the_limit_is_refused_and_its_place_is_not_kept(
+    alice: AbstractBaseUser,
+    bob: AbstractBaseUser,
+    make_player: Any,
+    daily: DailyDeal,
+    settings: Any,
+) -> None:
+    settings.LIVE_WATCHERS_MAX = 1
+    carol = await database_sync_to_async(make_player)("carol")
+    await database_sync_to_async(play_ranked)(bob, "S")
+    await database_sync_to_async(play_ranked)(carol, "S")
+    await database_sync_to_async(started)(alice)
+    first = await watch_socket(bob)
+    assert (await next_of(first, "snapshot"))["watchers"] == 1
+
+    error, code = await closed_with(await watch_socket(carol))
+    assert (error["code"], code) == ("too_many_watchers", CLOSE_FLOOD)
+
+    # The refused socket was not counted: once the first leaves, carol watches.
+    await first.disconnect(timeout=10)
+    again = await watch_socket(carol)
+    assert (await next_of(again, "snapshot"))["watchers"] == 1
+    await again.disconnect()
+
+
 async def test_the_watching_socket_closes_with_4401_when_its_session_ends(
     alice: AbstractBaseUser, bob: AbstractBaseUser, daily: DailyDeal
 ) -> None:

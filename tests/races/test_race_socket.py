@@ -17,9 +17,11 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.cache import cache
 from django.db import connections
 from django.utils import timezone
 
+from games.consumers import CLOSE_FLOOD
 from games.services import player_ban
 from races import services
 from races.consumers import CLOSE_NO_RACE
@@ -168,6 +170,28 @@ async def test_a_watcher_sees_the_countdown_and_progress_but_never_the_deal(
     assert answer["race"]["status"] == "running"
     assert refused["error"]["code"] == "not_in_race"
     await asyncio.gather(alices.disconnect(), anonymous.disconnect())
+
+
+async def test_watchers_past_the_limit_are_refused_and_a_place_freed_is_taken_again(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, settings: Any
+) -> None:
+    await sync(cache.clear)()
+    settings.LIVE_WATCHERS_MAX = 2
+    race = await sync(race_for)(alice)
+    bobs, _ = await watching(bob, race.code)
+    anonymous, _ = await watching(None, race.code)
+
+    refused = await open_socket(None, race.code)
+    error, code = await closed_with(refused)
+    assert (error["code"], code) == ("too_many_watchers", CLOSE_FLOOD)
+    # The race's players are never counted as watchers: alice is welcomed.
+    alices, welcome = await welcomed(alice, race.code)
+    assert welcome["you"] == "alice"
+
+    await anonymous.disconnect(timeout=10)
+    again, first = await watching(None, race.code)
+    assert players(first) == ["alice"]
+    await asyncio.gather(bobs.disconnect(), again.disconnect(), alices.disconnect())
 
 
 async def test_a_player_who_leaves_the_lobby_watches_from_then_on_without_the_deal(

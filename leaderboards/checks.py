@@ -129,7 +129,7 @@ FROM leaderboards_boardentry WHERE date = %s AND player_id > %s AND player_id <=
 """
 _CHUNK_END = """
 SELECT player_id FROM games_game WHERE daily_id = %s AND player_id > %s
-ORDER BY player_id OFFSET %s LIMIT 1
+ORDER BY player_id LIMIT 1 OFFSET %s
 """
 # The highest player id there is: the end of the last chunk.
 _NO_END = 2**63 - 1
@@ -364,7 +364,7 @@ def _player_mend(
 _EXPECTED_BUCKETS = f"""
 SELECT b.board, CASE WHEN b.board = 'score' THEN -g.score ELSE g.moves END, count(*)
 FROM games_game g JOIN auth_user u ON u.id = g.player_id
-CROSS JOIN (VALUES ('score'), ('moves')) AS b (board)
+CROSS JOIN (SELECT 'score' AS board UNION ALL SELECT 'moves') AS b
 WHERE g.daily_id = %s AND {COUNTED_SQL} AND (b.board = 'score' OR g.won)
 GROUP BY 1, 2
 """

@@ -57,6 +57,8 @@ class StreamingPage:
         self.first = first
         self.passing = passing
         self.played: list[str] = []
+        # How many of them the server has said it stored (a welcome's count, an ack).
+        self.stored = 0
         self.socket: WebsocketCommunicator | None = None
 
     async def connect(self) -> None:
@@ -67,6 +69,7 @@ class StreamingPage:
         opening = await self.socket.receive_json_from(timeout=5)
         assert opening["type"] == self.first, opening
         assert self.played[: opening["actions"]] == opening["log"].split()
+        self.stored = opening["actions"]
         # The queue: every action the server has not stored.
         for number in range(opening["actions"] + 1, len(self.played) + 1):
             await self.send(number)
@@ -83,13 +86,14 @@ class StreamingPage:
         self.socket = None
 
     async def all_stored(self) -> None:
-        """Wait for the acknowledgement of the last action (refusing nothing on the way)."""
+        """Wait until the server has said it stored the last action, by an
+        acknowledgement or already in the opening message (refusing nothing on the way)."""
         assert self.socket is not None
-        while self.played:
+        while self.stored < len(self.played):
             message: dict[str, Any] = await self.socket.receive_json_from(timeout=5)
             assert message["type"] in {"ack", *self.passing}, message
-            if message["type"] == "ack" and message["n"] == len(self.played):
-                return
+            if message["type"] == "ack":
+                self.stored = max(self.stored, message["n"])
 
     async def play(self, game: list[str], plan: list[tuple[str, int]]) -> None:
         """Play `game` along `plan`, then send what is left and wait until all is stored."""

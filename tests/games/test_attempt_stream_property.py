@@ -17,7 +17,7 @@ from django.contrib.auth import get_user_model
 from django.db import connections
 from django.test import Client
 from django.utils import timezone
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from games.models import Attempt, DailyDeal
@@ -36,6 +36,9 @@ PLAYERS = itertools.count()
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(seed=st.integers(0, 10_000), length=st.integers(0, 40), plan=steps)
+# An action sent and the socket gone at once: the next socket's opening message
+# holds it (nothing is left to acknowledge) or not (it is sent again).
+@example(seed=0, length=1, plan=[("play", 0), ("drop", 0)])
 def test_any_interleaving_of_actions_reconnects_and_duplicates_stores_the_game_in_order(
     daily: DailyDeal, seed: int, length: int, plan: list[tuple[str, int]]
 ) -> None:

@@ -51,8 +51,8 @@ Close codes (after an `error` message): 4401 the session the socket signed in
 with ended (a watcher who is not signed in has none); 4404 no such race;
 4429 more messages than `ATTEMPT_STREAM_ACTIONS_PER_SECOND` sustained
 (`ATTEMPT_STREAM_BURST` at once), or `too_many_watchers` for a watcher
-(`LIVE_WATCHERS_MAX` watch the race already); 4503 the database failed (connect again:
-nothing acknowledged is lost).
+(`LIVE_WATCHERS_MAX` watch the race already); 4503 the database failed
+(connect again: nothing acknowledged is lost).
 """
 
 from __future__ import annotations

@@ -226,6 +226,7 @@ def client_strings() -> dict[str, Any]:
             "Today's live games open once you have played your own ranked game of today."
         ),
         "watch_none": _("This player has no ranked game today."),
+        "watch_full": _("Too many people are watching this game: trying again in a moment."),
         "watch_closed": _("This ranked game is over."),
         "clock": _("Time {time}"),
         "ranked": _("Ranked"),

@@ -20,6 +20,7 @@ const state = {
   delay: RECONNECT_FIRST_MS,
   summarizedAt: -Infinity,
   summaryTimer: null,
+  full: false, // the server said too many watch: the next close says so
 };
 
 function draw() {
@@ -106,7 +107,9 @@ function connect() {
       state.delay = RECONNECT_FIRST_MS;
       takeSnapshot(message);
     } else if (message.type === "actions") takeActions(message);
-    else if (message.type === "closed") {
+    else if (message.type === "error" && message.error?.code === "too_many_watchers") {
+      state.full = true;
+    } else if (message.type === "closed") {
       state.open = false;
       setStatus(true, t("watch_closed"));
       showClock();
@@ -117,7 +120,8 @@ function connect() {
     if (event.code === 4403) return setStatus(false, t("watch_locked"), over);
     if (event.code === 4404) return setStatus(false, t("watch_none"), over);
     if (event.code === 4401) return setStatus(false, "", over);
-    setStatus(false);
+    setStatus(false, state.full ? t("watch_full") : "");
+    state.full = false;
     setTimeout(connect, state.delay);
     state.delay = nextDelay(state.delay);
   });

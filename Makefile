@@ -36,7 +36,8 @@ run: $(STAMP) messages
 	@# The job worker runs beside the server and stops with it (deploy/devserver.py): it keeps
 	@# today's and tomorrow's deals prepared (past midnight too), closes the days, settles the
 	@# standings and sends the mail (queued in the database: none is lost when it stops).
-	DAILY_DEAL_DAYS_AHEAD=2 $(BIN)/python deploy/devserver.py 127.0.0.1:$(PORT)
+	@# Links to share (cards, invites, mails) name the port it serves on, unless SITE_URL is set.
+	SITE_URL=$${SITE_URL:-http://127.0.0.1:$(PORT)} DAILY_DEAL_DAYS_AHEAD=2 $(BIN)/python deploy/devserver.py 127.0.0.1:$(PORT)
 
 ## Compile the Spanish and Dutch translations (needs gettext's msgfmt).
 messages: $(STAMP)

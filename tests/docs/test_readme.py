@@ -219,6 +219,8 @@ def test_make_run_serves_the_site(tmp_path: Path) -> None:
         else:
             pytest.fail("make run did not serve within 240 s")
         assert home.status_code == 200
+        # The links it hands out (here the page's own, for sharing) name its port.
+        assert f'content="http://127.0.0.1:{port}/"' in home.text
         assert daily.status_code == 200 and daily.json()["par"] is not None
         # The job worker runs beside the server: its scheduled jobs run.
         while time.monotonic() < deadline:

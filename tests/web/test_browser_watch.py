@@ -51,6 +51,28 @@ def test_a_watcher_sees_the_table_move_and_the_player_sees_the_watcher(
     player.wait_for_selector("#attempt-watchers", state="hidden")
 
 
+def test_a_live_page_opened_before_the_player_starts_goes_live_when_they_do(
+    site: Any, make_player: Any, submit: Any
+) -> None:
+    alice, bob = make_player("alice"), make_player("bob")
+    submit(bob, "S")  # bob has played the day
+    watcher = site("/live/alice/", player=bob)
+    watcher.wait_for_function(
+        "() => document.getElementById('watch-message').textContent"
+        " === 'This player has no ranked game today.'"
+    )
+
+    player = site("/play/", player=alice, service_workers="block")
+    player.wait_for_selector('#attempt[data-mode="none"]', state="attached")
+    play_keys(player, " ".join(WIN_LOG[:4]))
+    player.wait_for_selector('#attempt[data-stored="4"]', state="attached")
+
+    watcher.wait_for_selector('#watch-state[data-state="live"]')
+    watcher.wait_for_function("() => document.getElementById('moves').textContent === '4'")
+    assert watcher.inner_text("#watch-message") == ""
+    assert watcher.errors == [] and player.errors == []
+
+
 def test_a_player_who_has_not_played_the_day_is_refused(site: Any, make_player: Any) -> None:
     make_player("alice")
     carol = make_player("carol")

@@ -11,6 +11,9 @@ import { clock, config, renderTable, t } from "./ui.js";
 import { RECONNECT_FIRST_MS, nextDelay } from "./stream.js";
 
 const SUMMARY_EVERY_MS = 15_000;
+// The player has no ranked game today yet: look again this often, so that the
+// page goes live once they start.
+const NO_GAME_RETRY_MS = 10_000;
 
 const tableElement = document.getElementById("table");
 const state = {
@@ -118,7 +121,11 @@ function connect() {
   socket.addEventListener("close", (event) => {
     const over = { reconnecting: false };
     if (event.code === 4403) return setStatus(false, t("watch_locked"), over);
-    if (event.code === 4404) return setStatus(false, t("watch_none"), over);
+    if (event.code === 4404) {
+      setStatus(false, t("watch_none"), over);
+      setTimeout(connect, NO_GAME_RETRY_MS);
+      return;
+    }
     if (event.code === 4401) return setStatus(false, "", over);
     setStatus(false, state.full ? t("watch_full") : "");
     state.full = false;

@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from games import services
-from games.models import Attempt, Game
+from games.models import Attempt, DailyDeal, Game
 from leaderboards.models import BoardEntry
 from tests.fixtures import WIN, WIN_LOG
 from tests.web.conftest import DEAL_1, shot
@@ -225,6 +225,8 @@ def test_the_after_game_panel_says_a_held_game_waits_for_review(
 
     page.route("**/api/games/", held)
     boards = requests_to(page, "/leaderboard/")
+    # A day with a par: a game given up is not compared with it (par is a win's).
+    DailyDeal.objects.update(par=PLAYED + 100)
     play_keys(page, " ".join(WIN_LOG[:PLAYED]))
     wait_for_mode(page, "open")
     page.click("#submit-game")
@@ -233,6 +235,7 @@ def test_the_after_game_panel_says_a_held_game_waits_for_review(
     assert "once a moderator has looked at it" in page.inner_text("#aftergame-held")
     assert page.locator("#aftergame-assisted").is_hidden()
     expect(page.locator("#aftergame-streak")).not_to_have_text("–")
+    assert page.inner_text('#aftergame [data-slot="vs_par"]') == "–"
     # The game is on the board in the database: only the answer's `held` keeps the
     # page from asking the board for its rank. A request sent after the panel is
     # filled is noted after any the panel sent.

@@ -76,6 +76,8 @@ def test_after_a_win_the_panel_shows_the_share_its_picture_and_the_badge_just_ea
     page.wait_for_url(re.compile(r"/play/"))
     play_keys(page, WIN["log"])
     page.wait_for_selector("#aftergame:not([hidden])")
+    # A win is compared with the day's par: 3 moves over it (`streak_of_29`).
+    expect(page.locator('#aftergame [data-slot="vs_par"]')).to_have_text("+3")
 
     preview = page.locator("#share-preview")
     expect(preview).to_contain_text(f"#{daily_day_number(today)}")

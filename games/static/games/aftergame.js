@@ -235,7 +235,8 @@ export async function showAfterGame(game) {
       getJSON(`/api/daily/${game.daily}/`),
       getJSON(`/api/players/${encodeURIComponent(config.user)}/stats/`),
     ]);
-    fill(panel, "vs_par", againstPar(game.moves, day.par) || "–");
+    // Par is the moves of a win: a game not won has nothing to compare with it.
+    fill(panel, "vs_par", (game.won && againstPar(game.moves, day.par)) || "–");
     fill(panel, "streak", String(stats.current_streak));
     panel.querySelector('[data-slot="countdown"]').setAttribute("datetime", day.closes_at);
     startCountdowns(panel);

@@ -35,7 +35,11 @@ api_urlpatterns = [
 urlpatterns = [
     # The forms share the API's sign-up and log-in rate limits.
     path("accounts/signup/", rate_limited("signup")(web.signup), name="signup"),
-    path("accounts/login/", rate_limited("auth")(auth_views.LoginView.as_view()), name="login"),
+    path(
+        "accounts/login/",
+        rate_limited("auth")(auth_views.LoginView.as_view(authentication_form=web.LoginForm)),
+        name="login",
+    ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/", web.account, name="account"),
     path("accounts/email/", rate_limited("email")(web.email_change), name="email-change"),

@@ -14,6 +14,7 @@ from django.contrib.auth import login, logout, update_session_auth_hash
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import (
+    AuthenticationForm,
     PasswordChangeForm,
     PasswordResetForm,
     SetPasswordForm,
@@ -62,6 +63,9 @@ PASSWORD_ERRORS = {
     "password_incorrect": gettext_lazy("Your current password is not right; type it again."),
 }
 PASSWORD_AGAIN_HELP = gettext_lazy("Type the same password again, to be sure of it.")
+USERNAME_HELP = gettext_lazy(
+    "Up to 150 characters: letters, digits and @ . + - _ only. Others see it on the boards."
+)
 
 
 class PasswordAgainHelp:
@@ -83,6 +87,15 @@ class OurSetPasswordForm(PasswordAgainHelp, SetPasswordForm):
     error_messages = {**SetPasswordForm.error_messages, **PASSWORD_ERRORS}
 
 
+class LoginForm(AuthenticationForm):
+    error_messages = {
+        **AuthenticationForm.error_messages,
+        "invalid_login": gettext_lazy(
+            "That name and password do not match an account. Both are case-sensitive."
+        ),
+    }
+
+
 class SignupForm(PasswordAgainHelp, UserCreationForm):
     error_messages = {**UserCreationForm.error_messages, **PASSWORD_ERRORS}
     again_field = "password2"
@@ -94,6 +107,10 @@ class SignupForm(PasswordAgainHelp, UserCreationForm):
             "Only to reset a forgotten password. We send a link to confirm it first."
         ),
     )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["username"].help_text = USERNAME_HELP
 
     def validate_password_for_user(self, user: Any, password_field_name: str = "password1") -> None:
         """A weak password is said under the password itself (Django says it under

@@ -144,6 +144,32 @@ class TestPasswordErrors:
         assert "Tu contraseña actual no es correcta; escríbela de nuevo." in said
         assert USTED.findall(said) == []
 
+    def test_a_failed_log_in_is_said_with_tu(self, client: Client, make_player) -> None:
+        make_player("alice")
+        response = client.post(
+            "/accounts/login/",
+            {"username": "alice", "password": "not it"},
+            HTTP_ACCEPT_LANGUAGE="es",
+        )
+        assert response.status_code == 200
+        said = text_of(response)
+        assert "Ese nombre y esa contraseña no corresponden a ninguna cuenta." in said
+        assert USTED.findall(said) == []
+
+    @pytest.mark.parametrize(
+        ("language", "help_text"),
+        [
+            ("es", "Hasta 150 caracteres: solo letras, dígitos y @ . + - _."),
+            ("nl", "Hoogstens 150 tekens: alleen letters, cijfers en @ . + - _."),
+        ],
+    )
+    def test_the_sign_up_form_says_what_a_name_may_hold(
+        self, client: Client, db: None, language: str, help_text: str
+    ) -> None:
+        said = text_of(client.get("/accounts/signup/", HTTP_ACCEPT_LANGUAGE=language))
+        assert help_text in said
+        assert "carácteres" not in said and USTED.findall(said) == []
+
 
 class TestFaq:
     def test_it_breaks_ties_on_time_and_gives_one_ranked_attempt_a_day(

@@ -143,6 +143,30 @@ def test_a_race_page_speaks_the_players_language(site: Any, make_player: Any) ->
     assert page.errors == []
 
 
+def test_the_player_who_becomes_host_when_the_host_leaves_can_start_at_once(
+    site: Any, make_player: Any
+) -> None:
+    carol, bob = make_player("carol"), make_player("bob")
+    race = Race.objects.create(
+        code="race-handed-on", host=carol, deal_number=DEAL_NUMBER, created_at=timezone.now(),
+        time_limit=timezone.timedelta(minutes=10),
+    )  # fmt: skip
+    Racer.objects.create(race=race, player=carol, joined_at=timezone.now())
+    path = f"/races/{race.code}/"
+    host = site(path, player=carol)
+    phone = site(path, player=bob, language="es", width=320, height=700)
+    phone.click("#race-join")
+    phone.wait_for_selector('#race-players li[data-player="bob"]')
+    assert phone.locator("#race-start").is_hidden()
+
+    host.click("#race-lobby-leave")
+    phone.wait_for_selector("#race-start", state="visible")
+    assert phone.locator("#race-players li").count() == 1
+    phone.click("#race-start")
+    phone.wait_for_selector('#race-play[data-phase="countdown"]')
+    assert phone.errors == []
+
+
 def test_someone_not_in_the_race_watches_its_lobby_and_start_live(
     site: Any, make_player: Any
 ) -> None:

@@ -218,6 +218,9 @@ function tick() {
   }
   const lobby = document.getElementById("race-lobby");
   if (lobby) lobby.hidden = now.phase !== "lobby";
+  // The host starts the race: a player who becomes host (the host left) can too.
+  const start = document.getElementById("race-start-form");
+  if (start) start.hidden = race.state.host !== config.user;
   // A watcher's page: once started, nobody joins.
   const closedNote = document.getElementById("race-closed");
   if (closedNote) closedNote.hidden = now.phase === "lobby";

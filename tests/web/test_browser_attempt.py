@@ -447,6 +447,33 @@ def wait_stored(page: Any, actions: int) -> None:
     page.wait_for_selector(f'#attempt[data-stored="{actions}"]', state="attached")
 
 
+def test_a_device_that_fell_behind_and_played_another_move_goes_on_from_the_stored_game(
+    site: Any, make_player: Any
+) -> None:
+    make_player("alice")
+    device_a = signed_in_play_page(site, "alice")
+    wait_for_mode(device_a, "none")
+    play_keys(device_a, " ".join(WIN_LOG[:6]))
+    wait_stored(device_a, 6)
+    device_b = signed_in_play_page(site, "alice")
+    wait_for_mode(device_b, "open")
+    play_keys(device_b, " ".join(WIN_LOG[6:12]))
+    wait_stored(device_b, 12)
+
+    # A plays something else than the stored game's 7th action: the server refuses
+    # it, and A takes up the stored game, saying why and nothing of a failure.
+    other = "U" if WIN_LOG[6] != "U" else "S"
+    play_keys(device_a, other)
+    expect(device_a.locator("#attempt-notice")).to_have_text(
+        "You played this game further on another device, so it goes on from there."
+    )
+    device_a.wait_for_function(f"() => window.easyHarp.game.log.length === 12")
+    assert engine(device_a, "game.log") == WIN_LOG[:12]
+    assert device_a.locator("#attempt-save-failed").is_hidden()
+    assert Attempt.objects.get().log.split() == WIN_LOG[:12]
+    assert device_a.errors == [] and device_b.errors == []
+
+
 def test_a_device_that_fell_behind_takes_up_the_longer_game_and_says_why(
     site: Any, make_player: Any
 ) -> None:

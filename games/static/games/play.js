@@ -611,9 +611,12 @@ function streamMessage(socket, event) {
   else if (message.type === "watchers") showWatchers(message.count);
   else if (message.type === "error") stream.error = message.error?.code ?? null;
   else if (message.type === "refused") {
-    // The server and the page disagree: shown, and the next socket starts again
-    // from the stored game.
-    showSaveFailed({ outcome: "refused", body: { error: message.error } });
+    // The server and the page disagree, and the next socket starts again from the
+    // stored game. Another device having played on is said then (the page goes on
+    // from that game); any other refusal is shown now.
+    if (message.error?.code !== "action_conflict") {
+      showSaveFailed({ outcome: "refused", body: { error: message.error } });
+    }
     socket.close();
   }
 }
@@ -630,6 +633,7 @@ function streamState(state) {
     );
     if (!goOnWith(next, { savedLength: stored.length, version: state.version })) return;
     persist();
+    showSaveFailed(null);
     attempt.note = "attempt_stale";
     showAttempt();
     refresh();

@@ -467,7 +467,7 @@ def test_a_device_that_fell_behind_and_played_another_move_goes_on_from_the_stor
     expect(device_a.locator("#attempt-notice")).to_have_text(
         "You played this game further on another device, so it goes on from there."
     )
-    device_a.wait_for_function(f"() => window.easyHarp.game.log.length === 12")
+    device_a.wait_for_function("() => window.easyHarp.game.log.length === 12")
     assert engine(device_a, "game.log") == WIN_LOG[:12]
     assert device_a.locator("#attempt-save-failed").is_hidden()
     assert Attempt.objects.get().log.split() == WIN_LOG[:12]

@@ -447,18 +447,26 @@ def wait_stored(page: Any, actions: int) -> None:
     page.wait_for_selector(f'#attempt[data-stored="{actions}"]', state="attached")
 
 
+def two_devices(site: Any, first: int, then: int) -> tuple[Any, Any]:
+    """alice's ranked game on device A, `first` actions stored; then device B goes on
+    from the stored game and plays on to `then` actions, stored too."""
+    device_a = signed_in_play_page(site, "alice")
+    wait_for_mode(device_a, "none")
+    play_keys(device_a, " ".join(WIN_LOG[:first]))
+    wait_stored(device_a, first)
+    device_b = signed_in_play_page(site, "alice")
+    wait_for_mode(device_b, "open")
+    assert engine(device_b, "game.log") == WIN_LOG[:first]
+    play_keys(device_b, " ".join(WIN_LOG[first:then]))
+    wait_stored(device_b, then)
+    return device_a, device_b
+
+
 def test_a_device_that_fell_behind_and_played_another_move_goes_on_from_the_stored_game(
     site: Any, make_player: Any
 ) -> None:
     make_player("alice")
-    device_a = signed_in_play_page(site, "alice")
-    wait_for_mode(device_a, "none")
-    play_keys(device_a, " ".join(WIN_LOG[:6]))
-    wait_stored(device_a, 6)
-    device_b = signed_in_play_page(site, "alice")
-    wait_for_mode(device_b, "open")
-    play_keys(device_b, " ".join(WIN_LOG[6:12]))
-    wait_stored(device_b, 12)
+    device_a, device_b = two_devices(site, 6, 12)
 
     # A plays something else than the stored game's 7th action: the server refuses
     # it, and A takes up the stored game, saying why and nothing of a failure.
@@ -478,18 +486,9 @@ def test_a_device_that_fell_behind_takes_up_the_longer_game_and_says_why(
     site: Any, make_player: Any
 ) -> None:
     make_player("alice")
-    # Device A plays 20 actions, each stored as it goes.
-    device_a = signed_in_play_page(site, "alice")
-    wait_for_mode(device_a, "none")
-    play_keys(device_a, " ".join(WIN_LOG[:20]))
-    wait_stored(device_a, 20)
-
-    # Device B goes on from the stored game and plays 20 more.
-    device_b = signed_in_play_page(site, "alice")
-    wait_for_mode(device_b, "open")
-    assert engine(device_b, "game.log") == WIN_LOG[:20]
-    play_keys(device_b, " ".join(WIN_LOG[20:40]))
-    wait_stored(device_b, 40)
+    # Device A plays 20 actions, each stored as it goes; device B goes on from the
+    # stored game and plays 20 more.
+    device_a, device_b = two_devices(site, 20, 40)
 
     # Device A, behind, plays one more action: the server holds a longer game,
     # and A goes on from B's game and says why.

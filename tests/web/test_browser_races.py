@@ -42,6 +42,16 @@ def assert_fits(page: Any) -> None:
     assert page.evaluate(CONTROLS_OVERLAPPING) == []
 
 
+def race_in_lobby(code: str, host: Any) -> Race:
+    """A race of deal 4 waiting in its lobby, `host` its only player."""
+    race = Race.objects.create(
+        code=code, host=host, deal_number=DEAL_NUMBER, created_at=timezone.now(),
+        time_limit=timezone.timedelta(minutes=10),
+    )  # fmt: skip
+    Racer.objects.create(race=race, player=host, joined_at=timezone.now())
+    return race
+
+
 def test_three_players_race_from_the_link_to_the_result_one_reloading_mid_race(
     site: Any, make_player: Any
 ) -> None:
@@ -128,11 +138,7 @@ def test_three_players_race_from_the_link_to_the_result_one_reloading_mid_race(
 
 def test_a_race_page_speaks_the_players_language(site: Any, make_player: Any) -> None:
     alice, bob = make_player("alice"), make_player("bob")
-    race = Race.objects.create(
-        code="race-in-dutch", host=alice, deal_number=DEAL_NUMBER, created_at=timezone.now(),
-        time_limit=timezone.timedelta(minutes=10),
-    )  # fmt: skip
-    Racer.objects.create(race=race, player=alice, joined_at=timezone.now())
+    race_in_lobby("race-in-dutch", alice)
 
     page = site("/races/race-in-dutch/", player=bob, language="nl", width=320)
 
@@ -147,11 +153,7 @@ def test_the_player_who_becomes_host_when_the_host_leaves_can_start_at_once(
     site: Any, make_player: Any
 ) -> None:
     carol, bob = make_player("carol"), make_player("bob")
-    race = Race.objects.create(
-        code="race-handed-on", host=carol, deal_number=DEAL_NUMBER, created_at=timezone.now(),
-        time_limit=timezone.timedelta(minutes=10),
-    )  # fmt: skip
-    Racer.objects.create(race=race, player=carol, joined_at=timezone.now())
+    race = race_in_lobby("race-handed-on", carol)
     path = f"/races/{race.code}/"
     host = site(path, player=carol)
     phone = site(path, player=bob, language="es", width=320, height=700)
@@ -171,11 +173,7 @@ def test_someone_not_in_the_race_watches_its_lobby_and_start_live(
     site: Any, make_player: Any
 ) -> None:
     alice, bob, carol = make_player("alice"), make_player("bob"), make_player("carol")
-    race = Race.objects.create(
-        code="race-watched", host=alice, deal_number=DEAL_NUMBER, created_at=timezone.now(),
-        time_limit=timezone.timedelta(minutes=10),
-    )  # fmt: skip
-    Racer.objects.create(race=race, player=alice, joined_at=timezone.now())
+    race = race_in_lobby("race-watched", alice)
     path = f"/races/{race.code}/"
 
     visitor = site(path)

@@ -23,15 +23,22 @@ def moves_shown(page: Any) -> int:
     return int(page.inner_text("#moves"))
 
 
+def playing(site: Any, player: Any, actions: int) -> Any:
+    """`player`'s play page once the first `actions` actions of their ranked game
+    are stored."""
+    page = site("/play/", player=player, service_workers="block")
+    page.wait_for_selector('#attempt[data-mode="none"]', state="attached")
+    play_keys(page, " ".join(WIN_LOG[:actions]))
+    page.wait_for_selector(f'#attempt[data-stored="{actions}"]', state="attached")
+    return page
+
+
 def test_a_watcher_sees_the_table_move_and_the_player_sees_the_watcher(
     site: Any, make_player: Any, submit: Any
 ) -> None:
     alice, bob = make_player("alice"), make_player("bob")
     submit(bob, "S")  # bob has played the day
-    player = site("/play/", player=alice, service_workers="block")
-    player.wait_for_selector('#attempt[data-mode="none"]', state="attached")
-    play_keys(player, " ".join(WIN_LOG[:5]))
-    player.wait_for_selector('#attempt[data-stored="5"]', state="attached")
+    player = playing(site, alice, 5)
 
     # The player's page leads there.
     watcher = site("/players/alice/", player=bob)
@@ -62,10 +69,7 @@ def test_a_live_page_opened_before_the_player_starts_goes_live_when_they_do(
         " === 'This player has no ranked game today.'"
     )
 
-    player = site("/play/", player=alice, service_workers="block")
-    player.wait_for_selector('#attempt[data-mode="none"]', state="attached")
-    play_keys(player, " ".join(WIN_LOG[:4]))
-    player.wait_for_selector('#attempt[data-stored="4"]', state="attached")
+    player = playing(site, alice, 4)
 
     watcher.wait_for_selector('#watch-state[data-state="live"]')
     watcher.wait_for_function("() => document.getElementById('moves').textContent === '4'")
@@ -93,10 +97,7 @@ def test_the_live_page_speaks_the_viewers_language_on_a_phone(
 ) -> None:
     alice, viewer = make_player("alice"), make_player(f"viewer-{language}")
     submit(viewer, "S")
-    player = site("/play/", player=alice, service_workers="block")
-    player.wait_for_selector('#attempt[data-mode="none"]', state="attached")
-    play_keys(player, " ".join(WIN_LOG[:3]))
-    player.wait_for_selector('#attempt[data-stored="3"]', state="attached")
+    playing(site, alice, 3)
 
     page = site("/live/alice/", player=viewer, language=language, width=320)
     page.wait_for_selector('#watch-state[data-state="live"]')

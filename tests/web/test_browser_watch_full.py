@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-from tests.fixtures import WIN_LOG
 from tests.web.conftest import _serve_in_child, serving, shot
-from tests.web.test_browser import play_keys
+from tests.web.test_browser_watch import playing
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -44,10 +43,7 @@ def test_a_viewer_past_the_limit_is_told_and_goes_live_once_a_place_is_free(
     alice, bob, carol = (make_player(name) for name in ("alice", "bob", "carol"))
     submit(bob, "S")
     submit(carol, "S")  # both have played the day
-    player = site("/play/", player=alice, service_workers="block")
-    player.wait_for_selector('#attempt[data-mode="none"]', state="attached")
-    play_keys(player, " ".join(WIN_LOG[:3]))
-    player.wait_for_selector('#attempt[data-stored="3"]', state="attached")
+    player = playing(site, alice, 3)
     first = site("/live/alice/", player=bob)
     first.wait_for_selector('#watch-state[data-state="live"]')
 

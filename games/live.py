@@ -52,10 +52,26 @@ def watchers_change(attempt_id: int, delta: int) -> int:
 def attempt_closed_announce(attempt_id: int, game_id: int) -> None:
     """Tell the attempt's watchers that it was submitted (in `on_commit`). Never raises:
     with the channel layer down the watchers miss it, and the game is stored anyway."""
+    _watchers_tell(
+        attempt_id,
+        {"type": "attempt.closed", "game": game_id},
+        failed=f"Watchers of attempt {attempt_id} not told it closed",
+    )
+
+
+def attempt_assisted_announce(attempt_id: int) -> None:
+    """Tell the attempt's watchers that a hint was asked during it (in `on_commit`):
+    they read it again, and show it as assisted. Never raises."""
+    _watchers_tell(
+        attempt_id,
+        {"type": "attempt.reset"},
+        failed=f"Watchers of attempt {attempt_id} not told it is assisted",
+    )
+
+
+def _watchers_tell(attempt_id: int, message: dict[str, object], *, failed: str) -> None:
     if watchers_count(attempt_id) <= 0:
         return
-    failed = f"Watchers of attempt {attempt_id} not told it closed"
-    message = {"type": "attempt.closed", "game": game_id}
     timeout: float = settings.LIVE_BOARD_SEND_TIMEOUT
     announce_on_layer(
         lambda layer: asyncio.wait_for(

@@ -471,6 +471,7 @@ def attempt_assist(*, player: User, deal: str) -> bool:
     if not attempt.assisted:
         attempt.assisted = True
         attempt.save(update_fields=["assisted"])
+        transaction.on_commit(partial(live.attempt_assisted_announce, attempt.pk))
     return True
 
 

@@ -10,8 +10,9 @@ day; before that the socket is refused with `replay_locked`.
 Protocol (server to client, JSON text frames):
 
 - `{"type": "snapshot", "player", "date", "deal", "log", "actions",
-  "elapsed_ms", "status", "watchers"}` on connect, and again when the stored
-  game changed under the stream (another device of the player).
+  "elapsed_ms", "status", "assisted", "watchers"}` on connect, and again when
+  the stored game changed under the stream (another device of the player) or
+  a hint made it assisted.
 - `{"type": "actions", "from", "actions", "elapsed_ms"}`: actions `from`,
   `from + 1`, ... were played (a client ignores those it has).
 - `{"type": "closed", "game"}` once the attempt is submitted (its game).
@@ -59,6 +60,8 @@ class Watched:
     log: str
     started_at: datetime.datetime
     closed_at: datetime.datetime | None
+    # A hint was asked during it: its game is on no board.
+    assisted: bool
 
 
 def attempt_watched(*, viewer: User, username: str, date: datetime.date) -> Watched:
@@ -77,6 +80,7 @@ def attempt_watched(*, viewer: User, username: str, date: datetime.date) -> Watc
         log=attempt.current_log,
         started_at=attempt.started_at,
         closed_at=attempt.closed_at,
+        assisted=attempt.assisted,
     )
 
 
@@ -142,6 +146,7 @@ class AttemptWatchConsumer(PlayerSocket):
                     "actions": len(watched.log.split()),
                     "elapsed_ms": max(0, int((end - watched.started_at).total_seconds() * 1000)),
                     "status": "open" if watched.closed_at is None else "closed",
+                    "assisted": watched.assisted,
                     "watchers": count,
                 }
             )

@@ -19,7 +19,7 @@ from django.utils import timezone
 from easyharp_site.asgi import application
 from games.consumers import CLOSE_FLOOD
 from games.models import DailyDeal
-from games.services import game_submit
+from games.services import attempt_assist, game_submit
 from games.watch import CLOSE_LOCKED, CLOSE_NOT_FOUND, CLOSE_NOT_SIGNED_IN
 from tests.fixtures import DEAL, client_for, play_ranked
 from tests.games.test_attempt_stream import (
@@ -61,6 +61,17 @@ async def next_of(communicator: WebsocketCommunicator, kind: str) -> dict[str, A
         message = await answer(communicator)
         if message["type"] == kind:
             return message
+
+
+async def bob_watches_alice(
+    alice: AbstractBaseUser, bob: AbstractBaseUser
+) -> tuple[WebsocketCommunicator, dict[str, Any]]:
+    """bob has played the day and watches alice's open attempt: his socket and its
+    first snapshot."""
+    await database_sync_to_async(play_ranked)(bob, "S")
+    await database_sync_to_async(started)(alice)
+    watcher = await watch_socket(bob)
+    return watcher, await next_of(watcher, "snapshot")
 
 
 async def test_a_player_who_has_not_finished_their_own_ranked_attempt_is_refused(
@@ -119,14 +130,25 @@ async def test_after_their_own_ranked_game_a_player_watches_the_table_move_and_i
 async def test_a_watcher_is_told_when_the_attempt_is_submitted(
     alice: AbstractBaseUser, bob: AbstractBaseUser, daily: DailyDeal
 ) -> None:
-    await database_sync_to_async(play_ranked)(bob, "S")
-    await database_sync_to_async(started)(alice)
-    watcher = await watch_socket(bob)
-    await next_of(watcher, "snapshot")
+    watcher, _ = await bob_watches_alice(alice, bob)
 
     game, _ = await database_sync_to_async(game_submit)(player=alice, deal=DEAL, log="S S")
 
     assert await next_of(watcher, "closed") == {"type": "closed", "game": game.pk}
+    await watcher.disconnect()
+
+
+async def test_a_hint_asked_while_watched_makes_the_watchers_snapshot_assisted(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, daily: DailyDeal
+) -> None:
+    watcher, snapshot = await bob_watches_alice(alice, bob)
+    assert snapshot["assisted"] is False
+
+    assisted = await database_sync_to_async(attempt_assist)(player=alice, deal=DEAL)
+
+    assert assisted
+    again = await next_of(watcher, "snapshot")
+    assert (again["assisted"], again["status"]) == (True, "open")
     await watcher.disconnect()
 
 
@@ -135,10 +157,7 @@ async def test_a_flood_of_messages_closes_the_watching_socket(
 ) -> None:
     settings.ATTEMPT_STREAM_BURST = 3
     settings.ATTEMPT_STREAM_ACTIONS_PER_SECOND = 0.001
-    await database_sync_to_async(play_ranked)(bob, "S")
-    await database_sync_to_async(started)(alice)
-    watcher = await watch_socket(bob)
-    await next_of(watcher, "snapshot")
+    watcher, _ = await bob_watches_alice(alice, bob)
 
     for _ in range(3):
         await watcher.send_json_to({"type": "ping"})
@@ -177,10 +196,7 @@ async def test_one_watcher_past_the_limit_is_refused_and_its_place_is_not_kept(
 async def test_the_watching_socket_closes_with_4401_when_its_session_ends(
     alice: AbstractBaseUser, bob: AbstractBaseUser, daily: DailyDeal
 ) -> None:
-    await database_sync_to_async(play_ranked)(bob, "S")
-    await database_sync_to_async(started)(alice)
-    watcher = await watch_socket(bob)
-    await next_of(watcher, "snapshot")
+    watcher, _ = await bob_watches_alice(alice, bob)
 
     signed_out = await database_sync_to_async(
         lambda: client_for(bob).post("/api/auth/logout/everywhere/").status_code

@@ -77,6 +77,24 @@ def test_a_live_page_opened_before_the_player_starts_goes_live_when_they_do(
     assert watcher.errors == [] and player.errors == []
 
 
+def test_a_hint_asked_while_watched_shows_the_watchers_the_game_is_assisted(
+    site: Any, make_player: Any, submit: Any
+) -> None:
+    alice, bob = make_player("alice"), make_player("bob")
+    submit(bob, "S")  # bob has played the day
+    player = playing(site, alice, 3)
+    watcher = site("/live/alice/", player=bob)
+    watcher.wait_for_selector('#watch-state[data-state="live"]')
+    assert watcher.locator("#watch-assisted").is_hidden()
+
+    player.click("#hint")
+    player.click("#confirm-ok")
+
+    watcher.wait_for_selector("#watch-assisted", state="visible")
+    assert "a hint was used" in watcher.inner_text("#watch-assisted")
+    assert watcher.errors == [] and player.errors == []
+
+
 def test_a_player_who_has_not_played_the_day_is_refused(site: Any, make_player: Any) -> None:
     make_player("alice")
     carol = make_player("carol")

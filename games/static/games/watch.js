@@ -78,6 +78,7 @@ function takeSnapshot(snapshot) {
     return;
   }
   state.open = snapshot.status === "open";
+  document.getElementById("watch-assisted").hidden = !snapshot.assisted;
   state.start = performance.now() - (snapshot.elapsed_ms ?? 0);
   setStatus(true, state.open ? "" : t("watch_closed"));
   draw();

@@ -9,7 +9,8 @@ are shared by every cache object of the process; redis-py's pool resets itself
 in a forked child.
 
 `shared_count_change` keeps a count that every server process shares (the
-watchers of an attempt or of a race).
+watchers of an attempt or of a race), and `shared_place_take` takes one of a
+bounded number of places counted that way.
 """
 
 from __future__ import annotations
@@ -58,3 +59,14 @@ def shared_count_change(key: str, delta: int, *, seconds: int) -> int:
         count = max(0, delta)
     cache.touch(key, seconds)
     return max(0, int(count))
+
+
+def shared_place_take(key: str, *, limit: int, seconds: int) -> int | None:
+    """Count one more at `key` (`shared_count_change`) when fewer than `limit` are
+    counted; returns the count with it, or None (nothing counted) when all the
+    places are taken. The place is given back with `shared_count_change(key, -1)`."""
+    count = shared_count_change(key, 1, seconds=seconds)
+    if count > limit:
+        shared_count_change(key, -1, seconds=seconds)
+        return None
+    return count

@@ -15,7 +15,7 @@ import logging
 from django.conf import settings
 from django.core.cache import cache
 
-from easyharp_site.cache import shared_count_change
+from easyharp_site.cache import shared_count_change, shared_place_take
 from easyharp_site.layer import announce_on_layer
 
 logger = logging.getLogger(__name__)
@@ -44,9 +44,17 @@ def watchers_count(attempt_id: int) -> int:
     return max(0, int(cache.get(_count_key(attempt_id), 0)))
 
 
-def watchers_change(attempt_id: int, delta: int) -> int:
-    """Count a socket in (+1) or out (-1); returns the count."""
-    return shared_count_change(_count_key(attempt_id), delta, seconds=COUNT_SECONDS)
+def watchers_join(attempt_id: int) -> int | None:
+    """Count a watching socket in; returns the count, or None when LIVE_WATCHERS_MAX
+    watch already (nothing is counted)."""
+    return shared_place_take(
+        _count_key(attempt_id), limit=settings.LIVE_WATCHERS_MAX, seconds=COUNT_SECONDS
+    )
+
+
+def watchers_leave(attempt_id: int) -> int:
+    """Count a watching socket out; returns the count."""
+    return shared_count_change(_count_key(attempt_id), -1, seconds=COUNT_SECONDS)
 
 
 def attempt_closed_announce(attempt_id: int, game_id: int) -> None:

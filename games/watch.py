@@ -43,7 +43,13 @@ from easyharp_site.dates import day_from_text
 from easyharp_site.errors import ServiceError
 from games import rules, selectors
 from games.consumers import CLOSE_FLOOD, ActionBucket, PlayerSocket
-from games.live import player_group, watchers_change, watchers_count, watchers_group
+from games.live import (
+    player_group,
+    watchers_count,
+    watchers_group,
+    watchers_join,
+    watchers_leave,
+)
 
 CLOSE_NOT_SIGNED_IN = 4401
 CLOSE_LOCKED = 4403
@@ -116,9 +122,8 @@ class AttemptWatchConsumer(PlayerSocket):
             return
         # Listen before reading the count and the game: nothing falls between.
         await self.channel_layer.group_add(watchers_group(watched.attempt_id), self.channel_name)
-        count = await database_sync_to_async(watchers_change)(watched.attempt_id, 1)
-        if count > settings.LIVE_WATCHERS_MAX:
-            await database_sync_to_async(watchers_change)(watched.attempt_id, -1)
+        count = await database_sync_to_async(watchers_join)(watched.attempt_id)
+        if count is None:
             await self.channel_layer.group_discard(
                 watchers_group(watched.attempt_id), self.channel_name
             )
@@ -211,7 +216,7 @@ class AttemptWatchConsumer(PlayerSocket):
         )
         if self.counted:
             self.counted = False
-            count = await database_sync_to_async(watchers_change)(watched.attempt_id, -1)
+            count = await database_sync_to_async(watchers_leave)(watched.attempt_id)
             await self.channel_layer.group_send(
                 player_group(watched.attempt_id), {"type": "attempt.watchers", "count": count}
             )

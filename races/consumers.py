@@ -74,7 +74,7 @@ from games.batches import StreamWriter
 from games.consumers import CLOSE_FLOOD, ActionBucket, ActionSocket
 from games.streaming import ActionStream
 from races import selectors, services
-from races.live import RaceAnnouncer, race_group, race_watchers_change
+from races.live import RaceAnnouncer, race_group, race_watchers_join, race_watchers_leave
 from races.models import Race
 
 logger = logging.getLogger(__name__)
@@ -198,10 +198,7 @@ class RaceConsumer(ActionSocket):
     async def _watch(self, race_id: int, state: dict[str, Any]) -> None:
         """Watch the race: its group (each state passed on as watched), and its state
         now; refused (4429) when `LIVE_WATCHERS_MAX` sockets watch it already."""
-        if await database_sync_to_async(race_watchers_change)(race_id, 1) > (
-            settings.LIVE_WATCHERS_MAX
-        ):
-            await database_sync_to_async(race_watchers_change)(race_id, -1)
+        if not await database_sync_to_async(race_watchers_join)(race_id):
             await self._refuse(
                 CLOSE_FLOOD, "too_many_watchers", "Too many watch this race: try again later."
             )
@@ -273,7 +270,7 @@ class RaceConsumer(ActionSocket):
         if race_id is not None:
             await self.channel_layer.group_discard(race_group(race_id), self.channel_name)
         if self.watched is not None:
-            await database_sync_to_async(race_watchers_change)(self.watched, -1)
+            await database_sync_to_async(race_watchers_leave)(self.watched)
 
     async def on_ping(self) -> None:
         """The heartbeat: the player is here; the race's state in answer (a watcher's: a

@@ -26,7 +26,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.utils import timezone
 
-from easyharp_site.cache import shared_count_change
+from easyharp_site.cache import shared_count_change, shared_place_take
 from easyharp_site.layer import announce_soon
 from races import selectors
 
@@ -43,12 +43,26 @@ def race_group(race_id: int) -> str:
 WATCHERS_COUNT_SECONDS = 24 * 3600
 
 
-def race_watchers_change(race_id: int, delta: int) -> int:
-    """Count a watcher's socket of a race in (+1) or out (-1), over every server
-    process; returns the count."""
-    return shared_count_change(
-        f"races:race:{race_id}:watchers", delta, seconds=WATCHERS_COUNT_SECONDS
+def race_watchers_join(race_id: int) -> bool:
+    """Count a watcher's socket of a race in, over every server process; False (nothing
+    counted) when LIVE_WATCHERS_MAX watch it already."""
+    return (
+        shared_place_take(
+            _watchers_key(race_id),
+            limit=settings.LIVE_WATCHERS_MAX,
+            seconds=WATCHERS_COUNT_SECONDS,
+        )
+        is not None
     )
+
+
+def race_watchers_leave(race_id: int) -> None:
+    """Count a watcher's socket of a race out."""
+    shared_count_change(_watchers_key(race_id), -1, seconds=WATCHERS_COUNT_SECONDS)
+
+
+def _watchers_key(race_id: int) -> str:
+    return f"races:race:{race_id}:watchers"
 
 
 def race_changed(race_id: int) -> None:

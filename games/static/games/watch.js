@@ -23,7 +23,7 @@ const state = {
   delay: RECONNECT_FIRST_MS,
   summarizedAt: -Infinity,
   summaryTimer: null,
-  full: false, // the server said too many watch: the next close says so
+  error: null, // the code of the server's last error: the close that follows says why
 };
 
 function draw() {
@@ -111,9 +111,8 @@ function connect() {
       state.delay = RECONNECT_FIRST_MS;
       takeSnapshot(message);
     } else if (message.type === "actions") takeActions(message);
-    else if (message.type === "error" && message.error?.code === "too_many_watchers") {
-      state.full = true;
-    } else if (message.type === "closed") {
+    else if (message.type === "error") state.error = message.error?.code ?? null;
+    else if (message.type === "closed") {
       state.open = false;
       setStatus(true, t("watch_closed"));
       showClock();
@@ -121,15 +120,17 @@ function connect() {
   });
   socket.addEventListener("close", (event) => {
     const over = { reconnecting: false };
+    const error = state.error;
+    state.error = null;
     if (event.code === 4403) return setStatus(false, t("watch_locked"), over);
     if (event.code === 4404) {
       setStatus(false, t("watch_none"), over);
-      setTimeout(connect, NO_GAME_RETRY_MS);
+      // No such player: nothing to wait for. No attempt yet: look again now and then.
+      if (error === "no_attempt") setTimeout(connect, NO_GAME_RETRY_MS);
       return;
     }
     if (event.code === 4401) return setStatus(false, "", over);
-    setStatus(false, state.full ? t("watch_full") : "");
-    state.full = false;
+    setStatus(false, error === "too_many_watchers" ? t("watch_full") : "");
     setTimeout(connect, state.delay);
     state.delay = nextDelay(state.delay);
   });

@@ -71,7 +71,7 @@ def announce_soon(
         if not future.cancelled() and future.exception() is not None:
             logger.warning(failed, exc_info=future.exception())
 
-    loop = _server_loop()
+    loop = server_loop()
     if loop is not None:
         asyncio.run_coroutine_threadsafe(announcement, loop).add_done_callback(done)
         return
@@ -96,7 +96,7 @@ async def _run(announcement: Coroutine[Any, Any, None]) -> None:
     await announcement
 
 
-def _server_loop() -> asyncio.AbstractEventLoop | None:
+def server_loop() -> asyncio.AbstractEventLoop | None:
     """The event loop of the ASGI server that runs this thread's request, if any.
 
     asgiref keeps it for its own `async_to_sync` in the thread-local of

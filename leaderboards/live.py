@@ -3,10 +3,12 @@
 The path of a change, from the service layer to the sockets:
 
 1. A service stores or voids a game and, in `transaction.on_commit`, calls
-   `board_changed(date=..., orders=...)`. That sends one tiny `board.changed`
-   message per board to the board's group on the default channel layer (Redis
-   in production). It never raises into the caller: a Redis outage is logged and
-   the submission stands.
+   `board_changed(date=..., orders=..., players=...)`. A server process gathers
+   the changes its requests hand on for `ANNOUNCE_GATHER_SECONDS`, then sends
+   one tiny `board.changed` message per board to the board's group on the
+   default channel layer (Redis in production), naming every player who moved.
+   It never raises into the caller: a Redis outage is logged and the
+   submission stands.
 2. In every server process, one `BoardHub` (per event loop) is the only member
    of that group for the boards its sockets watch, so a change costs one Redis
    message per process, not one per socket (with the pub/sub layer, a single
@@ -49,6 +51,8 @@ import asyncio
 import datetime
 import json
 import logging
+import threading
+import weakref
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
@@ -63,6 +67,7 @@ from easyharp_site.layer import (
     RETRY_MAX_SECONDS,
     LayerMember,
     announce_on_layer,
+    server_loop,
 )
 from easyharp_site.sockets import text_frame
 from leaderboards.audiences import audience_members, audience_sql
@@ -118,22 +123,65 @@ def board_changed(
     narrowed board of the day is.
 
     Called by the service layer inside `transaction.on_commit`, after a stored or
-    voided game moved the boards; under the server, the request does not wait
-    for the announcement (`easyharp_site.layer.announce_soon`). Never raises: if
-    the channel layer fails (Redis down) or takes longer than
-    `LIVE_BOARD_SEND_TIMEOUT` seconds, the failure is logged and the caller
-    carries on; watchers catch up on the next change, and
-    every hub refreshes its boards when its own connection comes back.
+    voided game moved the boards. Under the server, the request does not wait:
+    the change joins those its process gathers for `ANNOUNCE_GATHER_SECONDS`,
+    and the server's event loop sends one message per board for all of them
+    (`_gathered_send`). Elsewhere (a job, a command) it is sent before this
+    returns. Never raises: if the channel layer fails (Redis down) or takes
+    longer than `LIVE_BOARD_SEND_TIMEOUT` seconds, the failure is logged and
+    the caller carries on; watchers catch up on the next change, and every hub
+    refreshes its boards when its own connection comes back.
     """
     boards = [BoardKey(date, order) for order in orders if order in Board.values]
     if not boards:
         return
+    moved = frozenset(players) or None
+    loop = server_loop()
+    if loop is None:
+        _changes_send({board: moved for board in boards})
+        return
+    with _gathered_lock:
+        changes = _gathered.get(loop)
+        first = changes is None
+        if changes is None:
+            changes = _gathered[loop] = {}
+        for board in boards:
+            known = changes.get(board, frozenset())
+            changes[board] = None if known is None or moved is None else known | moved
+    if first:
+        loop.call_soon_threadsafe(loop.call_later, ANNOUNCE_GATHER_SECONDS, _gathered_send, loop)
+
+
+# Board changes a server process's requests hand on within this many seconds go
+# out together, one message per board however many games moved it: its hubs
+# read a board at most LIVE_BOARD_MAX_UPDATES_PER_SECOND times a second anyway,
+# and a message per ranked submission cost its request a sixth of its CPU
+# (bench/submit.py, docs/PERFORMANCE.md).
+ANNOUNCE_GATHER_SECONDS = 0.05
+
+# Per board, the players whose entries moved (None: all of the day's narrowed
+# boards), gathered per server event loop until `_gathered_send` takes them.
+_Changes = dict[BoardKey, frozenset[int] | None]
+_gathered: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Changes] = (
+    weakref.WeakKeyDictionary()
+)
+_gathered_lock = threading.Lock()
+
+
+def _gathered_send(loop: asyncio.AbstractEventLoop) -> None:
+    """On the server's loop: send the changes gathered since the first one."""
+    with _gathered_lock:
+        changes = _gathered.pop(loop, {})
+    if changes:
+        _changes_send(changes)
+
+
+def _changes_send(changes: _Changes) -> None:
     failed = (
-        f"Live boards not told of a change to {', '.join(board.group for board in boards)} "
+        f"Live boards not told of a change to {', '.join(board.group for board in changes)} "
         "(channel layer unavailable); the change itself is stored."
     )
-    players = sorted(set(players))
-    announce_on_layer(lambda layer: _announce(layer, boards, players), logger=logger, failed=failed)
+    announce_on_layer(lambda layer: _announce(layer, changes), logger=logger, failed=failed)
 
 
 def audience_changed(*, kind: str, id: int) -> None:
@@ -159,16 +207,16 @@ async def _send(layer: BaseChannelLayer, group: str, message: dict[str, Any]) ->
     await asyncio.wait_for(layer.group_send(group, message), settings.LIVE_BOARD_SEND_TIMEOUT)
 
 
-async def _announce(layer: BaseChannelLayer, boards: list[BoardKey], players: list[int]) -> None:
+async def _announce(layer: BaseChannelLayer, changes: _Changes) -> None:
     timeout: float = settings.LIVE_BOARD_SEND_TIMEOUT
-    for board in boards:
+    for board, players in changes.items():
         message: dict[str, Any] = {
             "type": "board.changed",
             "date": board.date.isoformat(),
             "order": board.order,
         }
         if players:
-            message["players"] = players
+            message["players"] = sorted(players)
         await asyncio.wait_for(layer.group_send(board.group, message), timeout)
 
 

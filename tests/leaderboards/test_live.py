@@ -79,6 +79,40 @@ async def test_it_sends_one_change_message_to_the_group_of_each_board(settings: 
     assert layer.channels.get(channels["score"]) is None, "one message per board, no more"
 
 
+async def test_changes_handed_on_together_go_out_as_one_message_per_board(settings: Any) -> None:
+    # Under the server, a request's change waits ANNOUNCE_GATHER_SECONDS for
+    # others: each board gets one message naming every player who moved, or
+    # none (every narrowed board) when one change named nobody.
+    use_default_layer(settings, "channels.layers.InMemoryChannelLayer")
+    layer = get_channel_layer()
+    day = datetime.date(2026, 3, 14)
+    channels = {}
+    for order in ("score", "moves"):
+        channels[order] = await layer.new_channel()
+        await layer.group_add(live.BoardKey(day, order).group, channels[order])
+
+    def three_requests() -> None:
+        live.board_changed(date=day, orders=("score", "moves"), players=(7,))
+        live.board_changed(date=day, orders=("moves",), players=(3, 7))
+        live.board_changed(date=day, orders=("score",))
+
+    await sync_to_async(three_requests)()
+
+    score = await asyncio.wait_for(layer.receive(channels["score"]), 1)
+    moves = await asyncio.wait_for(layer.receive(channels["moves"]), 1)
+    assert score == {"type": "board.changed", "date": "2026-03-14", "order": "score"}
+    assert moves == {"type": "board.changed", "date": "2026-03-14", "order": "moves"} | {
+        "players": [3, 7]
+    }
+    await asyncio.sleep(3 * live.ANNOUNCE_GATHER_SECONDS)
+    assert all(layer.channels.get(channel) is None for channel in channels.values())
+
+    # The next change starts a new gathering.
+    await sync_to_async(live.board_changed)(date=day, orders=("score",), players=(9,))
+    again = await asyncio.wait_for(layer.receive(channels["score"]), 1)
+    assert again["players"] == [9]
+
+
 class RecordingLayer(InMemoryChannelLayer):
     """A channel layer that keeps every group message sent to it."""
 

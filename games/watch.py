@@ -10,7 +10,8 @@ day; before that the socket is refused with `replay_locked`.
 Protocol (server to client, JSON text frames):
 
 - `{"type": "snapshot", "player", "date", "deal", "log", "actions",
-  "elapsed_ms", "status", "assisted", "watchers"}` on connect, and again when
+  "elapsed_ms", "status", "game", "assisted", "watchers"}` on connect (`game`:
+  the game that closed the attempt, null while it is open), and again when
   the stored game changed under the stream (another device of the player) or
   a hint made it assisted.
 - `{"type": "actions", "from", "actions", "elapsed_ms"}`: actions `from`,
@@ -66,6 +67,8 @@ class Watched:
     log: str
     started_at: datetime.datetime
     closed_at: datetime.datetime | None
+    # The game that closed it (None while it is open).
+    game_id: int | None
     # A hint was asked during it: its game is on no board.
     assisted: bool
 
@@ -86,6 +89,7 @@ def attempt_watched(*, viewer: User, username: str, date: datetime.date) -> Watc
         log=attempt.current_log,
         started_at=attempt.started_at,
         closed_at=attempt.closed_at,
+        game_id=game.pk if (game := attempt.ranked_game) is not None else None,
         assisted=attempt.assisted,
     )
 
@@ -151,6 +155,7 @@ class AttemptWatchConsumer(PlayerSocket):
                     "actions": len(watched.log.split()),
                     "elapsed_ms": max(0, int((end - watched.started_at).total_seconds() * 1000)),
                     "status": "open" if watched.closed_at is None else "closed",
+                    "game": watched.game_id,
                     "assisted": watched.assisted,
                     "watchers": count,
                 }

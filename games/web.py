@@ -228,6 +228,8 @@ def client_strings() -> dict[str, Any]:
         "watch_none": _("This player has no ranked game today."),
         "watch_full": _("Too many people are watching this game: trying again in a moment."),
         "watch_closed": _("This ranked game is over."),
+        "watch_over": _("Finished"),
+        "watch_replay": _("Watch the replay"),
         "clock": _("Time {time}"),
         "ranked": _("Ranked"),
         "practice": _("Practice: this game is not ranked on any board."),

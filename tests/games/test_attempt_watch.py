@@ -110,7 +110,7 @@ async def test_after_their_own_ranked_game_a_player_watches_the_table_move_and_i
     watcher = await watch_socket(bob)
     snapshot = await next_of(watcher, "snapshot")
     assert (snapshot["player"], snapshot["deal"], snapshot["log"]) == ("alice", DEAL, "S")
-    assert (snapshot["status"], snapshot["watchers"]) == ("open", 1)
+    assert (snapshot["status"], snapshot["game"], snapshot["watchers"]) == ("open", None, 1)
     assert (await next_of(player, "watchers"))["count"] == 1
 
     await send_action(player, 2, "41")
@@ -136,6 +136,12 @@ async def test_a_watcher_is_told_when_the_attempt_is_submitted(
 
     assert await next_of(watcher, "closed") == {"type": "closed", "game": game.pk}
     await watcher.disconnect()
+
+    # A watcher who comes afterwards learns it from the snapshot.
+    later = await watch_socket(bob)
+    snapshot = await next_of(later, "snapshot")
+    assert (snapshot["status"], snapshot["game"], snapshot["log"]) == ("closed", game.pk, "S S")
+    await later.disconnect()
 
 
 async def test_a_hint_asked_while_watched_makes_the_watchers_snapshot_assisted(

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from games.models import Game
 from tests.fixtures import WIN_LOG
 from tests.web.conftest import shot
 from tests.web.test_browser import play_keys
@@ -93,6 +94,35 @@ def test_a_hint_asked_while_watched_shows_the_watchers_the_game_is_assisted(
     watcher.wait_for_selector("#watch-assisted", state="visible")
     assert "a hint was used" in watcher.inner_text("#watch-assisted")
     assert watcher.errors == [] and player.errors == []
+
+
+def test_the_live_page_says_the_game_is_over_and_links_its_replay(
+    site: Any, make_player: Any, submit: Any
+) -> None:
+    alice, bob = make_player("alice"), make_player("bob")
+    submit(bob, "S")  # bob has played the day
+    player = playing(site, alice, 4)
+    watcher = site("/live/alice/", player=bob)
+    watcher.wait_for_selector('#watch-state[data-state="live"]')
+
+    player.click("#submit-game")
+    player.click("#confirm-ok")  # giving up: the game is not won
+
+    watcher.wait_for_selector('#watch-state[data-state="over"]')
+    game = Game.objects.get(player=alice, ranked=True)
+    assert watcher.inner_text("#watch-state") == "Finished"
+    assert watcher.inner_text("#watch-message").startswith("This ranked game is over.")
+    assert watcher.get_attribute("#watch-replay", "href") == f"/replays/{game.pk}/"
+
+    # Opened later, in Spanish, the page knows it from the first snapshot.
+    later = site("/live/alice/", player=bob, language="es")
+    later.wait_for_selector('#watch-state[data-state="over"]')
+    assert later.inner_text("#watch-state") == "Terminada"
+    assert later.inner_text("#watch-replay") == "Ver la repetición"
+    later.click("#watch-replay")
+    later.wait_for_selector("#step-label")
+    assert later.url.endswith(f"/replays/{game.pk}/")
+    assert watcher.errors == [] and player.errors == [] and later.errors == []
 
 
 def test_a_player_who_has_not_played_the_day_is_refused(site: Any, make_player: Any) -> None:

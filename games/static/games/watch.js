@@ -63,11 +63,30 @@ function summarize() {
   }, wait);
 }
 
+/** The badge ("live", "over" once submitted, or "offline") and the message under the table. */
 function setStatus(live, message = "", { reconnecting = true } = {}) {
   const node = document.getElementById("watch-state");
-  node.dataset.state = live ? "live" : "offline";
-  node.textContent = live ? t("watch_live") : reconnecting ? t("watch_offline") : "";
+  const over = live && !state.open;
+  node.dataset.state = over ? "over" : live ? "live" : "offline";
+  node.textContent = over
+    ? t("watch_over")
+    : live
+      ? t("watch_live")
+      : reconnecting
+        ? t("watch_offline")
+        : "";
   document.getElementById("watch-message").textContent = message;
+}
+
+/** Once the game is submitted: say so, with a link to its replay when it is known. */
+function showOver(game) {
+  setStatus(true, t("watch_closed"));
+  if (!Number.isInteger(game)) return;
+  const link = document.createElement("a");
+  link.id = "watch-replay";
+  link.href = `/replays/${game}/`;
+  link.textContent = t("watch_replay");
+  document.getElementById("watch-message").append(" ", link);
 }
 
 function takeSnapshot(snapshot) {
@@ -80,7 +99,8 @@ function takeSnapshot(snapshot) {
   state.open = snapshot.status === "open";
   document.getElementById("watch-assisted").hidden = !snapshot.assisted;
   state.start = performance.now() - (snapshot.elapsed_ms ?? 0);
-  setStatus(true, state.open ? "" : t("watch_closed"));
+  if (state.open) setStatus(true);
+  else showOver(snapshot.game);
   draw();
 }
 
@@ -114,7 +134,7 @@ function connect() {
     else if (message.type === "error") state.error = message.error?.code ?? null;
     else if (message.type === "closed") {
       state.open = false;
-      setStatus(true, t("watch_closed"));
+      showOver(message.game);
       showClock();
     }
   });

@@ -62,7 +62,7 @@ class TestArchive:
         # Yesterday's month: on the first of a month, yesterday is on last month's page.
         body = client.get(f"/archive/{yesterday.date:%Y-%m}/").content.decode()
         link = f'href="/play/?deal={yesterday.deal_code}">'
-        assert f"{link}{PLAY_ICON} <span class=\"play-label\">Practice</span></a>" in body
+        assert f'{link}{PLAY_ICON} <span class="play-label">Practice</span></a>' in body
 
 
 class TestPastDealPlayedAgain:

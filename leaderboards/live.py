@@ -155,8 +155,8 @@ def board_changed(
 # Board changes a server process's requests hand on within this many seconds go
 # out together, one message per board however many games moved it: its hubs
 # read a board at most LIVE_BOARD_MAX_UPDATES_PER_SECOND times a second anyway,
-# and a message per ranked submission cost its request a sixth of its CPU
-# (bench/submit.py, docs/PERFORMANCE.md).
+# and two messages per ranked submission cost the server about 0.5 ms of CPU
+# each time (bench/submit.py, docs/PERFORMANCE.md).
 ANNOUNCE_GATHER_SECONDS = 0.05
 
 # Per board, the players whose entries moved (None: all of the day's narrowed

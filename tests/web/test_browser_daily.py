@@ -315,3 +315,20 @@ def test_the_home_page_invites_before_playing_and_shows_the_players_day_after(
         assert axe_violations(after) == []
         shot(after, f"home-after-{language}-{width}")
     assert page.errors == []
+
+
+def test_the_home_pages_own_rank_moves_as_others_submit(
+    site: Any, make_player: Any, submit: Any
+) -> None:
+    alice, bob = make_player("alice"), make_player("bob")
+    submit(alice, "S")  # one card drawn: the lowest score there is
+    page = site("/", player=alice, language="nl", width=PHONE["width"])
+    page.wait_for_selector('[data-live-state][data-state="live"]')
+    assert page.inner_text("#day-rank-text") == "1 van 1"
+
+    submit(bob, WIN_LOG)
+
+    page.wait_for_function(
+        "() => document.getElementById('day-rank-text').textContent === '2 van 2'"
+    )
+    assert page.errors == []

@@ -136,6 +136,11 @@ function render() {
   table.dataset.total = String(board.total);
   const myRank = document.getElementById("my-rank");
   if (myRank && board.me) myRank.textContent = t("you_are_ranked", board.me);
+  // The home page's own day: its rank on the score board moves as others submit.
+  const dayRank = document.getElementById("day-rank-text");
+  if (dayRank && board.me?.rank) {
+    dayRank.textContent = t("rank_of", { rank: board.me.rank, total: board.total });
+  }
   if (around) refreshAroundMe();
   markPlayed(board.entries);
   followButtons(table);

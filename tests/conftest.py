@@ -58,9 +58,44 @@ def pytest_configure(config: pytest.Config) -> None:
         *settings.PASSWORD_HASHERS,
     ]
     _redis_of_this_worker()
+    _flush_by_delete()
     # The suite shares its machine: heavy work at a lower priority could starve
     # behind the other test processes. Its effect is measured by bench/abuse.py.
     settings.HEAVY_WORK_NICENESS = 0
+
+
+def _flush_by_delete() -> None:
+    """Empty the tables after each test that commits with DELETE, not TRUNCATE.
+
+    pytest-django empties the database after every transactional test (the
+    socket, browser and server tests) with Django's `flush`: on PostgreSQL one
+    TRUNCATE of every table, which makes new files for each table and index,
+    0.12 s on an idle machine and 0.27 s at the median in CI, for tables that
+    hold a few rows. DELETE empties them in a tenth of that. The foreign keys
+    Django makes are deferred to the commit, so the order of the tables does
+    not matter within the flush's transaction; sequences are left as they are,
+    as Django's flush leaves them.
+    """
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    truncate = DatabaseOperations.sql_flush
+
+    def sql_flush(
+        self: DatabaseOperations,
+        style: Any,
+        tables: Any,
+        *,
+        reset_sequences: bool = False,
+        allow_cascade: bool = False,
+    ) -> list[str]:
+        if reset_sequences or allow_cascade or not tables:
+            return truncate(
+                self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
+            )
+        deletes = [f"DELETE FROM {self.quote_name(table)};" for table in tables]
+        return ["SET CONSTRAINTS ALL DEFERRED;", *deletes]
+
+    DatabaseOperations.sql_flush = sql_flush  # type: ignore[method-assign]
 
 
 def _redis_of_this_worker() -> None:

@@ -208,6 +208,16 @@ def fill_log_in(page: Any, username: str) -> None:
     page.click("form.account-form button[type=submit]")
 
 
-def shot(page: Any, name: str) -> None:
+# Screenshots are for a person to look at: written to tests/artifacts/ when
+# SCREENSHOTS=1 (or README_SHOTS=1) asks for them. A plain run, as CI's, skips
+# them: about 150 pictures of 0.1 s each that nobody opens.
+SCREENSHOTS = "1" in (os.environ.get("SCREENSHOTS"), os.environ.get("README_SHOTS"))
+
+
+def shot(target: Any, name: str) -> None:
+    """A picture of a page (all of it) or of one element (a locator), when asked for."""
+    if not SCREENSHOTS:
+        return
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    whole = {"full_page": True} if hasattr(target, "goto") else {}
+    target.screenshot(path=str(ARTIFACTS / f"{name}.png"), **whole)

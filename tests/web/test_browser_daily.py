@@ -35,16 +35,12 @@ PHONE = {"width": 320, "height": 640}
 
 
 def shot_for_readme(page: Any, name: str, element: str | None = None) -> None:
-    """A screenshot in tests/artifacts/ (of one `element` only, when given); copied to
-    docs/img/ for the README only when README_SHOTS=1 asks for it, so that a test
-    run never rewrites a tracked file (the pictures change with the date)."""
-    shot(page, name)
-    target = DOCS_IMG if os.environ.get("README_SHOTS") == "1" else ARTIFACTS
-    if element is None:
-        if target != ARTIFACTS:
-            shutil.copyfile(ARTIFACTS / f"{name}.png", target / f"{name}.png")
-    else:
-        page.locator(element).screenshot(path=str(target / f"{name}.png"))
+    """`shot` of the page (or of one `element` only, when given); copied to docs/img/
+    for the README only when README_SHOTS=1 asks for it, so that a test run never
+    rewrites a tracked file (the pictures change with the date)."""
+    shot(page.locator(element) if element else page, name)
+    if os.environ.get("README_SHOTS") == "1":
+        shutil.copyfile(ARTIFACTS / f"{name}.png", DOCS_IMG / f"{name}.png")
 
 
 def fits(page: Any, width: int) -> None:
@@ -238,9 +234,7 @@ def test_the_after_game_panel_says_why_an_assisted_game_has_no_rank_and_stops_th
     # Three days won before today; the assisted game does not make it four.
     assert page.inner_text("#aftergame-streak") == "3"
     assert page.locator("#aftergame-held").is_hidden()
-    page.locator("#aftergame").screenshot(
-        path=str(ARTIFACTS / f"aftergame-assisted-{language}.png")
-    )
+    shot(page.locator("#aftergame"), f"aftergame-assisted-{language}")
     # On a 320 px phone nothing of the panel sticks out.
     page.set_viewport_size(PHONE)
     fits(page, PHONE["width"])
@@ -251,9 +245,7 @@ def test_the_after_game_panel_says_why_an_assisted_game_has_no_rank_and_stops_th
         )
         == 0
     )
-    page.locator("#aftergame").screenshot(
-        path=str(ARTIFACTS / f"aftergame-assisted-{language}-phone.png")
-    )
+    shot(page.locator("#aftergame"), f"aftergame-assisted-{language}-phone")
 
 
 @pytest.mark.parametrize("language", ["es", "nl"])

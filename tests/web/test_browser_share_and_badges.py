@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime
 import re
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -24,7 +23,7 @@ from games.models import DailyDeal
 from games.selectors import daily_day_number
 from leaderboards.services import player_stats_recompute
 from tests.fixtures import WIN, stored_game
-from tests.web.conftest import ARTIFACTS, shot
+from tests.web.conftest import shot
 from tests.web.test_browser import log_in, play_keys
 from tests.web.test_layout import axe_violations
 
@@ -48,12 +47,6 @@ def streak_of_29(site, today, make_player):
     player_stats_recompute(player=alice)
     DailyDeal.objects.filter(date=today).update(par=WIN["moves"] - 3)
     return alice
-
-
-def shot_path(name: str) -> Path:
-    """Where an element's screenshot goes (tests/artifacts/, ignored)."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    return ARTIFACTS / f"{name}.png"
 
 
 def no_wider_than_the_screen(page: Any, selector: str) -> None:
@@ -108,14 +101,12 @@ def test_after_a_win_the_panel_shows_the_share_its_picture_and_the_badge_just_ea
         assert gettext("Thirty in a row") in badges.inner_text()
     assert page.locator('#aftergame-badges [data-badge="streak_30"]').count() == 1
     assert axe_violations(page) == []
-    page.locator("#aftergame").screenshot(
-        path=str(shot_path(f"share-aftergame-{language}-desktop"))
-    )
-    picture.screenshot(path=str(shot_path(f"share-picture-{language}")))
+    shot(page.locator("#aftergame"), f"share-aftergame-{language}-desktop")
+    shot(picture, f"share-picture-{language}")
 
     page.set_viewport_size(PHONE)
     no_wider_than_the_screen(page, "#aftergame")
-    page.locator("#aftergame").screenshot(path=str(shot_path(f"share-aftergame-{language}-320")))
+    shot(page.locator("#aftergame"), f"share-aftergame-{language}-320")
     assert page.errors == []
 
     # The link leads to the game's own card: its result, its grid, and its picture.
@@ -161,5 +152,5 @@ def test_the_players_page_shows_the_months_badges_earned_and_in_progress(
         assert every_day.get_attribute("value") == str(played)
         no_wider_than_the_screen(page, "#player-badges")
         assert axe_violations(page) == []
-        section.screenshot(path=str(shot_path(f"badges-player-{language}-{name}")))
+        shot(section, f"badges-player-{language}-{name}")
         assert page.errors == []

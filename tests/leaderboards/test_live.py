@@ -62,16 +62,25 @@ def daily(transactional_db: None) -> DailyDeal:
     return DailyDeal.objects.create(date=timezone.now().date(), number=4)
 
 
-async def test_it_sends_one_change_message_to_the_group_of_each_board(settings: Any) -> None:
+DAY = datetime.date(2026, 3, 14)
+
+
+async def listening_to_both_boards(settings: Any, day: datetime.date) -> tuple[Any, dict[str, str]]:
+    """An in-memory layer as the default, and a channel in each of the day's two
+    boards' groups: (the layer, the channel of each order)."""
     use_default_layer(settings, "channels.layers.InMemoryChannelLayer")
     layer = get_channel_layer()
-    day = datetime.date(2026, 3, 14)
     channels = {}
     for order in ("score", "moves"):
         channels[order] = await layer.new_channel()
         await layer.group_add(live.BoardKey(day, order).group, channels[order])
+    return layer, channels
 
-    await sync_to_async(live.board_changed)(date=day, orders=("score", "moves", "fastest"))
+
+async def test_it_sends_one_change_message_to_the_group_of_each_board(settings: Any) -> None:
+    layer, channels = await listening_to_both_boards(settings, DAY)
+
+    await sync_to_async(live.board_changed)(date=DAY, orders=("score", "moves", "fastest"))
 
     for order, channel in channels.items():
         message = await asyncio.wait_for(layer.receive(channel), 1)
@@ -83,18 +92,12 @@ async def test_changes_handed_on_together_go_out_as_one_message_per_board(settin
     # Under the server, a request's change waits ANNOUNCE_GATHER_SECONDS for
     # others: each board gets one message naming every player who moved, or
     # none (every narrowed board) when one change named nobody.
-    use_default_layer(settings, "channels.layers.InMemoryChannelLayer")
-    layer = get_channel_layer()
-    day = datetime.date(2026, 3, 14)
-    channels = {}
-    for order in ("score", "moves"):
-        channels[order] = await layer.new_channel()
-        await layer.group_add(live.BoardKey(day, order).group, channels[order])
+    layer, channels = await listening_to_both_boards(settings, DAY)
 
     def three_requests() -> None:
-        live.board_changed(date=day, orders=("score", "moves"), players=(7,))
-        live.board_changed(date=day, orders=("moves",), players=(3, 7))
-        live.board_changed(date=day, orders=("score",))
+        live.board_changed(date=DAY, orders=("score", "moves"), players=(7,))
+        live.board_changed(date=DAY, orders=("moves",), players=(3, 7))
+        live.board_changed(date=DAY, orders=("score",))
 
     await sync_to_async(three_requests)()
 
@@ -108,7 +111,7 @@ async def test_changes_handed_on_together_go_out_as_one_message_per_board(settin
     assert all(layer.channels.get(channel) is None for channel in channels.values())
 
     # The next change starts a new gathering.
-    await sync_to_async(live.board_changed)(date=day, orders=("score",), players=(9,))
+    await sync_to_async(live.board_changed)(date=DAY, orders=("score",), players=(9,))
     again = await asyncio.wait_for(layer.receive(channels["score"]), 1)
     assert again["players"] == [9]
 

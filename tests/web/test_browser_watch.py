@@ -34,6 +34,19 @@ def playing(site: Any, player: Any, actions: int) -> Any:
     return page
 
 
+def bob_watches_alice_play(
+    site: Any, make_player: Any, submit: Any, actions: int
+) -> tuple[Any, Any, Any, Any]:
+    """bob has played the day and watches alice's ranked game live once she has
+    stored `actions` actions: (alice, bob, her play page, his live page)."""
+    alice, bob = make_player("alice"), make_player("bob")
+    submit(bob, "S")
+    player = playing(site, alice, actions)
+    watcher = site("/live/alice/", player=bob)
+    watcher.wait_for_selector('#watch-state[data-state="live"]')
+    return alice, bob, player, watcher
+
+
 def test_a_watcher_sees_the_table_move_and_the_player_sees_the_watcher(
     site: Any, make_player: Any, submit: Any
 ) -> None:
@@ -81,11 +94,7 @@ def test_a_live_page_opened_before_the_player_starts_goes_live_when_they_do(
 def test_a_hint_asked_while_watched_shows_the_watchers_the_game_is_assisted(
     site: Any, make_player: Any, submit: Any
 ) -> None:
-    alice, bob = make_player("alice"), make_player("bob")
-    submit(bob, "S")  # bob has played the day
-    player = playing(site, alice, 3)
-    watcher = site("/live/alice/", player=bob)
-    watcher.wait_for_selector('#watch-state[data-state="live"]')
+    _, _, player, watcher = bob_watches_alice_play(site, make_player, submit, 3)
     assert watcher.locator("#watch-assisted").is_hidden()
 
     player.click("#hint")
@@ -99,11 +108,7 @@ def test_a_hint_asked_while_watched_shows_the_watchers_the_game_is_assisted(
 def test_the_live_page_says_the_game_is_over_and_links_its_replay(
     site: Any, make_player: Any, submit: Any
 ) -> None:
-    alice, bob = make_player("alice"), make_player("bob")
-    submit(bob, "S")  # bob has played the day
-    player = playing(site, alice, 4)
-    watcher = site("/live/alice/", player=bob)
-    watcher.wait_for_selector('#watch-state[data-state="live"]')
+    alice, bob, player, watcher = bob_watches_alice_play(site, make_player, submit, 4)
 
     player.click("#submit-game")
     player.click("#confirm-ok")  # giving up: the game is not won

@@ -129,6 +129,10 @@ def client_strings() -> dict[str, Any]:
         ),
         "rank": _("Rank {rank} of {total} on today's board by score."),
         "rank_of": _("{rank} of {total}"),
+        "players_today": plural(
+            "count",
+            lambda n: ngettext("{count} player today.", "{count} players today.", n),
+        ),
         "no_place": _("No column takes this card."),
         "confirm_restart": _("Start this deal again from the beginning?"),
         "confirm_submit": _("Submit this unfinished game? You can keep playing afterwards."),

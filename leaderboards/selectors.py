@@ -639,10 +639,11 @@ def stats_record(stats: PlayerStats | None) -> Record:
 
 
 def _percentile(rank: int, total: int) -> int:
-    """The share of a board's players ranked below `rank`, in percent (100: the only one)."""
+    """The share of a board's players ranked below `rank`, in percent (100: the only one),
+    a half rounded up as the pages' `percentile` (games/static/games/daily.js) rounds it."""
     if total <= 1:
         return 100
-    return round(100 * (total - rank) / (total - 1))
+    return (200 * (total - rank) + total - 1) // (2 * (total - 1))
 
 
 def _latest_standing(player: User) -> dict[str, Any] | None:

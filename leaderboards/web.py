@@ -164,7 +164,6 @@ def home(request: HttpRequest) -> HttpResponse:
     yesterday_deal = recent[0].deal_code if recent and recent[0].date == yesterday else None
     # A day with no deal stored (the service was not running) has no board to link to.
     served_yesterday = yesterday if yesterday_deal else None
-    results = day_results(date=day)
     replays_locked = day_lock(date=day, viewer=request.user)
     context = {
         "today": day,
@@ -174,10 +173,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "top": page["entries"][:10],
         "total": page["total"],
         **_your_day(request.user, day, served_yesterday),
-        "results": results,
-        "score_bars": distribution_bars(
-            [(row["score"], row["players"]) for row in results["score_distribution"]]
-        ),
+        **_today_spread(day),
         "yesterday": served_yesterday,
         "yesterday_deal": yesterday_deal,
         "yesterday_winners": day_winners(date=yesterday, limit=3),
@@ -193,6 +189,20 @@ def home(request: HttpRequest) -> HttpResponse:
         ),
     }
     return render(request, "leaderboards/home.html", context)
+
+
+def _today_spread(day: datetime.date) -> dict[str, Any]:
+    """The day's results so far and the bars of their scores (`_today_spread.html`)."""
+    results = day_results(date=day)
+    scores = [(row["score"], row["players"]) for row in results["score_distribution"]]
+    return {"results": results, "score_bars": distribution_bars(scores)}
+
+
+def today_spread(request: HttpRequest) -> HttpResponse:
+    """The home page's "Today so far" section alone: the page takes it again when its
+    live board has more players than the section counts (board.js). It reads the
+    boards' counters only, as `GET /api/daily/{date}/results/` does."""
+    return render(request, "leaderboards/_today_spread.html", _today_spread(today()))
 
 
 def replay(request: HttpRequest, game_id: int) -> HttpResponse:

@@ -25,6 +25,9 @@ test("the percentile is the share of players ranked below", () => {
   assert.equal(percentile(1, 2), 100);
   assert.equal(percentile(2, 2), 0);
   assert.equal(percentile(26, 101), 75);
+  // A half is rounded up, as the server does (leaderboards.selectors._percentile).
+  assert.equal(percentile(100, 201), 51);
+  assert.equal(percentile(102, 201), 50);
 });
 
 test("histogram bars are labelled by moves over par and sized by the largest bucket", () => {

@@ -191,3 +191,11 @@ def test_an_unknown_player_has_no_stats(anon):
     answer = anon.get("/api/players/nobody/stats/")
     assert answer.status_code == 404
     assert answer.json()["error"]["code"] == "not_found"
+
+
+def test_a_percentile_half_way_is_rounded_up_as_the_pages_round_it() -> None:
+    from leaderboards.selectors import _percentile
+
+    # 100 of 200 other players below: 50.5 %, shown 51 here and by daily.js.
+    assert [_percentile(rank, 201) for rank in (100, 101, 102)] == [51, 50, 50]
+    assert (_percentile(1, 1), _percentile(2, 2), _percentile(26, 101)) == (100, 0, 75)

@@ -309,7 +309,7 @@ def test_the_home_page_invites_before_playing_and_shows_the_players_day_after(
     assert page.errors == []
 
 
-def test_the_home_pages_own_rank_moves_as_others_submit(
+def test_the_home_pages_own_rank_and_the_days_figures_move_as_others_submit(
     site: Any, make_player: Any, submit: Any
 ) -> None:
     alice, bob = make_player("alice"), make_player("bob")
@@ -323,4 +323,10 @@ def test_the_home_pages_own_rank_moves_as_others_submit(
     page.wait_for_function(
         "() => document.getElementById('day-rank-text').textContent === '2 van 2'"
     )
+    # The figures beside it follow: the percentile, the count, today's spread.
+    assert page.inner_text("#day-percentile") == "0%"
+    assert page.inner_text("#players-today") == "2 spelers vandaag."
+    page.wait_for_selector('#today-spread[data-players="2"]')
+    assert "1 van 2 spelers wonnen." in page.inner_text("#today-spread")
+    assert page.locator("#today-spread table.bars tr").count() == 2  # two scores, far apart
     assert page.errors == []

@@ -107,6 +107,13 @@ class TestAfterPlaying:
         assert text_of(response, "day-score") == str(WIN["score"])
         assert text_of(response, "day-rank") == "1 of 3 so far"
         assert text_of(response, "day-percentile") == "100%"
+        assert text_of(response, "players-today") == "3 players today."
+        # "Today so far" alone, as the page takes it again when the live board grows.
+        spread = client.get("/today/spread/")
+        assert spread.status_code == 200
+        assert text_of(spread, "today-spread").startswith("Today so far 1 of 3 players won.")
+        assert 'data-players="3"' in spread.content.decode()
+        assert text_of(response, "today-spread") == text_of(spread, "today-spread")
         assert text_of(response, "day-streak") == "2"  # yesterday and today
         assert "Next deal in" in response.content.decode()
         said = text_of(response, "yesterday-mine")

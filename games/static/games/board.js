@@ -6,6 +6,7 @@
  * rows stay until the first snapshot, so the board reads fine without
  * JavaScript.
  */
+import { percentile } from "./daily.js";
 import { followButtons } from "./follow.js";
 import { clock, config, t } from "./ui.js";
 
@@ -136,14 +137,47 @@ function render() {
   table.dataset.total = String(board.total);
   const myRank = document.getElementById("my-rank");
   if (myRank && board.me) myRank.textContent = t("you_are_ranked", board.me);
-  // The home page's own day: its rank on the score board moves as others submit.
-  const dayRank = document.getElementById("day-rank-text");
-  if (dayRank && board.me?.rank) {
-    dayRank.textContent = t("rank_of", { rank: board.me.rank, total: board.total });
-  }
+  followHomePage();
   if (around) refreshAroundMe();
   markPlayed(board.entries);
   followButtons(table);
+}
+
+// How long the home page waits before it takes "Today so far" again: the
+// games of a busy moment are counted in one request.
+const SPREAD_WAIT_MS = 5000;
+let spreadTimer = null;
+
+/**
+ * The home page's figures that follow the board (its score board): the
+ * player's own rank and percentile, the count of players today, and the
+ * "Today so far" section, taken again from the server (`/today/spread/`)
+ * once the board counts more players than it does.
+ */
+function followHomePage() {
+  const dayRank = document.getElementById("day-rank-text");
+  if (dayRank && board.me?.rank) {
+    dayRank.textContent = t("rank_of", { rank: board.me.rank, total: board.total });
+    const better = document.getElementById("day-percentile");
+    if (better) better.textContent = `${percentile(board.me.rank, board.total)}%`;
+  }
+  const playersToday = document.getElementById("players-today");
+  if (playersToday) playersToday.textContent = t("players_today", { count: board.total });
+  const spread = document.getElementById("today-spread");
+  if (!spread || spreadTimer || Number(spread.dataset.players) >= board.total) return;
+  spreadTimer = setTimeout(async () => {
+    try {
+      const response = await fetch("/today/spread/", { credentials: "same-origin" });
+      if (!response.ok) return;
+      const page = new DOMParser().parseFromString(await response.text(), "text/html");
+      const fresh = page.getElementById("today-spread");
+      if (fresh) document.getElementById("today-spread")?.replaceWith(fresh);
+    } catch {
+      // The next change of the board tries again.
+    } finally {
+      spreadTimer = null;
+    }
+  }, SPREAD_WAIT_MS);
 }
 
 /**

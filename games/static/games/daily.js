@@ -21,10 +21,13 @@ export function againstPar(moves, par) {
   return over > 0 ? `+${over}` : `${over}`;
 }
 
-/** The share of a board's players ranked below `rank`, in percent (100: the only one). */
+/**
+ * The share of a board's players ranked below `rank`, in percent (100: the
+ * only one), a half rounded up: in whole numbers, as the server computes it.
+ */
 export function percentile(rank, total) {
   if (total <= 1) return 100;
-  return Math.round((100 * (total - rank)) / (total - 1));
+  return Math.floor((200 * (total - rank) + total - 1) / (2 * (total - 1)));
 }
 
 /**

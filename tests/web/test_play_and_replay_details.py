@@ -281,3 +281,21 @@ def test_a_replay_is_studied_from_the_keyboard_and_says_whose_game_of_which_day_
     assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
     assert axe_violations(page) == []
     shot(page, f"replay-keyboard-{name}")
+
+
+def test_the_replays_facts_keep_their_words_whole_in_spanish(
+    site: Any, make_player: Any, submit: Any
+) -> None:
+    # "Clasificatoria" was cut in two in a card of fixed width on a desktop.
+    alice = make_player("alice")
+    game = submit(alice, WIN_LOG)
+    for width in (320, 1366):
+        page = site(f"/replays/{game.pk}/", player=alice, language="es", width=width)
+        kind = page.locator("#fact-kind")
+        assert kind.inner_text() == "Clasificatoria"
+        # One box per line the text takes.
+        lines = kind.evaluate(
+            "n => { const r = document.createRange(); r.selectNodeContents(n);"
+            " return r.getClientRects().length; }"
+        )
+        assert lines == 1, f"{lines} lines at {width} px"

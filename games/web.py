@@ -234,6 +234,7 @@ def client_strings() -> dict[str, Any]:
         "watch_full": _("Too many people are watching this game: trying again in a moment."),
         "watch_closed": _("This ranked game is over."),
         "watch_over": _("Finished"),
+        "watch_title_over": _("{player}'s ranked game"),
         "watch_replay": _("Watch the replay"),
         "clock": _("Time {time}"),
         "ranked": _("Ranked"),

@@ -116,6 +116,7 @@ def test_the_live_page_says_the_game_is_over_and_links_its_replay(
     watcher.wait_for_selector('#watch-state[data-state="over"]')
     game = Game.objects.get(player=alice, ranked=True)
     assert watcher.inner_text("#watch-state") == "Finished"
+    assert watcher.inner_text("h1") == "alice's ranked game"  # no longer ", live"
     assert watcher.inner_text("#watch-message").startswith("This ranked game is over.")
     assert watcher.get_attribute("#watch-replay", "href") == f"/replays/{game.pk}/"
 
@@ -123,6 +124,7 @@ def test_the_live_page_says_the_game_is_over_and_links_its_replay(
     later = site("/live/alice/", player=bob, language="es")
     later.wait_for_selector('#watch-state[data-state="over"]')
     assert later.inner_text("#watch-state") == "Terminada"
+    assert later.inner_text("h1") == "Partida clasificatoria de alice"
     assert later.inner_text("#watch-replay") == "Ver la repetición"
     later.click("#watch-replay")
     later.wait_for_selector("#step-label")

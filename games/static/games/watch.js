@@ -81,6 +81,9 @@ function setStatus(live, message = "", { reconnecting = true } = {}) {
 /** Once the game is submitted: say so, with a link to its replay when it is known. */
 function showOver(game) {
   setStatus(true, t("watch_closed"));
+  document.querySelector(".watch-title").textContent = t("watch_title_over", {
+    player: config.player,
+  });
   if (!Number.isInteger(game)) return;
   const link = document.createElement("a");
   link.id = "watch-replay";

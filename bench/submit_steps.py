@@ -42,12 +42,16 @@ STEPS: list[tuple[str, str, str]] = [
     ("replay the log", "games.services", "log_replay"),
     ("check the per-action times", "games.services", "times_check"),
     ("review signals", "games.services", "review_game"),
-    ("insert the game", "games.models", "Game.save"),
+    ("insert the game", "games.services", "_game_insert"),
     ("board entries and counters", "leaderboards.receivers", "board_entries_offer"),
     ("board mirror: record pending (Redis)", "leaderboards.receivers", "board_mirror_write"),
     ("player's record", "leaderboards.receivers", "player_stats_count"),
     ("commit", "django.db.backends.postgresql.base", "DatabaseWrapper.commit"),
-    ("board mirror: new record after commit (Redis)", "leaderboards.mirror", "_store"),
+    (
+        "board mirror: new records after commit (Redis, gathered)",
+        "leaderboards.mirror",
+        "_stores_gathered",
+    ),
     ("live boards told after commit (handed to the loop)", "leaderboards.live", "board_changed"),
     ("response body", "games.api", "GameOutput.data"),
 ]

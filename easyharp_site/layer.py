@@ -7,7 +7,8 @@ message to those sockets directly: a message costs one delivery per process,
 not one per socket. This is their common part: the instance of the running
 loop, and a receiving loop that rides out channel layer outages.
 
-The services announce changes through `announce_soon`.
+The services announce changes through `announce_soon`, and hand on what
+many requests can do together through a `Gathering`.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import threading
 import weakref
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
-from asgiref.sync import SyncToAsync, async_to_sync
+from asgiref.sync import SyncToAsync, async_to_sync, sync_to_async
 from channels.layers import BaseChannelLayer, get_channel_layer
 
 # Pause after a failed receive before retrying, doubling up to the cap.
@@ -107,6 +109,84 @@ def server_loop() -> asyncio.AbstractEventLoop | None:
         return None
     loop: asyncio.AbstractEventLoop | None = getattr(local, "main_event_loop", None)
     return loop if loop is not None and loop.is_running() else None
+
+
+T = TypeVar("T")
+
+
+class Gathering(Generic[T]):
+    """What a server process's requests hand on after their commit, done once for
+    all those handed on within `seconds`.
+
+    `add(item)` from a request's thread under the server returns at once: the
+    first item of a gathering asks the server's event loop to take, `seconds`
+    later, every item added meanwhile, and to call `flush(items)` once, in the
+    order they came. A `flush` that does blocking I/O (`blocking`) runs in a
+    thread of the loop's executor, with `server_loop()` still known there;
+    otherwise on the loop itself. Elsewhere (a job, a command, a test without a
+    server) `flush([item])` runs before `add` returns. So one message or one
+    Redis round trip serves every submission of those milliseconds, instead of
+    one each (bench/submit.py, docs/PERFORMANCE.md). `flush` must not raise; an
+    exception it lets through is logged.
+    """
+
+    def __init__(
+        self,
+        flush: Callable[[list[T]], None],
+        *,
+        seconds: float,
+        blocking: bool,
+        logger: logging.Logger,
+    ) -> None:
+        self.flush = flush
+        self.seconds = seconds
+        self._blocking = blocking
+        self._logger = logger
+        self._items: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list[T]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._lock = threading.Lock()
+
+    def add(self, item: T) -> None:
+        """Hand `item` on (see the class)."""
+        loop = server_loop()
+        if loop is None:
+            self.flush([item])
+            return
+        with self._lock:
+            items = self._items.get(loop)
+            first = items is None
+            if items is None:
+                items = self._items[loop] = []
+            items.append(item)
+        if first:
+            loop.call_soon_threadsafe(loop.call_later, self.seconds, self._take, loop)
+
+    def _take(self, loop: asyncio.AbstractEventLoop) -> None:
+        """On the server's loop: flush what was gathered since the first item."""
+        with self._lock:
+            items = self._items.pop(loop, [])
+        if not items:
+            return
+        if not self._blocking:
+            try:
+                self.flush(items)
+            except Exception:
+                self._logger.exception("Gathered work of %d request(s) failed", len(items))
+            return
+        task = loop.create_task(sync_to_async(self.flush, thread_sensitive=False)(items))
+        _running.add(task)
+
+        def done(task: asyncio.Task[None]) -> None:
+            _running.discard(task)
+            if not task.cancelled() and task.exception() is not None:
+                self._logger.error(
+                    "Gathered work of %d request(s) failed",
+                    len(items),
+                    exc_info=task.exception(),
+                )
+
+        task.add_done_callback(done)
 
 
 class LayerMember:

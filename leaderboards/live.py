@@ -51,8 +51,6 @@ import asyncio
 import datetime
 import json
 import logging
-import threading
-import weakref
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
@@ -65,9 +63,9 @@ from rest_framework.utils.encoders import JSONEncoder
 from easyharp_site.layer import (
     RETRY_FIRST_SECONDS,
     RETRY_MAX_SECONDS,
+    Gathering,
     LayerMember,
     announce_on_layer,
-    server_loop,
 )
 from easyharp_site.sockets import text_frame
 from leaderboards.audiences import audience_members, audience_sql
@@ -126,30 +124,31 @@ def board_changed(
     voided game moved the boards. Under the server, the request does not wait:
     the change joins those its process gathers for `ANNOUNCE_GATHER_SECONDS`,
     and the server's event loop sends one message per board for all of them
-    (`_gathered_send`). Elsewhere (a job, a command) it is sent before this
+    (`_changes_gathered`). Elsewhere (a job, a command) it is sent before this
     returns. Never raises: if the channel layer fails (Redis down) or takes
     longer than `LIVE_BOARD_SEND_TIMEOUT` seconds, the failure is logged and
     the caller carries on; watchers catch up on the next change, and every hub
     refreshes its boards when its own connection comes back.
     """
     boards = [BoardKey(date, order) for order in orders if order in Board.values]
-    if not boards:
-        return
-    moved = frozenset(players) or None
-    loop = server_loop()
-    if loop is None:
-        _changes_send({board: moved for board in boards})
-        return
-    with _gathered_lock:
-        changes = _gathered.get(loop)
-        first = changes is None
-        if changes is None:
-            changes = _gathered[loop] = {}
+    if boards:
+        _changes.add((boards, frozenset(players) or None))
+
+
+# Per board, the players whose entries moved (None: all of the day's narrowed
+# boards).
+_Changes = dict[BoardKey, frozenset[int] | None]
+
+
+def _changes_gathered(changes: list[tuple[list[BoardKey], frozenset[int] | None]]) -> None:
+    """Send the changes of many requests as one message per board, naming every
+    player who moved it (none when one change named nobody)."""
+    merged: _Changes = {}
+    for boards, moved in changes:
         for board in boards:
-            known = changes.get(board, frozenset())
-            changes[board] = None if known is None or moved is None else known | moved
-    if first:
-        loop.call_soon_threadsafe(loop.call_later, ANNOUNCE_GATHER_SECONDS, _gathered_send, loop)
+            known = merged.get(board, frozenset())
+            merged[board] = None if known is None or moved is None else known | moved
+    _changes_send(merged)
 
 
 # Board changes a server process's requests hand on within this many seconds go
@@ -159,21 +158,9 @@ def board_changed(
 # each time (bench/submit.py, docs/PERFORMANCE.md).
 ANNOUNCE_GATHER_SECONDS = 0.05
 
-# Per board, the players whose entries moved (None: all of the day's narrowed
-# boards), gathered per server event loop until `_gathered_send` takes them.
-_Changes = dict[BoardKey, frozenset[int] | None]
-_gathered: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Changes] = (
-    weakref.WeakKeyDictionary()
+_changes = Gathering(
+    _changes_gathered, seconds=ANNOUNCE_GATHER_SECONDS, blocking=False, logger=logger
 )
-_gathered_lock = threading.Lock()
-
-
-def _gathered_send(loop: asyncio.AbstractEventLoop) -> None:
-    """On the server's loop: send the changes gathered since the first one."""
-    with _gathered_lock:
-        changes = _gathered.pop(loop, {})
-    if changes:
-        _changes_send(changes)
 
 
 def _changes_send(changes: _Changes) -> None:

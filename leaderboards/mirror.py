@@ -50,6 +50,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from easyharp_site.dates import utc_aware
+from easyharp_site.layer import Gathering
 
 logger = logging.getLogger(__name__)
 
@@ -284,15 +285,30 @@ def mirror_pending(*, date: datetime.date, player_id: int) -> int | None:
 def mirror_store(*, date: datetime.date, player_id: int, record: DayRecord, version: int) -> None:
     """After the commit that changed a player's entries of `date`, write their new
     record with the version `mirror_pending` gave (scheduled here with
-    `transaction.on_commit`)."""
-    transaction.on_commit(
-        functools.partial(_store, date, player_id, _value(version, record), _expires(date))
-    )
+    `transaction.on_commit`; under the server, with the records of the process's
+    other requests of the next `STORE_GATHER_SECONDS`, in one round trip)."""
+    item = (date, player_id, _value(version, record), _expires(date))
+    transaction.on_commit(functools.partial(_stores.add, item))
 
 
-def _store(date: datetime.date, player_id: int, value: bytes, expires: int) -> None:
-    """The write `mirror_store` schedules after the commit: one request (a Lua script)."""
-    _call(lambda client: _eval(client, _STORE, date, value, player_id, expires))
+def _stores_gathered(items: list[tuple[datetime.date, int, bytes, int]]) -> None:
+    """The writes `mirror_store` schedules after the commits: one request, a Lua
+    script per record in one pipeline (each script runs whole, as on its own)."""
+
+    def store(client: redis.Redis) -> None:
+        pipeline = client.pipeline(transaction=False)
+        for date, player_id, value, expires in items:
+            _eval(pipeline, _STORE, date, value, player_id, expires)
+        pipeline.execute()
+
+    _call(store)
+
+
+# A record stays pending (read from the table) that much longer; one round trip
+# to Redis then serves every submission of those milliseconds.
+STORE_GATHER_SECONDS = 0.05
+
+_stores = Gathering(_stores_gathered, seconds=STORE_GATHER_SECONDS, blocking=True, logger=logger)
 
 
 def mirror_build_start(*, date: datetime.date) -> str | None:
@@ -325,5 +341,7 @@ def mirror_complete(*, date: datetime.date) -> bool:
     return bool(mirror_enabled() and _call(lambda client: client.hexists(_key(date), _COMPLETE)))
 
 
-def _eval(client: redis.Redis, script: str, date: datetime.date, *args: Any) -> Any:
+def _eval(
+    client: redis.Redis | redis.client.Pipeline, script: str, date: datetime.date, *args: Any
+) -> Any:
     return client.eval(script, 1, _key(date), *args)

@@ -224,6 +224,26 @@ def test_of_two_writes_arriving_out_of_order_the_later_one_stays(
     assert held(daily.date, alice) == {alice.pk: record(200)}
 
 
+def test_records_gathered_from_many_commits_are_written_together_each_as_alone(
+    alice, bob, daily, django_capture_on_commit_callbacks
+) -> None:
+    # Under the server, the stores of a few milliseconds of submissions go to
+    # Redis in one pipeline: each keeps its version rule, whatever the order.
+    assert board_mirror_build(date=daily.date) == 0
+    gathered = []
+    for player, score in ((alice, 100), (bob, 300), (alice, 200)):
+        with django_capture_on_commit_callbacks() as stores:
+            v = mirror.mirror_pending(date=daily.date, player_id=player.pk)
+            assert v is not None
+            mirror.mirror_store(
+                date=daily.date, player_id=player.pk, record=record(score), version=v
+            )
+        [store] = stores
+        gathered.append(store.args[0])  # what the commit hands to the gathering
+    mirror._stores.flush(gathered[::-1])  # alice's later write first
+    assert held(daily.date, alice, bob) == {alice.pk: record(200), bob.pk: record(300)}
+
+
 def test_versions_come_from_redis_clock_not_the_server_processes(alice, daily, monkeypatch) -> None:
     first = mirror.mirror_pending(date=daily.date, player_id=alice.pk)
     # The next writer of the player runs on a host whose clock is far behind.

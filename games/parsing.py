@@ -32,9 +32,12 @@ def log_tokens(log: str | Sequence[str]) -> list[str]:
     into ASCII ones ("ſ" into "S"), and the engine must see and refuse them as
     written. A log longer than GAME_MAX_ACTIONS is a 400 `log_too_long`.
     """
-    # A list entry with blanks inside ("3 7") is two tokens, as it would be in text.
-    words = log.split() if isinstance(log, str) else [w for item in log for w in item.split()]
-    tokens = [word.upper() if word.isascii() else word for word in words]
+    if isinstance(log, str) and log.isascii():
+        tokens = log.upper().split()  # what a client sends: one pass in C
+    else:
+        # A list entry with blanks inside ("3 7") is two tokens, as it would be in text.
+        words = log.split() if isinstance(log, str) else [w for item in log for w in item.split()]
+        tokens = [word.upper() if word.isascii() else word for word in words]
     max_actions: int = settings.GAME_MAX_ACTIONS
     if len(tokens) > max_actions:
         raise ServiceError(

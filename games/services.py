@@ -630,7 +630,7 @@ def game_submit(
         daily = today_deal if is_today else None
 
     played = log_replay(parsed_deal, tokens)
-    canonical = [str(token) for token in played.log]
+    canonical = played.log
     duration_ms = _elapsed_ms(attempt.started_at, now) if attempt is not None else None
     checked_times = None
     if times is not None:

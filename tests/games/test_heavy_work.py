@@ -141,9 +141,14 @@ def test_a_request_waiting_for_the_pool_holds_no_database_connection(
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as requests:
         reading = requests.submit(read_replay)
         try:
-            # Connections to this database other than this test's own: the
-            # request's, until it waits for the pool and gives it back.
+            # Once the request's job is queued behind the held one (it read the
+            # game first, so it had a connection), the connections to this
+            # database other than this test's own: the request's, until it
+            # waits for the pool and gives it back.
             deadline = time.monotonic() + 30
+            while pool._taken < 2 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert pool._taken == 2, "the request's job was not queued"
             while others_connected() and time.monotonic() < deadline:
                 time.sleep(0.05)
             assert others_connected() == 0

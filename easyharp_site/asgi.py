@@ -8,6 +8,7 @@ traceback in the log).
 """
 
 import functools
+import gc
 import os
 from typing import Any
 
@@ -77,3 +78,7 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+# Everything imported so far lives as long as the process: the collector's full
+# passes no longer walk it (about 175,000 objects), only what requests made.
+gc.freeze()

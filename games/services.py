@@ -534,7 +534,7 @@ def _game_insert(game: Game) -> None:
     """Insert a new `game` as `game.save()` does, in one plain statement.
 
     In every submission: the ORM's building of the INSERT (its compiler and the
-    preparation of each field) cost twice the statement itself, about 0.6 ms of
+    preparation of each field) cost as much as the statement itself, 0.5 ms of
     a ranked submission's CPU (bench/submit_steps.py, docs/PERFORMANCE.md).
     Each value is prepared by its field as the ORM would; no model signal is
     sent (nothing listens for a game's).

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.conf import settings
+
+from tests.paths import ROOT
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 # The pytest-xdist process running this session ("gw0", "gw1", ...), or "" without xdist.
@@ -120,7 +123,32 @@ def _redis_of_this_worker() -> None:
     layer["prefix"] = f"asgi-{WORKER}"
 
 
+# The slowest files (a browser, a server of their own, the fuzzer, the solver),
+# started first: under xdist (`--dist=loadfile`) each file runs whole on one
+# worker, so a long file taken last would leave the other workers idle at the
+# end. `make test` in CI prints the slowest tests (--durations).
+SLOW_FIRST = (
+    "tests/web/test_layout.py",
+    "tests/security/test_schema_fuzz.py",
+    "tests/docs/test_readme.py",
+    "tests/web/test_browser",
+    "tests/deploy/",
+    "tests/web/",
+    "tests/leaderboards/test_consumers.py",
+    "tests/games/solver/",
+)
+
+
+def _slow_first(item: pytest.Item) -> int:
+    path = Path(str(item.path)).relative_to(ROOT).as_posix()
+    return next(
+        (rank for rank, prefix in enumerate(SLOW_FIRST) if path.startswith(prefix)),
+        len(SLOW_FIRST),
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=_slow_first)  # stable: each file's tests keep their order
     for item in items:
         for marker in ("postgres", "redis", "browser", "nginx"):
             if item.get_closest_marker(marker) is None:

@@ -12,7 +12,16 @@ from games import rules
 from games.models import Game
 from games.rules.errors import place_in_words
 from leaderboards.models import BoardEntry
-from tests.fixtures import DEAL, VECTOR_GAMES, WIN, WIN_LOG, client_for, submit
+from tests.fixtures import (
+    DEAL,
+    HUMAN_MS_PER_ACTION,
+    VECTOR_GAMES,
+    WIN,
+    WIN_LOG,
+    client_for,
+    submit,
+    submit_ranked,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -227,3 +236,17 @@ def test_before_the_first_day_games_are_stored_for_no_day(alice, settings):
     assert response.status_code == 201
     assert response.json()["daily"] is None
     assert not BoardEntry.objects.exists()
+
+
+def test_a_stored_ranked_game_reads_back_whole(alice, daily) -> None:
+    # The submission inserts its game with a plain statement (games.services),
+    # which sends no model signal: nothing may listen for a game's.
+    from django.db.models.signals import post_save, pre_save
+
+    assert not pre_save.has_listeners(Game) and not post_save.has_listeners(Game)
+    times = [HUMAN_MS_PER_ACTION * (index + 1) for index in range(len(WIN_LOG))]
+    body = submit_ranked(client_for(alice), WIN_LOG, times=times).json()
+    game = Game.objects.get(pk=body["id"])
+    assert (game.daily, game.ranked, game.log, game.won) == (daily, True, " ".join(WIN_LOG), True)
+    assert game.times == times and game.review["actions"] == len(WIN_LOG)
+    assert game.attempt_id is not None and game.created_at.tzinfo is not None

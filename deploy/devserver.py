@@ -9,6 +9,9 @@ under way), killed with all their processes. A job cut short
 that way is run again (every job is harmless to run twice), and its queue is
 in the database, so nothing queued is lost.
 
+The jobs due are queued before the worker starts, so that it runs them at
+once rather than at its scheduler's first round, 30 s in.
+
     python deploy/devserver.py 127.0.0.1:8000
 """
 
@@ -48,8 +51,14 @@ def _signal_group(process: subprocess.Popen[bytes], number: int) -> Callable[[],
     return lambda: os.killpg(process.pid, number)
 
 
+# The worker's scheduler queues the jobs that are due every 30 s, the first time
+# 30 s after it starts; this queues them at once, as that round would.
+JOBS_DUE = "from django_q.scheduler import scheduler; scheduler()"
+
+
 def main() -> int:
     manage = [sys.executable, str(ROOT / "manage.py")]
+    subprocess.run([*manage, "shell", "--no-imports", "-c", JOBS_DUE], cwd=ROOT, check=False)
     worker = subprocess.Popen([*manage, "qcluster"], cwd=ROOT, start_new_session=True)
     # SIGTERM ends the server as Ctrl-C does, through the `finally` below.
     signal.signal(signal.SIGTERM, signal.default_int_handler)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import connection, connections
 
 from games import pool
 from tests.fixtures import DEAL, WIN_LOG, client_for, close_day, submit
@@ -131,27 +131,32 @@ def test_a_request_waiting_for_the_pool_holds_no_database_connection(
     close_day(daily)
     release = tmp_path / "release"
     job = pool.heavy_submit(held_until, path=str(release))
+    # The request's thread's own connection (Django keeps one per thread).
+    requests_connection: list[Any] = []
 
     def read_replay() -> int:
+        requests_connection.append(connections["default"])
         # Queued behind the held job: it waits for the pool.
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(pool.settings, "HEAVY_WORK_QUEUE", 1)
             return int(client_for(None).get(f"/api/games/{game}/replay/").status_code)
 
+    connected_before_the_request = others_connected()
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as requests:
         reading = requests.submit(read_replay)
         try:
-            # Once the request's job is queued behind the held one (it read the
-            # game first, so it had a connection), the connections to this
-            # database other than this test's own: the request's, until it
-            # waits for the pool and gives it back.
+            # Once its job is queued behind the held one (it read the game
+            # first, so it had opened a connection), the request gives its
+            # connection back before it waits.
             deadline = time.monotonic() + 30
             while pool._taken < 2 and time.monotonic() < deadline:
                 time.sleep(0.01)
             assert pool._taken == 2, "the request's job was not queued"
-            while others_connected() and time.monotonic() < deadline:
+            [wrapper] = requests_connection
+            while wrapper.connection is not None and time.monotonic() < deadline:
                 time.sleep(0.05)
-            assert others_connected() == 0
+            assert wrapper.connection is None
+            assert others_connected() == connected_before_the_request
             assert not reading.done()
         finally:
             release.touch()

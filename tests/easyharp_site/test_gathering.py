@@ -71,10 +71,12 @@ async def test_a_failing_flush_is_logged_and_the_next_gathering_still_runs(
     flushed: list[list[int]] = []
 
     def flush(items: list[int]) -> None:
-        loop.call_soon_threadsafe(done.set)
-        if items == [1]:
-            raise ConnectionError("Redis is away")
-        flushed.append(items)
+        try:
+            if items == [1]:
+                raise ConnectionError("Redis is away")
+            flushed.append(items)
+        finally:
+            loop.call_soon_threadsafe(done.set)
 
     gathering = Gathering(flush, seconds=0.01, blocking=blocking, logger=logger)
     await sync_to_async(gathering.add)(1)

@@ -113,6 +113,12 @@ def server_loop() -> asyncio.AbstractEventLoop | None:
 
 T = TypeVar("T")
 
+# How long a server process gathers what its requests hand on after their
+# commits: the live boards' hubs read a board at most a few times a second
+# anyway, and a record in the board mirror stays pending (read from the table)
+# only that much longer.
+GATHER_SECONDS = 0.05
+
 
 class Gathering(Generic[T]):
     """What a server process's requests hand on after their commit, done once for
@@ -134,8 +140,8 @@ class Gathering(Generic[T]):
         self,
         flush: Callable[[list[T]], None],
         *,
-        seconds: float,
         blocking: bool,
+        seconds: float = GATHER_SECONDS,
         logger: logging.Logger,
     ) -> None:
         self.flush = flush

@@ -60,7 +60,7 @@ def watchers_leave(attempt_id: int) -> int:
 def attempt_closed_announce(attempt_id: int, game_id: int) -> None:
     """Tell the attempt's watchers that it was submitted (in `on_commit`; under the
     server, with the process's other submissions of the next
-    `CLOSED_GATHER_SECONDS`, whose counts of watchers are read in one round trip).
+    `GATHER_SECONDS`, whose counts of watchers are read in one round trip).
     Never raises: with the channel layer down the watchers miss it, and the game
     is stored anyway."""
     _closed.add((attempt_id, game_id))
@@ -77,11 +77,9 @@ def _closed_gathered(closed: list[tuple[int, int]]) -> None:
             )
 
 
-# Most ranked attempts are watched by nobody: reading the counts of this many
-# seconds of submissions at once spares each one a round trip to the cache.
-CLOSED_GATHER_SECONDS = 0.05
-
-_closed = Gathering(_closed_gathered, seconds=CLOSED_GATHER_SECONDS, blocking=True, logger=logger)
+# Most ranked attempts are watched by nobody: reading the counts of a gathering's
+# submissions at once spares each one a round trip to the cache.
+_closed = Gathering(_closed_gathered, blocking=True, logger=logger)
 
 
 def attempt_assisted_announce(attempt_id: int) -> None:

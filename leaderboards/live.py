@@ -61,6 +61,7 @@ from django.conf import settings
 from rest_framework.utils.encoders import JSONEncoder
 
 from easyharp_site.layer import (
+    GATHER_SECONDS,
     RETRY_FIRST_SECONDS,
     RETRY_MAX_SECONDS,
     Gathering,
@@ -151,16 +152,13 @@ def _changes_gathered(changes: list[tuple[list[BoardKey], frozenset[int] | None]
     _changes_send(merged)
 
 
-# Board changes a server process's requests hand on within this many seconds go
-# out together, one message per board however many games moved it: its hubs
-# read a board at most LIVE_BOARD_MAX_UPDATES_PER_SECOND times a second anyway,
-# and two messages per ranked submission cost the server about 0.5 ms of CPU
-# each time (bench/submit.py, docs/PERFORMANCE.md).
-ANNOUNCE_GATHER_SECONDS = 0.05
+# Board changes a server process's requests hand on within GATHER_SECONDS go
+# out together, one message per board however many games moved it: two
+# messages per ranked submission cost the server about 0.5 ms of CPU each time
+# (bench/submit.py, docs/PERFORMANCE.md).
+ANNOUNCE_GATHER_SECONDS = GATHER_SECONDS
 
-_changes = Gathering(
-    _changes_gathered, seconds=ANNOUNCE_GATHER_SECONDS, blocking=False, logger=logger
-)
+_changes = Gathering(_changes_gathered, blocking=False, logger=logger)
 
 
 def _changes_send(changes: _Changes) -> None:

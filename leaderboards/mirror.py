@@ -286,7 +286,7 @@ def mirror_store(*, date: datetime.date, player_id: int, record: DayRecord, vers
     """After the commit that changed a player's entries of `date`, write their new
     record with the version `mirror_pending` gave (scheduled here with
     `transaction.on_commit`; under the server, with the records of the process's
-    other requests of the next `STORE_GATHER_SECONDS`, in one round trip)."""
+    other requests of the next `GATHER_SECONDS`, in one round trip)."""
     item = (date, player_id, _value(version, record), _expires(date))
     transaction.on_commit(functools.partial(_stores.add, item))
 
@@ -304,11 +304,7 @@ def _stores_gathered(items: list[tuple[datetime.date, int, bytes, int]]) -> None
     _call(store)
 
 
-# A record stays pending (read from the table) that much longer; one round trip
-# to Redis then serves every submission of those milliseconds.
-STORE_GATHER_SECONDS = 0.05
-
-_stores = Gathering(_stores_gathered, seconds=STORE_GATHER_SECONDS, blocking=True, logger=logger)
+_stores = Gathering(_stores_gathered, blocking=True, logger=logger)
 
 
 def mirror_build_start(*, date: datetime.date) -> str | None:

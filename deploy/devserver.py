@@ -40,6 +40,7 @@ def stop(worker: subprocess.Popen[bytes], *, whole_group: bool = False) -> None:
             return
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
+            worker.poll()  # reaps the group's leader once it exits: a zombie still counts
             try:
                 os.killpg(worker.pid, 0)
             except ProcessLookupError:

@@ -39,8 +39,8 @@ from bench.submit import prepare  # noqa: E402  (sets the bench's environment)
 # (label, module, attribute): the steps of a ranked submission, in the order they run.
 STEPS: list[tuple[str, str, str]] = [
     ("connect to PostgreSQL", "django.db.backends.postgresql.base", "DatabaseWrapper.connect"),
-    ("lock the player's row", "games.services", "_active_player_lock"),
-    ("read the open attempt", "games.services", "_open_attempt"),
+    ("lock the player's row, read the open attempt", "games.services", "_active_player_lock"),
+    ("the open attempt's objects", "games.services", "_open_attempt"),
     ("replay the log", "games.services", "log_replay"),
     ("check the per-action times", "games.services", "times_check"),
     ("review signals", "games.services", "review_game"),
@@ -48,6 +48,7 @@ STEPS: list[tuple[str, str, str]] = [
     ("board entries and counters", "leaderboards.receivers", "board_entries_offer"),
     ("board mirror: record pending (Redis)", "leaderboards.receivers", "board_mirror_write"),
     ("player's record", "leaderboards.receivers", "player_stats_count"),
+    ("the waiting writes, sent together", "easyharp_site.statements", "_Waiting.send"),
     ("commit", "django.db.backends.postgresql.base", "DatabaseWrapper.commit"),
     ("live boards told after commit (handed to the loop)", "leaderboards.live", "board_changed"),
     ("response body", "games.api", "GameOutput.data"),

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 
+from easyharp_site.statements import writes_together
 from games.models import Game
 
 
@@ -76,23 +77,27 @@ def registered() -> tuple[DerivedStores, ...]:
 
 def game_stored(*, game: Game) -> None:
     """A game was stored: every app's stores take it, in order."""
-    for stores in _REGISTERED:
-        stores.game_stored(game)
+    with writes_together():
+        for stores in _REGISTERED:
+            stores.game_stored(game)
 
 
 def game_voided(*, game: Game) -> None:
     """A game was voided: every app's stores drop it, in order."""
-    for stores in _REGISTERED:
-        stores.game_voided(game)
+    with writes_together():
+        for stores in _REGISTERED:
+            stores.game_voided(game)
 
 
 def player_games_changed(*, player: User, dates: Sequence[datetime.date]) -> None:
     """Whether the player's ranked games of `dates` count changed: every app's stores follow."""
-    for stores in _REGISTERED:
-        stores.player_games_changed(player, dates)
+    with writes_together():
+        for stores in _REGISTERED:
+            stores.player_games_changed(player, dates)
 
 
 def player_banned(*, player: User) -> None:
     """A moderator banned the player: every app's stores drop them where they still compete."""
-    for stores in _REGISTERED:
-        stores.player_banned(player)
+    with writes_together():
+        for stores in _REGISTERED:
+            stores.player_banned(player)

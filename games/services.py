@@ -32,6 +32,7 @@ from rest_framework import status
 from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
+from easyharp_site.statements import Statement, first_rows
 from games import derived, live, rules, solver
 from games.models import Attempt, DailyDeal, Game, ModerationAction, ReviewState
 from games.parsing import deal_parse, log_replay, log_tokens, times_check
@@ -151,25 +152,36 @@ def _player_lock(player: User) -> bool:
 
     Locks the player's row until the transaction ends (other players are not
     held up) and returns whether the account is active, read under the lock.
+    """
+    active, _ = _player_lock_reading(player, None)
+    return active
+
+
+def _player_lock_reading(player: User, reading: Statement | None) -> tuple[bool, Any]:
+    """`_player_lock`, and the first row of the statement `reading` run under the lock,
+    in the same round trip (`easyharp_site.statements.first_rows`).
+
     Plain SQL: it runs in every submission, and the ORM's building of it cost
     several times the statement (bench/submit.py, docs/PERFORMANCE.md).
     """
     users = get_user_model()._meta.db_table
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT is_active FROM {users} WHERE id = %s{lock}", [player.pk])
-        row = cursor.fetchone()
-    return row is not None and bool(row[0])
+    locking: Statement = (f"SELECT is_active FROM {users} WHERE id = %s{lock}", [player.pk])
+    row, *read = first_rows([locking] if reading is None else [locking, reading])
+    return row is not None and bool(row[0]), read[0] if read else None
 
 
-def _active_player_lock(player: User) -> None:
-    """`_player_lock`, refusing a banned player (their sign-in may predate the ban)."""
-    if not _player_lock(player):
+def _active_player_lock(player: User, reading: Statement | None = None) -> Any:
+    """`_player_lock_reading`, refusing a banned player (their sign-in may predate the
+    ban); the row `reading` read."""
+    active, row = _player_lock_reading(player, reading)
+    if not active:
         raise ServiceError(
             "player_banned",
             "This account is banned: it can no longer play ranked games or submit.",
             status_code=status.HTTP_403_FORBIDDEN,
         )
+    return row
 
 
 def _elapsed_ms(since: datetime.datetime, now: datetime.datetime) -> int:
@@ -487,11 +499,14 @@ WHERE a.player_id = %s AND d.date = %s AND d.number = %s
 """
 
 
-def _open_attempt(*, player: User, date: datetime.date, number: int) -> Attempt | None:
-    """The player's open attempt at deal `number` on `date` (with its day), or None."""
-    with connection.cursor() as cursor:
-        cursor.execute(_OPEN_ATTEMPT_SQL, [player.pk, date, number])
-        row = cursor.fetchone()
+def _open_attempt_reading(*, player: User, date: datetime.date, number: int) -> Statement:
+    """The read of the player's open attempt at deal `number` on `date` (`_open_attempt`)."""
+    return (_OPEN_ATTEMPT_SQL, [player.pk, date, number])
+
+
+def _open_attempt(*, player: User, date: datetime.date, number: int, row: Any) -> Attempt | None:
+    """The player's open attempt at deal `number` on `date` (with its day), or None,
+    from the `row` its reading (`_open_attempt_reading`) gave."""
     if row is None:
         return None
     (attempt_id, started_at, assisted, saves, log, times, saved_at) = row[:7]
@@ -598,7 +613,12 @@ def game_submit(
         raise ServiceError("empty_log", "The log holds no action.")
     digest = _request_digest(parsed_deal.number, tokens)
 
-    _active_player_lock(player)
+    # The open attempt is read under the player's lock, in the lock's round trip: an
+    # attempt started a moment ago is seen, and two submissions at once close it once.
+    now = timezone.now()
+    ranked = not (practice or no_day)
+    reading = _open_attempt_reading(player=player, date=now.date(), number=parsed_deal.number)
+    attempt_row = _active_player_lock(player, reading if ranked else None)
     if idempotency_key is not None:
         earlier = Game.objects.filter(player=player, idempotency_key=idempotency_key).first()
         if earlier is not None:
@@ -611,13 +631,10 @@ def game_submit(
                 )
             return earlier, False
 
-    # Read under the lock: an attempt started a moment ago is seen, and two
-    # submissions at once close it only once.
-    now = timezone.now()
     attempt = (
-        None
-        if practice or no_day
-        else _open_attempt(player=player, date=now.date(), number=parsed_deal.number)
+        _open_attempt(player=player, date=now.date(), number=parsed_deal.number, row=attempt_row)
+        if ranked
+        else None
     )
     if attempt is not None:
         daily: DailyDeal | None = attempt.daily

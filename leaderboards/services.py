@@ -25,6 +25,7 @@ from django.db import connection, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
+from easyharp_site.statements import write
 from games.models import DailyDeal, Game, ReviewState
 from leaderboards import mirror
 from leaderboards.models import (
@@ -114,7 +115,7 @@ _COUNTERS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _counters_add(cursor: Any, table: str, rows: list[tuple[Any, ...]]) -> None:
+def _counters_add(table: str, rows: list[tuple[Any, ...]]) -> None:
     """Add each row's last value to the counter its other values name, in the order given."""
     keys = _COUNTERS[table]
     run: list[tuple[Any, ...]] = []
@@ -122,7 +123,7 @@ def _counters_add(cursor: Any, table: str, rows: list[tuple[Any, ...]]) -> None:
     def count_up() -> None:
         if run:
             marks = ", ".join(["(" + ", ".join(["%s"] * len(run[0])) + ")"] * len(run))
-            cursor.execute(
+            write(
                 f"INSERT INTO {table} ({', '.join(keys)}, players) VALUES {marks} "
                 f"ON CONFLICT ({', '.join(keys)}) "
                 f"DO UPDATE SET players = {table}.players + excluded.players",
@@ -136,9 +137,7 @@ def _counters_add(cursor: Any, table: str, rows: list[tuple[Any, ...]]) -> None:
             continue
         count_up()
         where = " AND ".join(f"{key} = %s" for key in keys)
-        cursor.execute(
-            f"UPDATE {table} SET players = players + %s WHERE {where}", [row[-1], *row[:-1]]
-        )
+        write(f"UPDATE {table} SET players = players + %s WHERE {where}", [row[-1], *row[:-1]])
     count_up()
 
 
@@ -155,8 +154,7 @@ def board_counter_add(
         if key1 is None
         else ("leaderboards_boardbucket", (date, board, key1, delta))
     )
-    with connection.cursor() as cursor:
-        _counters_add(cursor, table, [row])
+    _counters_add(table, [row])
 
 
 def _counts_change(*, date: datetime.date, moves: list[_Move]) -> None:
@@ -179,17 +177,14 @@ def _counts_change(*, date: datetime.date, moves: list[_Move]) -> None:
         if new is not None:
             buckets[board, new] = buckets.get((board, new), 0) + 1
     day = connection.ops.adapt_datefield_value(date)
-    with connection.cursor() as cursor:
-        _counters_add(
-            cursor,
-            "leaderboards_boardtotal",
-            [(day, board, delta) for board, delta in sorted(totals.items()) if delta],
-        )
-        _counters_add(
-            cursor,
-            "leaderboards_boardbucket",
-            [(day, *bucket, delta) for bucket, delta in sorted(buckets.items()) if delta],
-        )
+    _counters_add(
+        "leaderboards_boardtotal",
+        [(day, board, delta) for board, delta in sorted(totals.items()) if delta],
+    )
+    _counters_add(
+        "leaderboards_boardbucket",
+        [(day, *bucket, delta) for bucket, delta in sorted(buckets.items()) if delta],
+    )
 
 
 _ENTRY_COLUMNS = (
@@ -221,12 +216,11 @@ def board_entries_offer(*, game: Game) -> list[str]:
             (day, board, game.player_id, game.pk, values["key1"], values["key2"])
             + (values["duration_ms"], submitted, game.score, game.moves, game.won)
         )
-    with connection.cursor() as cursor:
-        marks = ", ".join(["(" + ", ".join(["%s"] * len(rows[0])) + ")"] * len(rows))
-        cursor.execute(
-            f"INSERT INTO leaderboards_boardentry ({_ENTRY_COLUMNS}) VALUES {marks}",
-            [value for row in rows for value in row],
-        )
+    marks = ", ".join(["(" + ", ".join(["%s"] * len(rows[0])) + ")"] * len(rows))
+    write(
+        f"INSERT INTO leaderboards_boardentry ({_ENTRY_COLUMNS}) VALUES {marks}",
+        [value for row in rows for value in row],
+    )
     _counts_change(date=date, moves=[(row[1], None, row[4]) for row in rows])
     return boards
 
@@ -372,8 +366,7 @@ def _stats_store(player_id: int, record: Record) -> None:
         record.last_date
     )
     values[RECORD_FIELDS.index("moves_vs_par")] = json.dumps(record.moves_vs_par)
-    with connection.cursor() as cursor:
-        cursor.execute(_STATS_STORE_SQL, [player_id, *values])
+    write(_STATS_STORE_SQL, [player_id, *values])
 
 
 def player_stats_recompute(*, player: User) -> None:

@@ -1,0 +1,93 @@
+"""Statements sent together: the same results as one by one, in fewer round trips."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import DatabaseError, connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from easyharp_site.statements import first_rows, write, writes_together
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def counters():
+    """A table of named counters of this test's own."""
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TABLE statements_counter (name VARCHAR(8) PRIMARY KEY, n INTEGER)")
+    yield
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE statements_counter")
+
+
+def _counts() -> dict[str, int]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name, n FROM statements_counter ORDER BY name")
+        return dict(cursor.fetchall())
+
+
+def _add(name: str, n: int) -> None:
+    write("INSERT INTO statements_counter (name, n) VALUES (%s, %s)", [name, n])
+
+
+def _round_trips() -> int:
+    """Round trips for three statements sent together: one on PostgreSQL, else three."""
+    return 1 if connection.vendor == "postgresql" else 3
+
+
+def test_first_rows_gives_each_statements_first_row_in_order_each_seeing_the_last(counters):
+    _add("a", 1)
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        rows = first_rows(
+            [
+                ("SELECT n FROM statements_counter WHERE name = %s", ["a"]),
+                ("UPDATE statements_counter SET n = n + %s WHERE name = %s RETURNING n", [4, "a"]),
+                ("SELECT n FROM statements_counter WHERE name = %s", ["a"]),
+                ("SELECT n FROM statements_counter WHERE name = %s", ["nobody"]),
+            ]
+        )
+    assert rows == [(1,), (5,), (5,), None]
+    assert len(queries) == (1 if connection.vendor == "postgresql" else 4)
+    # Values with a statement's own punctuation in them stay values.
+    (row,) = first_rows([("SELECT %s", ["x'; DROP TABLE statements_counter; --"])])
+    assert row == ("x'; DROP TABLE statements_counter; --",)
+    assert _counts() == {"a": 5}
+
+
+def test_writes_wait_for_the_blocks_end_and_go_in_one_round_trip(counters):
+    with transaction.atomic():
+        with CaptureQueriesContext(connection) as queries, writes_together():
+            _add("a", 1)
+            _add("b", 2)
+            _add("c", 3)
+            assert len(queries) == 0, "nothing is sent before the block ends"
+        assert len(queries) == _round_trips()
+        assert _counts() == {"a": 1, "b": 2, "c": 3}
+
+
+def test_a_read_inside_the_block_sends_the_waiting_writes_first(counters):
+    with transaction.atomic(), writes_together():
+        _add("a", 1)
+        assert _counts() == {"a": 1}
+        _add("b", 2)
+        with writes_together():  # nested: the same block
+            _add("c", 3)
+        assert _counts() == {"a": 1, "b": 2, "c": 3}
+
+
+def test_a_failing_write_fails_the_block_and_its_transaction_stores_nothing(counters):
+    _add("a", 1)
+    with pytest.raises(DatabaseError), transaction.atomic(), writes_together():
+        _add("b", 2)
+        _add("a", 9)  # the name is taken
+    assert _counts() == {"a": 1}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_each_write_runs_at_once(counters):
+    with writes_together(), CaptureQueriesContext(connection) as queries:
+        _add("a", 1)
+        assert len(queries) == 1
+        _add("b", 2)
+    assert _counts() == {"a": 1, "b": 2}

@@ -60,8 +60,12 @@ def test_the_reminder_is_chosen_in_utc_and_shown_in_the_players_own_time(
     page.wait_for_selector("#reminder-on")
     assert SAVED[language] in page.locator("ul.messages").inner_text()
     assert page.locator("#id_hour").input_value() == "18"
-    # The page opened again shows the hour chosen in local time at once.
-    assert hint.inner_text() == LOCAL_TIME[language].format(time=local)
+    # The page opened again shows the hour chosen in local time (its script writes it).
+    page.wait_for_function(
+        "text => document.getElementById('reminder-local').textContent === text",
+        arg=LOCAL_TIME[language].format(time=local),
+    )
+    assert hint.is_visible()
     account = Account.objects.get(player=alice)
     assert (account.reminder_hour, account.language) == (18, language)
     assert page.errors == []

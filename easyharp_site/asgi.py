@@ -8,7 +8,6 @@ traceback in the log).
 """
 
 import functools
-import gc
 import os
 from typing import Any
 
@@ -47,6 +46,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
+from easyharp_site.collector import full_passes_on_a_timer  # noqa: E402
 from easyharp_site.fairness import FairShareMiddleware  # noqa: E402
 from easyharp_site.middleware import BodyCapMiddleware  # noqa: E402
 from easyharp_site.sockets import DirectFrames, OriginCheck, refuse_socket  # noqa: E402
@@ -79,6 +79,6 @@ application = ProtocolTypeRouter(
     }
 )
 
-# Everything imported so far lives as long as the process: the collector's full
-# passes no longer walk it (about 175,000 objects), only what requests made.
-gc.freeze()
+# Everything imported so far lives as long as the process: the collector never
+# walks it again (about 175,000 objects); its full passes run on a timer.
+full_passes_on_a_timer()

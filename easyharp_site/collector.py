@@ -1,0 +1,47 @@
+"""A server process's garbage collector: its full passes on a timer, not by count.
+
+Python's collector walks every tracked object of the oldest generation in a
+full pass, and starts one after every ten passes of the middle generation
+once enough objects were promoted. A server process holding thousands of
+open sockets has about a million such objects: each full pass stopped the
+whole process for about 300 ms, every five seconds or so, while 2,000 players
+streamed their actions, and found nothing to free (bench/stream.py,
+docs/PERFORMANCE.md). Almost everything the process frees, reference counting
+frees; the passes of the two young generations still run as before and free
+the young cycles.
+
+So, under the server: what was imported before the first request is frozen
+(never walked again), the full passes by count are off, and a thread makes one
+full pass every `FULL_PASS_SECONDS`. A cycle that became garbage after
+reaching the oldest generation waits at most that long.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+FULL_PASS_SECONDS = 300.0
+
+# Passes of the middle generation before a full pass by count: in practice never
+# (one pass a second makes it every eleven days); the timer makes them.
+_FULL_PASS_AFTER = 1_000_000
+
+
+def full_passes_on_a_timer(
+    *, every: float = FULL_PASS_SECONDS, stop: threading.Event | None = None
+) -> threading.Thread:
+    """Freeze what is alive now, turn the full passes by count off, and start the
+    thread that makes one every `every` seconds (until `stop` is set)."""
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, _FULL_PASS_AFTER)
+    stopping = stop or threading.Event()
+
+    def collect_forever() -> None:
+        while not stopping.wait(every):
+            gc.collect()
+
+    thread = threading.Thread(target=collect_forever, name="full-gc-passes", daemon=True)
+    thread.start()
+    return thread

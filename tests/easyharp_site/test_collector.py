@@ -1,0 +1,61 @@
+"""The server's garbage collector makes its full passes on a timer, none by count."""
+
+from __future__ import annotations
+
+import gc
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from easyharp_site.collector import full_passes_on_a_timer
+
+
+@pytest.fixture
+def full_passes() -> Iterator[list[str]]:
+    """The threads that made each full pass from now on; the collector's settings back after."""
+    threshold = gc.get_threshold()
+    names: list[str] = []
+
+    def seen(phase: str, info: dict[str, Any]) -> None:
+        if phase == "stop" and info["generation"] == 2:
+            names.append(threading.current_thread().name)
+
+    gc.callbacks.append(seen)
+    yield names
+    gc.callbacks.remove(seen)
+    gc.set_threshold(*threshold)
+    gc.unfreeze()
+
+
+def test_many_promoted_objects_start_no_full_pass(full_passes: list[str]) -> None:
+    stop = threading.Event()
+    thread = full_passes_on_a_timer(every=60, stop=stop)
+    try:
+        young, middle, _ = gc.get_threshold()
+        before = gc.get_stats()[1]["collections"]
+        # Long-lived objects by the hundred thousand, as open sockets make them:
+        # by count, they would have started full passes.
+        kept = [[index] for index in range(20 * young * middle)]
+        assert gc.get_stats()[1]["collections"] - before >= 10, "middle passes still run"
+        assert threading.current_thread().name not in full_passes
+        del kept
+    finally:
+        stop.set()
+        thread.join()
+
+
+def test_the_timer_makes_the_full_passes(full_passes: list[str]) -> None:
+    stop = threading.Event()
+    thread = full_passes_on_a_timer(every=0.05, stop=stop)
+    try:
+        deadline = time.monotonic() + 30
+        while "full-gc-passes" not in full_passes and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert "full-gc-passes" in full_passes
+    finally:
+        stop.set()
+        thread.join()
+    assert not thread.is_alive()

@@ -11,7 +11,8 @@ PostgreSQL's work for most of them. Two helpers send several at once:
 - `writes_together()` with `write(sql, params)`: inside the block, writes
   whose result nobody reads (counters, records, entries) wait, and are sent
   in one round trip before any other statement runs on the connection (so
-  every read sees them) and when the block ends. Only inside a transaction,
+  every read sees them) and when the block ends, even by an exception (but a
+  database error, which breaks the transaction). Only inside a transaction,
   which a failing write rolls back whole; outside one each write runs at once.
 
 On PostgreSQL (Django's psycopg cursor binds the parameters on the client,
@@ -28,7 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 
 Statement = tuple[str, Sequence[Any]]
@@ -102,7 +103,17 @@ def writes_together(*, using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
     waiting = _waiting[connection] = _Waiting(connection)
     try:
         with connection.execute_wrapper(waiting):
-            yield
+            try:
+                yield
+            except DatabaseError:
+                # The transaction is broken: it rolls back, with what waits.
+                raise
+            except BaseException:
+                # Stored as if each write had run when it was made: the transaction
+                # may go on, the exception caught.
+                if waiting.statements:
+                    waiting.send()
+                raise
             if waiting.statements:
                 waiting.send()
     finally:

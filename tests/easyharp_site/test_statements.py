@@ -84,6 +84,15 @@ def test_a_failing_write_fails_the_block_and_its_transaction_stores_nothing(coun
     assert _counts() == {"a": 1}
 
 
+def test_writes_made_before_an_exception_are_stored_when_the_transaction_goes_on(counters):
+    with transaction.atomic():
+        with pytest.raises(ValueError), writes_together():
+            _add("a", 1)
+            raise ValueError("caught inside the transaction")
+        _add("b", 2)
+    assert _counts() == {"a": 1, "b": 2}
+
+
 @pytest.mark.django_db(transaction=True)
 def test_outside_a_transaction_each_write_runs_at_once(counters):
     with writes_together(), CaptureQueriesContext(connection) as queries:

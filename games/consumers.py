@@ -4,7 +4,8 @@ The signed-in player's page sends each action of its open attempt here as it
 is played. The server checks it against the attempt's table (kept in memory
 for the socket's life, `games.streaming`), stores it with the time it arrived
 (the server's clock, which the review reads) and acknowledges it once it is in
-the database (`games.batches`): an acknowledged action is never lost.
+the database (`games.batches`): an acknowledged action is never lost. Its
+watchers get the stored actions through the process's feed (`games.live`).
 
 Protocol (JSON text frames; `n` is an action's 1-based place in the log):
 
@@ -364,7 +365,7 @@ class AttemptConsumer(ActionSocket):
         await self._send(json.dumps({"type": "watchers", "count": self.watchers}))
 
     async def _tell_watchers(self, message: dict[str, Any]) -> None:
-        """Pass stored actions (or a reset) to the attempt's watchers, if any watch."""
+        """Tell the attempt's watchers (a reset), if any watch."""
         if self.watchers <= 0 or self.attempt is None:
             return
         try:
@@ -404,14 +405,10 @@ class AttemptConsumer(ActionSocket):
         return await StreamWriter.current().save(save)
 
     async def _stored(self, before: int, log: list[str], times: list[int]) -> None:
-        await self._tell_watchers(
-            {
-                "type": "attempt.actions",
-                "from": before + 1,
-                "actions": log[before:],
-                "elapsed_ms": times[-1] if times else 0,
-            }
-        )
+        if self.watchers > 0 and self.attempt is not None:
+            live.AttemptFeed.current().publish(
+                self.attempt.attempt_id, before + 1, log[before:], times[-1] if times else 0
+            )
 
     async def _rebased(self) -> None:
         await self._send_state()

@@ -1,22 +1,25 @@
 """Who watches a ranked attempt live, and the channel layer groups that carry it.
 
 The attempt's socket (`games.consumers`) passes each stored action to the
-watchers' group, and hears the watchers' count in the player's group; a
-submission tells the watchers that the attempt is over (`attempt_closed_announce`,
-after commit). The count is kept in the shared cache, so that every server
-process reads the same one.
+watchers through the feed (`AttemptFeed`), and hears the watchers' count in
+the player's group; a submission tells the watchers that the attempt is over
+(`attempt_closed_announce`, after commit), in the watchers' group. The count
+is kept in the shared cache, so that every server process reads the same one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+from collections import defaultdict
+from typing import Any, Protocol
 
 from django.conf import settings
 from django.core.cache import cache
 
 from easyharp_site.cache import shared_count_change, shared_place_take
-from easyharp_site.layer import Gathering, announce_on_layer
+from easyharp_site.layer import GATHER_SECONDS, Gathering, LayerMember, announce_on_layer
 
 logger = logging.getLogger(__name__)
 
@@ -106,3 +109,165 @@ def _watchers_send(attempt_id: int, message: dict[str, object], *, failed: str) 
         logger=logger,
         failed=failed,
     )
+
+
+# --- The feed of stored actions ------------------------------------------------------
+#
+# One channel layer message per stored write cost the server about twice the
+# write itself (a publish, a receive, a consumer's dispatch: bench/stream.py,
+# docs/PERFORMANCE.md). So a process gathers the stored actions of all its
+# watched attempts for GATHER_SECONDS and sends one message per shard of
+# attempts; every process with a watcher of a shard hears it once, and hands
+# each attempt's actions to its own watchers of it.
+
+FEED_SHARDS = 16
+FEED_MESSAGE = "attempts.actions"
+
+
+def feed_group(shard: int) -> str:
+    """The group of the processes with a watcher of an attempt of `shard`."""
+    return f"games.attempts.feed.{shard}"
+
+
+def feed_shard(attempt_id: int) -> int:
+    return attempt_id % FEED_SHARDS
+
+
+class ActionsWatcher(Protocol):
+    """A socket watching an attempt."""
+
+    async def actions_passed(self, text: str) -> None:
+        """Send the `actions` message `text` (JSON) to the client."""
+
+    async def attempt_reset(self, event: dict[str, Any]) -> None:
+        """Read the attempt again and send a fresh snapshot (actions may have been lost)."""
+
+
+class AttemptFeed(LayerMember):
+    """This process's side of the feed: it gathers and sends the stored actions of the
+    attempts its sockets stream (`publish`), and hands those the feed brings to its
+    watching sockets (`watch`, `unwatch`), in the order they came. One per event
+    loop (`AttemptFeed.current()`)."""
+
+    logger = logger
+    log_name = "Attempt feed"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._pending: list[list[Any]] = []
+        self._watchers: dict[int, set[ActionsWatcher]] = {}
+        self._shards: set[int] = set()
+        self._passing: asyncio.Queue[list[list[Any]]] = asyncio.Queue()
+        self._receiver: asyncio.Task[None] | None = None
+        self._passer: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._lock = asyncio.Lock()
+
+    # Sending: the player's sockets.
+
+    def publish(self, attempt_id: int, first: int, actions: list[str], elapsed_ms: int) -> None:
+        """Actions `first`, `first + 1`, ... of the attempt were stored: they go to its
+        watchers with the others of the next GATHER_SECONDS."""
+        if not self._pending:
+            asyncio.get_running_loop().call_later(GATHER_SECONDS, self._flush)
+        self._pending.append([attempt_id, first, actions, elapsed_ms])
+
+    def _flush(self) -> None:
+        items, self._pending = self._pending, []
+        shards: dict[int, list[list[Any]]] = defaultdict(list)
+        for item in items:
+            shards[feed_shard(item[0])].append(item)
+        for shard, gathered in shards.items():
+            self._spawn(self._send(shard, gathered))
+
+    async def _send(self, shard: int, items: list[list[Any]]) -> None:
+        message = {"type": FEED_MESSAGE, "items": items}
+        timeout: float = settings.LIVE_BOARD_SEND_TIMEOUT
+        try:
+            await asyncio.wait_for(self._layer.group_send(feed_group(shard), message), timeout)
+        except Exception:  # watchers miss these moves; the games are stored all the same
+            logger.warning("Could not pass %d attempts' actions to their watchers", len(items))
+
+    # Receiving: the watching sockets.
+
+    async def watch(self, attempt_id: int, socket: ActionsWatcher) -> None:
+        """Hand `socket` the attempt's stored actions from now on."""
+        self._watchers.setdefault(attempt_id, set()).add(socket)
+        shard = feed_shard(attempt_id)
+        async with self._lock:
+            try:
+                if self._channel is None:
+                    self._channel = await self._layer.new_channel()
+                if shard not in self._shards:
+                    await self._layer.group_add(feed_group(shard), self._channel)
+                    self._shards.add(shard)
+            except Exception:
+                # The receiver joins again, and every watcher reads afresh, once
+                # the layer is back.
+                logger.warning("Could not join the feed of attempt %s", attempt_id)
+            if self._receiver is None or self._receiver.done():
+                self._receiver = asyncio.create_task(self._receive_forever())
+            if self._passer is None or self._passer.done():
+                self._passer = asyncio.create_task(self._pass_forever())
+
+    def unwatch(self, attempt_id: int, socket: ActionsWatcher) -> None:
+        """Forget `socket`; leave the shard's group when it had the last watcher here.
+
+        Synchronous, so that it runs to its end in the `finally` of a cancelled task.
+        """
+        sockets = self._watchers.get(attempt_id)
+        if sockets is None or socket not in sockets:
+            return
+        sockets.discard(socket)
+        if not sockets:
+            del self._watchers[attempt_id]
+            self._spawn(self._leave(feed_shard(attempt_id)))
+
+    async def _leave(self, shard: int) -> None:
+        async with self._lock:
+            watched = any(feed_shard(attempt_id) == shard for attempt_id in self._watchers)
+            if self._channel is None or watched or shard not in self._shards:
+                return
+            self._shards.discard(shard)
+            try:
+                await self._layer.group_discard(feed_group(shard), self._channel)
+            except Exception:
+                # A stray message later is dropped here.
+                logger.warning("Could not leave the feed's shard %s", shard)
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        # The loop keeps only a weak reference to its tasks.
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _handle(self, message: dict[str, Any]) -> None:
+        if message.get("type") == FEED_MESSAGE and isinstance(message.get("items"), list):
+            self._passing.put_nowait(message["items"])
+
+    async def _pass_forever(self) -> None:
+        """Hand each message's actions to the watchers here, one message after the other."""
+        while True:
+            items = await self._passing.get()
+            for attempt_id, first, actions, elapsed_ms in items:
+                sockets = self._watchers.get(attempt_id)
+                if not sockets:
+                    continue
+                text = json.dumps(
+                    {"type": "actions", "from": first, "actions": actions, "elapsed_ms": elapsed_ms}
+                )
+                for socket in list(sockets):
+                    try:
+                        await socket.actions_passed(text)
+                    except Exception:  # one socket's failure is its own
+                        logger.warning("Could not pass actions to a watcher", exc_info=True)
+
+    async def _layer_back(self) -> None:
+        assert self._channel is not None
+        for shard in {feed_shard(attempt_id) for attempt_id in self._watchers}:
+            await self._layer.group_add(feed_group(shard), self._channel)
+            self._shards.add(shard)
+        logger.info("Attempt feed: channel layer back, every watcher reads afresh")
+        for sockets in list(self._watchers.values()):
+            for socket in list(sockets):
+                self._spawn(socket.attempt_reset({"type": "attempt.reset"}))

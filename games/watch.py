@@ -1,8 +1,9 @@
 """Watching a player's ranked attempt live: `ws/daily/<date>/players/<username>/attempt/`.
 
 The table moves as the player plays: the player's socket (`games.consumers`)
-passes each stored action to the attempt's watchers' group on the channel
-layer, and tells the player how many watch. Only a viewer who may see the
+passes each stored action to the watchers through the process's feed
+(`games.live.AttemptFeed`, within `GATHER_SECONDS`), and the player is told
+how many watch. Only a viewer who may see the
 day's games watches (the no-spoiler rule, `games.selectors.day_lock`): until
 the day closes, a player who has finished their own ranked attempt of the
 day; before that the socket is refused with `replay_locked`.
@@ -45,6 +46,7 @@ from easyharp_site.errors import ServiceError
 from games import rules, selectors
 from games.consumers import CLOSE_FLOOD, ActionBucket, PlayerSocket
 from games.live import (
+    AttemptFeed,
     player_group,
     watchers_count,
     watchers_group,
@@ -126,8 +128,10 @@ class AttemptWatchConsumer(PlayerSocket):
             return
         # Listen before reading the count and the game: nothing falls between.
         await self.channel_layer.group_add(watchers_group(watched.attempt_id), self.channel_name)
+        await AttemptFeed.current().watch(watched.attempt_id, self)
         count = await database_sync_to_async(watchers_join)(watched.attempt_id)
         if count is None:
+            AttemptFeed.current().unwatch(watched.attempt_id, self)
             await self.channel_layer.group_discard(
                 watchers_group(watched.attempt_id), self.channel_name
             )
@@ -162,18 +166,9 @@ class AttemptWatchConsumer(PlayerSocket):
             )
         )
 
-    async def attempt_actions(self, event: dict[str, Any]) -> None:
-        """Actions the player's socket stored: passed on as they are."""
-        await self._send(
-            json.dumps(
-                {
-                    "type": "actions",
-                    "from": event["from"],
-                    "actions": event["actions"],
-                    "elapsed_ms": event["elapsed_ms"],
-                }
-            )
-        )
+    async def actions_passed(self, text: str) -> None:
+        """Actions the player's socket stored (the `actions` message, from the feed)."""
+        await self._send(text)
 
     async def attempt_closed(self, event: dict[str, Any]) -> None:
         """The attempt was submitted: its game is stored, nothing more will move."""
@@ -216,6 +211,7 @@ class AttemptWatchConsumer(PlayerSocket):
         watched = self.watched
         if watched is None:
             return
+        AttemptFeed.current().unwatch(watched.attempt_id, self)
         await self.channel_layer.group_discard(
             watchers_group(watched.attempt_id), self.channel_name
         )

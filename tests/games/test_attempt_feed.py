@@ -1,0 +1,122 @@
+"""The feed of stored actions: gathered per shard of attempts, handed to each watcher in order."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from channels.layers import get_channel_layer
+
+from games.live import FEED_SHARDS, AttemptFeed, feed_group
+
+
+class Watcher:
+    """A watching socket: the `actions` messages it was handed."""
+
+    def __init__(self) -> None:
+        self.texts: list[dict[str, Any]] = []
+        self.resets = 0
+        self.more = asyncio.Event()
+
+    async def actions_passed(self, text: str) -> None:
+        self.texts.append(json.loads(text))
+        self.more.set()
+
+    async def attempt_reset(self, event: dict[str, Any]) -> None:
+        self.resets += 1
+
+    async def next_ones(self, count: int) -> list[dict[str, Any]]:
+        async with asyncio.timeout(10):
+            while len(self.texts) < count:
+                self.more.clear()
+                await self.more.wait()
+        return self.texts
+
+
+@pytest.fixture
+async def feed() -> AsyncIterator[AttemptFeed]:
+    feed = AttemptFeed.current()
+    yield feed
+    for task in (feed._receiver, feed._passer):
+        if task is not None:
+            task.cancel()
+
+
+async def test_the_actions_of_one_gathering_travel_in_one_message_per_shard(
+    feed: AttemptFeed,
+) -> None:
+    layer = get_channel_layer()
+    listening = await layer.new_channel()
+    await layer.group_add(feed_group(1), listening)
+
+    # Attempts 1 and 1 + FEED_SHARDS share a shard; attempt 2 has another.
+    feed.publish(1, 1, ["S"], 100)
+    feed.publish(2, 5, ["41"], 150)
+    feed.publish(1 + FEED_SHARDS, 3, ["S", "U"], 200)
+    feed.publish(1, 2, ["41"], 300)
+
+    async with asyncio.timeout(10):
+        message = await layer.receive(listening)
+    assert message["type"] == "attempts.actions"
+    assert message["items"] == [
+        [1, 1, ["S"], 100],
+        [1 + FEED_SHARDS, 3, ["S", "U"], 200],
+        [1, 2, ["41"], 300],
+    ]
+    await layer.group_discard(feed_group(1), listening)
+
+
+async def test_each_watcher_gets_its_attempts_actions_in_order_until_it_leaves(
+    feed: AttemptFeed,
+) -> None:
+    first, second, other = Watcher(), Watcher(), Watcher()
+    await feed.watch(7, first)
+    await feed.watch(7, second)
+    await feed.watch(7 + FEED_SHARDS, other)
+
+    for number in range(1, 6):
+        feed.publish(7, number, [f"A{number}"], number * 10)
+        if number % 2:
+            await asyncio.sleep(0)  # some in one gathering, some in the next
+    feed.publish(7 + FEED_SHARDS, 1, ["S"], 5)
+
+    for watcher in (first, second):
+        moves = await watcher.next_ones(5)
+        assert [(move["from"], move["actions"]) for move in moves] == [
+            (number, [f"A{number}"]) for number in range(1, 6)
+        ]
+        assert moves[0] == {"type": "actions", "from": 1, "actions": ["A1"], "elapsed_ms": 10}
+    assert [move["from"] for move in await other.next_ones(1)] == [1]
+
+    feed.unwatch(7, first)
+    feed.publish(7, 6, ["A6"], 60)
+    assert [move["from"] for move in await second.next_ones(6)][-1] == 6
+    assert len(first.texts) == 5, "a watcher that left is handed nothing more"
+
+
+async def test_the_process_leaves_a_shard_with_its_last_watcher_and_joins_it_again(
+    feed: AttemptFeed,
+) -> None:
+    watcher = Watcher()
+    await feed.watch(3, watcher)
+    feed.unwatch(3, watcher)
+    async with asyncio.timeout(10):
+        while feed._tasks:  # the leave runs in a task of its own
+            await asyncio.sleep(0.01)
+    assert 3 not in feed._shards
+    layer = get_channel_layer()
+    listening = await layer.new_channel()
+    await layer.group_add(feed_group(3), listening)
+    feed.publish(3, 1, ["S"], 0)
+    async with asyncio.timeout(10):
+        await layer.receive(listening)  # the message went out (to this listener only)
+    assert watcher.texts == []
+
+    again = Watcher()
+    await feed.watch(3, again)
+    feed.publish(3, 2, ["41"], 0)
+    assert (await again.next_ones(1))[0]["from"] == 2
+    await layer.group_discard(feed_group(3), listening)

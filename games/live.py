@@ -122,6 +122,9 @@ def _watchers_send(attempt_id: int, message: dict[str, object], *, failed: str) 
 
 FEED_SHARDS = 16
 FEED_MESSAGE = "attempts.actions"
+# Messages that may wait for one watching socket whose client reads slowly; past
+# that they are dropped, and the socket gets a fresh snapshot once it drains.
+FEED_BACKLOG_MAX = 50
 
 
 def feed_group(shard: int) -> str:
@@ -157,9 +160,10 @@ class AttemptFeed(LayerMember):
         self._pending: list[list[Any]] = []
         self._watchers: dict[int, set[ActionsWatcher]] = {}
         self._shards: set[int] = set()
-        self._passing: asyncio.Queue[list[list[Any]]] = asyncio.Queue()
+        # Per watching socket with a send on its way, the messages waiting behind it;
+        # None in place of the list: some were dropped, a snapshot follows.
+        self._backlogs: dict[ActionsWatcher, list[str] | None] = {}
         self._receiver: asyncio.Task[None] | None = None
-        self._passer: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._lock = asyncio.Lock()
 
@@ -207,8 +211,6 @@ class AttemptFeed(LayerMember):
                 logger.warning("Could not join the feed of attempt %s", attempt_id)
             if self._receiver is None or self._receiver.done():
                 self._receiver = asyncio.create_task(self._receive_forever())
-            if self._passer is None or self._passer.done():
-                self._passer = asyncio.create_task(self._pass_forever())
 
     def unwatch(self, attempt_id: int, socket: ActionsWatcher) -> None:
         """Forget `socket`; leave the shard's group when it had the last watcher here.
@@ -242,25 +244,49 @@ class AttemptFeed(LayerMember):
         task.add_done_callback(self._tasks.discard)
 
     def _handle(self, message: dict[str, Any]) -> None:
-        if message.get("type") == FEED_MESSAGE and isinstance(message.get("items"), list):
-            self._passing.put_nowait(message["items"])
+        """A feed message: each attempt's actions to its watchers here."""
+        if message.get("type") != FEED_MESSAGE or not isinstance(message.get("items"), list):
+            return
+        for attempt_id, first, actions, elapsed_ms in message["items"]:
+            sockets = self._watchers.get(attempt_id)
+            if not sockets:
+                continue
+            text = json.dumps(
+                {"type": "actions", "from": first, "actions": actions, "elapsed_ms": elapsed_ms}
+            )
+            for socket in sockets:
+                self._pass(socket, text)
 
-    async def _pass_forever(self) -> None:
-        """Hand each message's actions to the watchers here, one message after the other."""
-        while True:
-            items = await self._passing.get()
-            for attempt_id, first, actions, elapsed_ms in items:
-                sockets = self._watchers.get(attempt_id)
-                if not sockets:
+    def _pass(self, socket: ActionsWatcher, text: str) -> None:
+        """Send `text` to `socket` after what it was handed before, without waiting for
+        it: a client that reads slowly holds up its own messages only."""
+        if socket not in self._backlogs:
+            self._backlogs[socket] = [text]
+            self._spawn(self._drain(socket))
+            return
+        backlog = self._backlogs[socket]
+        if backlog is not None:
+            if len(backlog) < FEED_BACKLOG_MAX:
+                backlog.append(text)
+            else:
+                self._backlogs[socket] = None
+
+    async def _drain(self, socket: ActionsWatcher) -> None:
+        try:
+            while True:
+                backlog = self._backlogs.get(socket)
+                if backlog is None:
+                    # Messages were dropped: a fresh snapshot says where the game is.
+                    self._backlogs[socket] = []
+                    await socket.attempt_reset({"type": "attempt.reset"})
                     continue
-                text = json.dumps(
-                    {"type": "actions", "from": first, "actions": actions, "elapsed_ms": elapsed_ms}
-                )
-                for socket in list(sockets):
-                    try:
-                        await socket.actions_passed(text)
-                    except Exception:  # one socket's failure is its own
-                        logger.warning("Could not pass actions to a watcher", exc_info=True)
+                if not backlog:
+                    return
+                await socket.actions_passed(backlog.pop(0))
+        except Exception:  # one socket's failure is its own
+            logger.warning("Could not pass actions to a watcher", exc_info=True)
+        finally:
+            self._backlogs.pop(socket, None)
 
     async def _layer_back(self) -> None:
         assert self._channel is not None

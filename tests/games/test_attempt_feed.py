@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from channels.layers import get_channel_layer
 
-from games.live import FEED_SHARDS, AttemptFeed, feed_group
+from games.live import FEED_BACKLOG_MAX, FEED_SHARDS, AttemptFeed, feed_group
 
 
 class Watcher:
@@ -40,9 +40,8 @@ class Watcher:
 async def feed() -> AsyncIterator[AttemptFeed]:
     feed = AttemptFeed.current()
     yield feed
-    for task in (feed._receiver, feed._passer):
-        if task is not None:
-            task.cancel()
+    if feed._receiver is not None:
+        feed._receiver.cancel()
 
 
 async def test_the_actions_of_one_gathering_travel_in_one_message_per_shard(
@@ -120,3 +119,40 @@ async def test_the_process_leaves_a_shard_with_its_last_watcher_and_joins_it_aga
     feed.publish(3, 2, ["41"], 0)
     assert (await again.next_ones(1))[0]["from"] == 2
     await layer.group_discard(feed_group(3), listening)
+
+
+class SlowWatcher(Watcher):
+    """A socket whose client does not read: its first send waits until released."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.released = asyncio.Event()
+
+    async def actions_passed(self, text: str) -> None:
+        await self.released.wait()
+        await super().actions_passed(text)
+
+
+async def test_a_watcher_that_does_not_read_holds_up_no_other_and_catches_up_by_a_snapshot(
+    feed: AttemptFeed,
+) -> None:
+    slow, quick = SlowWatcher(), Watcher()
+    await feed.watch(5, slow)
+    await feed.watch(5, quick)
+    count = FEED_BACKLOG_MAX + 10
+    for number in range(1, count + 1):
+        feed.publish(5, number, ["S"], number)
+        if number % 10 == 0:  # ten writes a gathering, as a busy attempt makes
+            await quick.next_ones(number)
+
+    assert len(await quick.next_ones(count)) == count
+    assert slow.texts == [] and slow.resets == 0
+
+    slow.released.set()
+    async with asyncio.timeout(10):
+        while slow.resets == 0:
+            await asyncio.sleep(0.01)
+    # What waited was sent in order, what overflowed was dropped, and a snapshot followed.
+    numbers = [move["from"] for move in slow.texts]
+    assert numbers == list(range(1, len(numbers) + 1))
+    assert len(numbers) <= FEED_BACKLOG_MAX + 1 < count

@@ -207,6 +207,8 @@ class LayerMember:
 
     def __init__(self) -> None:
         self._channel: str | None = None
+        self._receiver: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
 
     @classmethod
     def current(cls) -> Self:
@@ -221,6 +223,18 @@ class LayerMember:
     def _layer(self) -> BaseChannelLayer:
         # Looked up each time so that a settings change (tests) takes effect.
         return get_channel_layer()
+
+    def _keep_receiving(self) -> None:
+        """Start receiving, unless the receiver runs already."""
+        if self._receiver is None or self._receiver.done():
+            self._receiver = asyncio.create_task(self._receive_forever())
+
+    def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
+        """Run `work` in a task of its own, kept until it ends."""
+        task = asyncio.get_running_loop().create_task(work)
+        # The loop keeps only a weak reference to its tasks.
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _receive_forever(self) -> None:
         """Receive messages for ever; once the layer is back after an outage, `_layer_back`."""
@@ -257,4 +271,82 @@ class LayerMember:
 
     def _handle(self, message: dict[str, Any]) -> None:
         """Act on one message received."""
+        raise NotImplementedError
+
+
+Key = TypeVar("Key")
+Socket = TypeVar("Socket")
+
+
+class SocketsByKey(LayerMember, Generic[Key, Socket]):
+    """A member that hands what its groups bring to this process's sockets, by key.
+
+    A socket calls `watch(key, socket)` when it starts listening and
+    `unwatch(key, socket)` when it ends, however it ends; the member is in the
+    group of each key (`_group(key)`, which several keys may share) while a
+    socket here watches one of them. A subclass says what a message does
+    (`_handle`, with `_sockets`) and what its sockets do once the layer is
+    back after an outage (`_caught_up`).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._sockets: dict[Key, set[Socket]] = {}
+        self._joined: set[str] = set()
+        self._lock = asyncio.Lock()
+
+    def _group(self, key: Key) -> str:
+        raise NotImplementedError
+
+    async def watch(self, key: Key, socket: Socket) -> None:
+        """Hand `socket` what the key's group brings, from now on."""
+        self._sockets.setdefault(key, set()).add(socket)
+        group = self._group(key)
+        async with self._lock:
+            try:
+                if self._channel is None:
+                    self._channel = await self._layer.new_channel()
+                if group not in self._joined:
+                    await self._layer.group_add(group, self._channel)
+                    self._joined.add(group)
+            except Exception:
+                # The receiver joins again, and `_caught_up` runs, once the layer is back.
+                self.logger.warning("%s: could not join %s", self.log_name, group)
+            self._keep_receiving()
+
+    def unwatch(self, key: Key, socket: Socket) -> None:
+        """Forget `socket`; leave the key's group when no socket here needs it.
+
+        Synchronous, so that it runs to its end in the `finally` of a cancelled task.
+        """
+        sockets = self._sockets.get(key)
+        if sockets is None or socket not in sockets:
+            return
+        sockets.discard(socket)
+        if not sockets:
+            del self._sockets[key]
+            self._spawn(self._leave(self._group(key)))
+
+    async def _leave(self, group: str) -> None:
+        async with self._lock:
+            needed = any(self._group(key) == group for key in self._sockets)
+            if self._channel is None or needed or group not in self._joined:
+                return
+            self._joined.discard(group)
+            try:
+                await self._layer.group_discard(group, self._channel)
+            except Exception:
+                # A stray message later finds no socket here.
+                self.logger.warning("%s: could not leave %s", self.log_name, group)
+
+    async def _layer_back(self) -> None:
+        assert self._channel is not None
+        self._joined = {self._group(key) for key in self._sockets}
+        for group in self._joined:
+            await self._layer.group_add(group, self._channel)
+        self.logger.info("%s: channel layer back", self.log_name)
+        self._caught_up()
+
+    def _caught_up(self) -> None:
+        """The layer is back after an outage: messages may have been lost."""
         raise NotImplementedError

@@ -19,7 +19,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from easyharp_site.cache import shared_count_change, shared_place_take
-from easyharp_site.layer import GATHER_SECONDS, Gathering, LayerMember, announce_on_layer
+from easyharp_site.layer import GATHER_SECONDS, Gathering, SocketsByKey, announce_on_layer
 
 logger = logging.getLogger(__name__)
 
@@ -146,11 +146,11 @@ class ActionsWatcher(Protocol):
         """Read the attempt again and send a fresh snapshot (actions may have been lost)."""
 
 
-class AttemptFeed(LayerMember):
+class AttemptFeed(SocketsByKey[int, ActionsWatcher]):
     """This process's side of the feed: it gathers and sends the stored actions of the
     attempts its sockets stream (`publish`), and hands those the feed brings to its
-    watching sockets (`watch`, `unwatch`), in the order they came. One per event
-    loop (`AttemptFeed.current()`)."""
+    watching sockets (`watch(attempt_id, socket)`, `unwatch`), in the order they
+    came. One per event loop (`AttemptFeed.current()`)."""
 
     logger = logger
     log_name = "Attempt feed"
@@ -158,14 +158,12 @@ class AttemptFeed(LayerMember):
     def __init__(self) -> None:
         super().__init__()
         self._pending: list[list[Any]] = []
-        self._watchers: dict[int, set[ActionsWatcher]] = {}
-        self._shards: set[int] = set()
         # Per watching socket with a send on its way, the messages waiting behind it;
         # None in place of the list: some were dropped, a snapshot follows.
         self._backlogs: dict[ActionsWatcher, list[str] | None] = {}
-        self._receiver: asyncio.Task[None] | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._lock = asyncio.Lock()
+
+    def _group(self, key: int) -> str:
+        return feed_group(feed_shard(key))
 
     # Sending: the player's sockets.
 
@@ -194,61 +192,12 @@ class AttemptFeed(LayerMember):
 
     # Receiving: the watching sockets.
 
-    async def watch(self, attempt_id: int, socket: ActionsWatcher) -> None:
-        """Hand `socket` the attempt's stored actions from now on."""
-        self._watchers.setdefault(attempt_id, set()).add(socket)
-        shard = feed_shard(attempt_id)
-        async with self._lock:
-            try:
-                if self._channel is None:
-                    self._channel = await self._layer.new_channel()
-                if shard not in self._shards:
-                    await self._layer.group_add(feed_group(shard), self._channel)
-                    self._shards.add(shard)
-            except Exception:
-                # The receiver joins again, and every watcher reads afresh, once
-                # the layer is back.
-                logger.warning("Could not join the feed of attempt %s", attempt_id)
-            if self._receiver is None or self._receiver.done():
-                self._receiver = asyncio.create_task(self._receive_forever())
-
-    def unwatch(self, attempt_id: int, socket: ActionsWatcher) -> None:
-        """Forget `socket`; leave the shard's group when it had the last watcher here.
-
-        Synchronous, so that it runs to its end in the `finally` of a cancelled task.
-        """
-        sockets = self._watchers.get(attempt_id)
-        if sockets is None or socket not in sockets:
-            return
-        sockets.discard(socket)
-        if not sockets:
-            del self._watchers[attempt_id]
-            self._spawn(self._leave(feed_shard(attempt_id)))
-
-    async def _leave(self, shard: int) -> None:
-        async with self._lock:
-            watched = any(feed_shard(attempt_id) == shard for attempt_id in self._watchers)
-            if self._channel is None or watched or shard not in self._shards:
-                return
-            self._shards.discard(shard)
-            try:
-                await self._layer.group_discard(feed_group(shard), self._channel)
-            except Exception:
-                # A stray message later is dropped here.
-                logger.warning("Could not leave the feed's shard %s", shard)
-
-    def _spawn(self, work: Any) -> None:
-        task = asyncio.get_running_loop().create_task(work)
-        # The loop keeps only a weak reference to its tasks.
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
     def _handle(self, message: dict[str, Any]) -> None:
         """A feed message: each attempt's actions to its watchers here."""
         if message.get("type") != FEED_MESSAGE or not isinstance(message.get("items"), list):
             return
         for attempt_id, first, actions, elapsed_ms in message["items"]:
-            sockets = self._watchers.get(attempt_id)
+            sockets = self._sockets.get(attempt_id)
             if not sockets:
                 continue
             text = json.dumps(
@@ -288,12 +237,8 @@ class AttemptFeed(LayerMember):
         finally:
             self._backlogs.pop(socket, None)
 
-    async def _layer_back(self) -> None:
-        assert self._channel is not None
-        for shard in {feed_shard(attempt_id) for attempt_id in self._watchers}:
-            await self._layer.group_add(feed_group(shard), self._channel)
-            self._shards.add(shard)
-        logger.info("Attempt feed: channel layer back, every watcher reads afresh")
-        for sockets in list(self._watchers.values()):
+    def _caught_up(self) -> None:
+        """Actions may have been lost: every watcher reads its attempt afresh."""
+        for sockets in list(self._sockets.values()):
             for socket in list(sockets):
                 self._spawn(socket.attempt_reset({"type": "attempt.reset"}))

@@ -348,7 +348,6 @@ class BoardHub(LayerMember):
         # The watched boards of each group (a day's board and the boards narrowing it).
         self._groups: dict[str, set[BoardKey]] = {}
         self._subscribed: set[str] = set()
-        self._receiver: asyncio.Task[None] | None = None
         self._refresher: asyncio.Task[None] | None = None
         self._leaving: set[asyncio.Task[None]] = set()
         self._lock = asyncio.Lock()
@@ -384,7 +383,7 @@ class BoardHub(LayerMember):
                     # refresh) subscribes every watched board once the layer is back.
                     logger.warning("Could not join live board group %s", group, exc_info=True)
             if self._receiver is None or self._receiver.done():
-                self._receiver = asyncio.create_task(self._receive_forever())
+                self._keep_receiving()
                 self._refresher = asyncio.create_task(self._refresh_periodically())
 
     def unwatch(self, board: BoardKey, socket: BoardSocket) -> None:

@@ -33,7 +33,7 @@ from django.contrib.sessions.backends.base import SessionBase
 from django.utils.crypto import constant_time_compare
 
 from easyharp_site.accounts.selectors import SESSION_GENERATION_KEY, sessions_generation
-from easyharp_site.layer import LayerMember, announce_on_layer
+from easyharp_site.layer import SocketsByKey, announce_on_layer
 
 logger = logging.getLogger(__name__)
 
@@ -111,78 +111,27 @@ class SessionSocket(Protocol):
         """Check the socket's session again; close the socket if it has ended."""
 
 
-class PlayerSockets(LayerMember):
+class PlayerSockets(SocketsByKey[int, SessionSocket]):
     """This process's subscriber to the end of sessions of the players with a socket here.
 
     One per event loop (`PlayerSockets.current()`). A signed-in socket calls
-    `watch` on connect and `unwatch` when it ends, however it ends.
+    `watch(player_id, socket)` on connect and `unwatch` when it ends, however it
+    ends.
     """
 
     logger = logger
     log_name = "Sessions"
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._sockets: dict[int, set[SessionSocket]] = {}
-        self._receiver: asyncio.Task[None] | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._lock = asyncio.Lock()
-
-    async def watch(self, player_id: int, socket: SessionSocket) -> None:
-        """Hand `socket` every announcement of the player's sessions ending, from now on."""
-        sockets = self._sockets.setdefault(player_id, set())
-        sockets.add(socket)
-        async with self._lock:
-            try:
-                if self._channel is None:
-                    self._channel = await self._layer.new_channel()
-                await self._layer.group_add(player_group(player_id), self._channel)
-            except Exception:
-                # The receiver subscribes again, and every socket checks its
-                # session, once the layer is back.
-                logger.warning("Could not join the sessions group of player %s", player_id)
-            if self._receiver is None or self._receiver.done():
-                self._receiver = asyncio.create_task(self._receive_forever())
-
-    def unwatch(self, player_id: int, socket: SessionSocket) -> None:
-        """Forget `socket`; leave the player's group when it was their last one here.
-
-        Synchronous, so that it runs to its end in the `finally` of a cancelled task.
-        """
-        sockets = self._sockets.get(player_id)
-        if sockets is None or socket not in sockets:
-            return
-        sockets.discard(socket)
-        if not sockets:
-            del self._sockets[player_id]
-            self._spawn(self._leave(player_id))
-
-    async def _leave(self, player_id: int) -> None:
-        async with self._lock:
-            if self._channel is None or player_id in self._sockets:
-                return
-            try:
-                await self._layer.group_discard(player_group(player_id), self._channel)
-            except Exception:
-                # A stray announcement later costs one session read.
-                logger.warning("Could not leave the sessions group of player %s", player_id)
-
-    def _spawn(self, work: Any) -> None:
-        task = asyncio.get_running_loop().create_task(work)
-        # The loop keeps only a weak reference to its tasks.
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    def _group(self, key: int) -> str:
+        return player_group(key)
 
     def _tell(self, player_ids: list[int]) -> None:
         for player_id in player_ids:
             for socket in list(self._sockets.get(player_id, ())):
                 self._spawn(socket.session_ended())
 
-    async def _layer_back(self) -> None:
-        assert self._channel is not None
-        for player_id in list(self._sockets):
-            await self._layer.group_add(player_group(player_id), self._channel)
-        logger.info("Sessions: channel layer back, checking every socket's session")
+    def _caught_up(self) -> None:
+        """Announcements may have been lost: every socket checks its session."""
         self._tell(list(self._sockets))
 
     def _handle(self, message: dict[str, Any]) -> None:

@@ -105,7 +105,7 @@ async def test_the_process_leaves_a_shard_with_its_last_watcher_and_joins_it_aga
     async with asyncio.timeout(10):
         while feed._tasks:  # the leave runs in a task of its own
             await asyncio.sleep(0.01)
-    assert 3 not in feed._shards
+    assert feed_group(3) not in feed._joined
     layer = get_channel_layer()
     listening = await layer.new_channel()
     await layer.group_add(feed_group(3), listening)

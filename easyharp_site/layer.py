@@ -120,11 +120,19 @@ T = TypeVar("T")
 GATHER_SECONDS = 0.05
 
 
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 class Gathering(Generic[T]):
     """What a server process's requests hand on after their commit, done once for
     all those handed on within `seconds`.
 
-    `add(item)` from a request's thread under the server returns at once: the
+    `add(item)` from a request's thread under the server, or from a socket's
+    handler on the server's loop itself, returns at once: the
     first item of a gathering asks the server's event loop to take, `seconds`
     later, every item added meanwhile, and to call `flush(items)` once, in the
     order they came. A `flush` that does blocking I/O (`blocking`) runs in a
@@ -155,7 +163,7 @@ class Gathering(Generic[T]):
 
     def add(self, item: T) -> None:
         """Hand `item` on (see the class)."""
-        loop = server_loop()
+        loop = server_loop() or _running_loop()
         if loop is None:
             self.flush([item])
             return

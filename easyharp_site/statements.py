@@ -35,8 +35,25 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 Statement = tuple[str, Sequence[Any]]
 
 
-def _together(connection: BaseDatabaseWrapper) -> bool:
-    return connection.vendor == "postgresql"
+def _execute_all(
+    connection: BaseDatabaseWrapper, cursor: Any, statements: Sequence[Statement]
+) -> Iterator[None]:
+    """Run the statements in order, pausing after each so that the caller may read its
+    rows: joined in one execute on PostgreSQL (stepping through the results), else
+    one execute each."""
+    if connection.vendor != "postgresql":
+        for sql, params in statements:
+            cursor.execute(sql, params)
+            yield
+        return
+    cursor.execute(
+        "; ".join(sql for sql, _ in statements),
+        [value for _, params in statements for value in params],
+    )
+    yield
+    for _ in statements[1:]:
+        cursor.nextset()
+        yield
 
 
 def first_rows(statements: Sequence[Statement], *, using: str = DEFAULT_DB_ALIAS) -> list[Any]:
@@ -44,22 +61,8 @@ def first_rows(statements: Sequence[Statement], *, using: str = DEFAULT_DB_ALIAS
 
     Every statement returns rows (a `SELECT`, or a write with `RETURNING`)."""
     connection = connections[using]
-    rows: list[Any] = []
     with connection.cursor() as cursor:
-        if _together(connection):
-            cursor.execute(
-                "; ".join(sql for sql, _ in statements),
-                [value for _, params in statements for value in params],
-            )
-            rows.append(cursor.fetchone())
-            for _ in statements[1:]:
-                cursor.nextset()
-                rows.append(cursor.fetchone())
-        else:
-            for sql, params in statements:
-                cursor.execute(sql, params)
-                rows.append(cursor.fetchone())
-    return rows
+        return [cursor.fetchone() for _ in _execute_all(connection, cursor, statements)]
 
 
 class _Waiting:
@@ -79,14 +82,8 @@ class _Waiting:
     def send(self) -> None:
         statements, self.statements = self.statements, []
         with self.connection.cursor() as cursor:
-            if _together(self.connection):
-                cursor.execute(
-                    "; ".join(sql for sql, _ in statements),
-                    [value for _, params in statements for value in params],
-                )
-            else:
-                for sql, params in statements:
-                    cursor.execute(sql, params)
+            for _ in _execute_all(self.connection, cursor, statements):
+                pass
 
 
 _waiting: weakref.WeakKeyDictionary[BaseDatabaseWrapper, _Waiting] = weakref.WeakKeyDictionary()

@@ -406,7 +406,7 @@ class AttemptConsumer(ActionSocket):
 
     async def _stored(self, before: int, log: list[str], times: list[int]) -> None:
         if self.watchers > 0 and self.attempt is not None:
-            live.AttemptFeed.current().publish(
+            live.actions_stored(
                 self.attempt.attempt_id, before + 1, log[before:], times[-1] if times else 0
             )
 

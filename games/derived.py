@@ -75,29 +75,29 @@ def registered() -> tuple[DerivedStores, ...]:
     return tuple(_REGISTERED)
 
 
-def game_stored(*, game: Game) -> None:
-    """A game was stored: every app's stores take it, in order."""
+def _in_every_app(write: Callable[[DerivedStores], None]) -> None:
+    """`write` each registered app's stores, in order; the writes whose results
+    nobody reads go to the database together (`easyharp_site.statements`)."""
     with writes_together():
         for stores in _REGISTERED:
-            stores.game_stored(game)
+            write(stores)
+
+
+def game_stored(*, game: Game) -> None:
+    """A game was stored: every app's stores take it, in order."""
+    _in_every_app(lambda stores: stores.game_stored(game))
 
 
 def game_voided(*, game: Game) -> None:
     """A game was voided: every app's stores drop it, in order."""
-    with writes_together():
-        for stores in _REGISTERED:
-            stores.game_voided(game)
+    _in_every_app(lambda stores: stores.game_voided(game))
 
 
 def player_games_changed(*, player: User, dates: Sequence[datetime.date]) -> None:
     """Whether the player's ranked games of `dates` count changed: every app's stores follow."""
-    with writes_together():
-        for stores in _REGISTERED:
-            stores.player_games_changed(player, dates)
+    _in_every_app(lambda stores: stores.player_games_changed(player, dates))
 
 
 def player_banned(*, player: User) -> None:
     """A moderator banned the player: every app's stores drop them where they still compete."""
-    with writes_together():
-        for stores in _REGISTERED:
-            stores.player_banned(player)
+    _in_every_app(lambda stores: stores.player_banned(player))

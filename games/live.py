@@ -19,7 +19,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from easyharp_site.cache import shared_count_change, shared_place_take
-from easyharp_site.layer import GATHER_SECONDS, Gathering, SocketsByKey, announce_on_layer
+from easyharp_site.layer import Gathering, SocketsByKey, announce_on_layer
 
 logger = logging.getLogger(__name__)
 
@@ -146,41 +146,43 @@ class ActionsWatcher(Protocol):
         """Read the attempt again and send a fresh snapshot (actions may have been lost)."""
 
 
+def actions_stored(attempt_id: int, first: int, actions: list[str], elapsed_ms: int) -> None:
+    """Actions `first`, `first + 1`, ... of the attempt were stored (on the server's
+    loop, by the player's socket): they go to its watchers, with the others of
+    the process's next GATHER_SECONDS."""
+    _actions.add([attempt_id, first, actions, elapsed_ms])
+
+
+def _actions_gathered(items: list[list[Any]]) -> None:
+    """One feed message per shard for a gathering's stored actions (on the loop)."""
+    shards: dict[int, list[list[Any]]] = defaultdict(list)
+    for item in items:
+        shards[feed_shard(item[0])].append(item)
+    feed = AttemptFeed.current()
+    for shard, gathered in shards.items():
+        feed._spawn(feed._send(shard, gathered))
+
+
+_actions = Gathering(_actions_gathered, blocking=False, logger=logger)
+
+
 class AttemptFeed(SocketsByKey[int, ActionsWatcher]):
-    """This process's side of the feed: it gathers and sends the stored actions of the
-    attempts its sockets stream (`publish`), and hands those the feed brings to its
-    watching sockets (`watch(attempt_id, socket)`, `unwatch`), in the order they
-    came. One per event loop (`AttemptFeed.current()`)."""
+    """This process's side of the feed: it sends the gathered stored actions, and
+    hands those the feed brings to its watching sockets (`watch(attempt_id,
+    socket)`, `unwatch`), in the order they came. One per event loop
+    (`AttemptFeed.current()`)."""
 
     logger = logger
     log_name = "Attempt feed"
 
     def __init__(self) -> None:
         super().__init__()
-        self._pending: list[list[Any]] = []
         # Per watching socket with a send on its way, the messages waiting behind it;
         # None in place of the list: some were dropped, a snapshot follows.
         self._backlogs: dict[ActionsWatcher, list[str] | None] = {}
 
     def _group(self, key: int) -> str:
         return feed_group(feed_shard(key))
-
-    # Sending: the player's sockets.
-
-    def publish(self, attempt_id: int, first: int, actions: list[str], elapsed_ms: int) -> None:
-        """Actions `first`, `first + 1`, ... of the attempt were stored: they go to its
-        watchers with the others of the next GATHER_SECONDS."""
-        if not self._pending:
-            asyncio.get_running_loop().call_later(GATHER_SECONDS, self._flush)
-        self._pending.append([attempt_id, first, actions, elapsed_ms])
-
-    def _flush(self) -> None:
-        items, self._pending = self._pending, []
-        shards: dict[int, list[list[Any]]] = defaultdict(list)
-        for item in items:
-            shards[feed_shard(item[0])].append(item)
-        for shard, gathered in shards.items():
-            self._spawn(self._send(shard, gathered))
 
     async def _send(self, shard: int, items: list[list[Any]]) -> None:
         message = {"type": FEED_MESSAGE, "items": items}

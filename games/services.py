@@ -617,8 +617,12 @@ def game_submit(
     # attempt started a moment ago is seen, and two submissions at once close it once.
     now = timezone.now()
     ranked = not (practice or no_day)
-    reading = _open_attempt_reading(player=player, date=now.date(), number=parsed_deal.number)
-    attempt_row = _active_player_lock(player, reading if ranked else None)
+    attempt_row = _active_player_lock(
+        player,
+        _open_attempt_reading(player=player, date=now.date(), number=parsed_deal.number)
+        if ranked
+        else None,
+    )
     if idempotency_key is not None:
         earlier = Game.objects.filter(player=player, idempotency_key=idempotency_key).first()
         if earlier is not None:

@@ -4,7 +4,7 @@ The path of a change, from the service layer to the sockets:
 
 1. A service stores or voids a game and, in `transaction.on_commit`, calls
    `board_changed(date=..., orders=..., players=...)`. A server process gathers
-   the changes its requests hand on for `ANNOUNCE_GATHER_SECONDS`, then sends
+   the changes its requests hand on for `GATHER_SECONDS`, then sends
    one tiny `board.changed` message per board to the board's group on the
    default channel layer (Redis in production), naming every player who moved.
    It never raises into the caller: a Redis outage is logged and the
@@ -61,7 +61,6 @@ from django.conf import settings
 from rest_framework.utils.encoders import JSONEncoder
 
 from easyharp_site.layer import (
-    GATHER_SECONDS,
     RETRY_FIRST_SECONDS,
     RETRY_MAX_SECONDS,
     Gathering,
@@ -123,7 +122,7 @@ def board_changed(
 
     Called by the service layer inside `transaction.on_commit`, after a stored or
     voided game moved the boards. Under the server, the request does not wait:
-    the change joins those its process gathers for `ANNOUNCE_GATHER_SECONDS`,
+    the change joins those its process gathers for `GATHER_SECONDS`,
     and the server's event loop sends one message per board for all of them
     (`_changes_gathered`). Elsewhere (a job, a command) it is sent before this
     returns. Never raises: if the channel layer fails (Redis down) or takes
@@ -156,8 +155,6 @@ def _changes_gathered(changes: list[tuple[list[BoardKey], frozenset[int] | None]
 # out together, one message per board however many games moved it: two
 # messages per ranked submission cost the server about 0.5 ms of CPU each time
 # (bench/submit.py, docs/PERFORMANCE.md).
-ANNOUNCE_GATHER_SECONDS = GATHER_SECONDS
-
 _changes = Gathering(_changes_gathered, blocking=False, logger=logger)
 
 
@@ -349,7 +346,6 @@ class BoardHub(LayerMember):
         self._groups: dict[str, set[BoardKey]] = {}
         self._subscribed: set[str] = set()
         self._refresher: asyncio.Task[None] | None = None
-        self._leaving: set[asyncio.Task[None]] = set()
         self._lock = asyncio.Lock()
 
     # Watching
@@ -409,10 +405,7 @@ class BoardHub(LayerMember):
             if keys:
                 continue
             self._groups.pop(group, None)
-            leaving = asyncio.get_running_loop().create_task(self._leave_group(group))
-            # The loop keeps only a weak reference to its tasks.
-            self._leaving.add(leaving)
-            leaving.add_done_callback(self._leaving.discard)
+            self._spawn(self._leave_group(group))
 
     async def _leave_group(self, group: str) -> None:
         async with self._lock:

@@ -90,3 +90,16 @@ async def test_a_failing_flush_is_logged_and_the_next_gathering_still_runs(
     await sync_to_async(gathering.add)(2)
     await asyncio.wait_for(done.wait(), 5)
     assert flushed == [[2]]
+
+
+async def test_items_added_on_the_servers_loop_itself_are_gathered_too() -> None:
+    flushes = Flushes(asyncio.get_running_loop())
+    gathering = Gathering(flushes, seconds=0.05, blocking=False, logger=logger)
+
+    # A socket's handler, on the loop.
+    gathering.add(1)
+    gathering.add(2)
+    assert flushes.calls == []
+
+    await asyncio.wait_for(flushes.done.wait(), 5)
+    assert [items for items, _, _ in flushes.calls] == [[1, 2]]

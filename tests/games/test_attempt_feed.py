@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from channels.layers import get_channel_layer
 
-from games.live import FEED_BACKLOG_MAX, FEED_SHARDS, AttemptFeed, feed_group
+from games.live import FEED_BACKLOG_MAX, FEED_SHARDS, AttemptFeed, actions_stored, feed_group
 
 
 class Watcher:
@@ -52,10 +52,10 @@ async def test_the_actions_of_one_gathering_travel_in_one_message_per_shard(
     await layer.group_add(feed_group(1), listening)
 
     # Attempts 1 and 1 + FEED_SHARDS share a shard; attempt 2 has another.
-    feed.publish(1, 1, ["S"], 100)
-    feed.publish(2, 5, ["41"], 150)
-    feed.publish(1 + FEED_SHARDS, 3, ["S", "U"], 200)
-    feed.publish(1, 2, ["41"], 300)
+    actions_stored(1, 1, ["S"], 100)
+    actions_stored(2, 5, ["41"], 150)
+    actions_stored(1 + FEED_SHARDS, 3, ["S", "U"], 200)
+    actions_stored(1, 2, ["41"], 300)
 
     async with asyncio.timeout(10):
         message = await layer.receive(listening)
@@ -77,10 +77,10 @@ async def test_each_watcher_gets_its_attempts_actions_in_order_until_it_leaves(
     await feed.watch(7 + FEED_SHARDS, other)
 
     for number in range(1, 6):
-        feed.publish(7, number, [f"A{number}"], number * 10)
+        actions_stored(7, number, [f"A{number}"], number * 10)
         if number % 2:
             await asyncio.sleep(0)  # some in one gathering, some in the next
-    feed.publish(7 + FEED_SHARDS, 1, ["S"], 5)
+    actions_stored(7 + FEED_SHARDS, 1, ["S"], 5)
 
     for watcher in (first, second):
         moves = await watcher.next_ones(5)
@@ -91,7 +91,7 @@ async def test_each_watcher_gets_its_attempts_actions_in_order_until_it_leaves(
     assert [move["from"] for move in await other.next_ones(1)] == [1]
 
     feed.unwatch(7, first)
-    feed.publish(7, 6, ["A6"], 60)
+    actions_stored(7, 6, ["A6"], 60)
     assert [move["from"] for move in await second.next_ones(6)][-1] == 6
     assert len(first.texts) == 5, "a watcher that left is handed nothing more"
 
@@ -109,14 +109,14 @@ async def test_the_process_leaves_a_shard_with_its_last_watcher_and_joins_it_aga
     layer = get_channel_layer()
     listening = await layer.new_channel()
     await layer.group_add(feed_group(3), listening)
-    feed.publish(3, 1, ["S"], 0)
+    actions_stored(3, 1, ["S"], 0)
     async with asyncio.timeout(10):
         await layer.receive(listening)  # the message went out (to this listener only)
     assert watcher.texts == []
 
     again = Watcher()
     await feed.watch(3, again)
-    feed.publish(3, 2, ["41"], 0)
+    actions_stored(3, 2, ["41"], 0)
     assert (await again.next_ones(1))[0]["from"] == 2
     await layer.group_discard(feed_group(3), listening)
 
@@ -141,7 +141,7 @@ async def test_a_watcher_that_does_not_read_holds_up_no_other_and_catches_up_by_
     await feed.watch(5, quick)
     count = FEED_BACKLOG_MAX + 10
     for number in range(1, count + 1):
-        feed.publish(5, number, ["S"], number)
+        actions_stored(5, number, ["S"], number)
         if number % 10 == 0:  # ten writes a gathering, as a busy attempt makes
             await quick.next_ones(number)
 

@@ -17,6 +17,7 @@ from django.contrib.auth import get_user_model
 from django.db import connections
 from django.utils import timezone
 
+from easyharp_site.layer import GATHER_SECONDS
 from games.models import DailyDeal, Game
 from games.services import attempt_start, game_submit
 from leaderboards import live
@@ -89,7 +90,7 @@ async def test_it_sends_one_change_message_to_the_group_of_each_board(settings: 
 
 
 async def test_changes_handed_on_together_go_out_as_one_message_per_board(settings: Any) -> None:
-    # Under the server, a request's change waits ANNOUNCE_GATHER_SECONDS for
+    # Under the server, a request's change waits GATHER_SECONDS for
     # others: each board gets one message naming every player who moved, or
     # none (every narrowed board) when one change named nobody.
     layer, channels = await listening_to_both_boards(settings, DAY)
@@ -107,7 +108,7 @@ async def test_changes_handed_on_together_go_out_as_one_message_per_board(settin
     assert moves == {"type": "board.changed", "date": "2026-03-14", "order": "moves"} | {
         "players": [3, 7]
     }
-    await asyncio.sleep(3 * live.ANNOUNCE_GATHER_SECONDS)
+    await asyncio.sleep(3 * GATHER_SECONDS)
     assert all(layer.channels.get(channel) is None for channel in channels.values())
 
     # The next change starts a new gathering.

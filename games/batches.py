@@ -3,8 +3,10 @@
 A socket acknowledges an action only once it is in the database, so a crash
 never loses an acknowledged action. One write per action would be one
 transaction per action; here every socket hands its write to the loop's
-`StreamWriter`, which writes whatever is waiting in one transaction
-(`services.attempts_stream_save`) while the next writes gather. At a human pace
+`StreamWriter`, which writes whatever is waiting in one transaction while the
+next writes gather: on PostgreSQL on the loop's own connection
+(`services.attempts_stream_save_on_loop`, `easyharp_site.loop_database`), else
+in a thread (`services.attempts_stream_save`). At a human pace
 each write holds one action; under load one transaction carries the actions
 of hundreds of sockets, and the database sees a bounded number of writes
 whatever the number of players. A race's sockets (`races.consumers`) group their
@@ -14,17 +16,18 @@ writes the same way, with a writer of their own write function.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
 from channels.db import database_sync_to_async
 
+from easyharp_site import loop_database
 from games import services
 
 Save = TypeVar("Save")
 Result = TypeVar("Result")
-Written = TypeVar("Written")
 
 # Saves written in one transaction at most (the rest wait for the next one).
 BATCH_MAX = 500
@@ -39,8 +42,9 @@ class StreamWriter(Generic[Save, Result]):
         weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Any, StreamWriter[Any, Any]]]
     ] = weakref.WeakKeyDictionary()
 
-    def __init__(self, write: Callable[..., list[Result]]) -> None:
-        self._write = write
+    def __init__(self, write: Callable[..., Any]) -> None:
+        # A coroutine function runs on the loop; another in a thread, as Django's ORM needs.
+        self._write = write if inspect.iscoroutinefunction(write) else database_sync_to_async(write)
         self._waiting: list[tuple[Save, asyncio.Future[Result]]] = []
         self._task: asyncio.Task[None] | None = None
         # Written so far, in saves and transactions (read by bench/stream.py).
@@ -48,8 +52,9 @@ class StreamWriter(Generic[Save, Result]):
         self.batches_written = 0
 
     @staticmethod
-    def of(write: Callable[..., list[Written]]) -> StreamWriter[Any, Written]:
-        """The running event loop's writer of `write(saves=[...])`, created on first use."""
+    def of(write: Callable[..., Any]) -> StreamWriter[Any, Any]:
+        """The running event loop's writer of `write(saves=[...])` (a function, or a
+        coroutine function: its result is the list of results), created on first use."""
         writers = StreamWriter._instances.setdefault(asyncio.get_running_loop(), {})
         writer = writers.get(write)
         if writer is None:
@@ -58,7 +63,10 @@ class StreamWriter(Generic[Save, Result]):
 
     @staticmethod
     def current() -> StreamWriter[Any, services.StreamedSaveResult]:
-        """The running event loop's writer of streamed ranked attempts."""
+        """The running event loop's writer of streamed ranked attempts: on the loop's own
+        connection on PostgreSQL (`easyharp_site.loop_database`), else in a thread."""
+        if loop_database.available():
+            return StreamWriter.of(services.attempts_stream_save_on_loop)
         return StreamWriter.of(services.attempts_stream_save)
 
     async def save(self, save: Save) -> Result:
@@ -79,7 +87,7 @@ class StreamWriter(Generic[Save, Result]):
             group, self._waiting = self._waiting[:BATCH_MAX], self._waiting[BATCH_MAX:]
             try:
                 saves: Sequence[Save] = [save for save, _ in group]
-                results = await database_sync_to_async(self._write)(saves=saves)
+                results = await self._write(saves=saves)
             except Exception as error:  # every caller hears of it, and may try again
                 for _, future in group:
                     if not future.done():

@@ -17,7 +17,7 @@ import hashlib
 import hmac
 import json
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
@@ -29,6 +29,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from rest_framework import status
 
+from easyharp_site import loop_database
 from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
@@ -354,7 +355,57 @@ def _json(value: object) -> object:
 
 @transaction.atomic
 def attempts_stream_save(*, saves: Sequence[StreamedSave]) -> list[StreamedSaveResult]:
-    """Write the streamed games of many sockets in one transaction; one result per save.
+    """Write the streamed games of many sockets in one transaction; one result per save
+    (`_streamed_save_steps` says what goes through). On Django's connection, in a
+    thread: the embedded database's way, and any caller's outside a server's loop."""
+    steps = _streamed_save_steps(saves, lock=connection.features.has_select_for_update)
+    with connection.cursor() as cursor:
+        try:
+            sql, params, many = next(steps)
+            while True:
+                if many:
+                    cursor.executemany(sql, params)
+                    sql, params, many = steps.send([])
+                else:
+                    cursor.execute(sql, params)
+                    sql, params, many = steps.send(cursor.fetchall())
+        except StopIteration as done:
+            results: list[StreamedSaveResult] = done.value
+            return results
+
+
+async def attempts_stream_save_on_loop(
+    *, saves: Sequence[StreamedSave]
+) -> list[StreamedSaveResult]:
+    """`attempts_stream_save` on the running loop's PostgreSQL connection
+    (`easyharp_site.loop_database`): no thread, so no wait for the interpreter lock
+    between the round trips of a busy server."""
+    steps = _streamed_save_steps(saves, lock=True)
+    async with loop_database.transaction() as cursor:
+        try:
+            sql, params, many = next(steps)
+            while True:
+                if many:
+                    await cursor.executemany(sql, params)
+                    sql, params, many = steps.send([])
+                else:
+                    await cursor.execute(sql, params)
+                    sql, params, many = steps.send(await cursor.fetchall())
+        except StopIteration as done:
+            results: list[StreamedSaveResult] = done.value
+            return results
+
+
+# One statement of a streamed save: its SQL, its parameters (a list of them for
+# each row when the third item is True, an `executemany`); the rows it read go back.
+_Step = tuple[str, Sequence[Any], bool]
+
+
+def _streamed_save_steps(
+    saves: Sequence[StreamedSave], *, lock: bool
+) -> Generator[_Step, list[tuple[Any, ...]], list[StreamedSaveResult]]:
+    """The statements of a group of streamed saves, one at a time, for a driver that runs
+    them in one transaction and sends back each one's rows; one result per save.
 
     The sockets checked every action with the engine already, so this only
     writes: each save goes through if its attempt is still at the version
@@ -367,15 +418,20 @@ def attempts_stream_save(*, saves: Sequence[StreamedSave]) -> list[StreamedSaveR
     ids = sorted({save.attempt_id for save in saves})
     users = get_user_model()._meta.db_table
     # Locked in one order, so that two such writes never wait on each other in a circle.
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    with connection.cursor() as cursor:
-        marks = ", ".join(["%s"] * len(players))
-        cursor.execute(
-            f"SELECT id, is_active FROM {users} WHERE id IN ({marks}) ORDER BY id{lock}", players
-        )
-        active = {row[0]: bool(row[1]) for row in cursor.fetchall()}
-        cursor.execute(_STREAMED_ATTEMPTS_SQL.format(ids=", ".join(["%s"] * len(ids))), ids)
-        rows = {row[0]: row for row in cursor.fetchall()}
+    marks = ", ".join(["%s"] * len(players))
+    for_update = " FOR UPDATE" if lock else ""
+    active_rows = yield (
+        f"SELECT id, is_active FROM {users} WHERE id IN ({marks}) ORDER BY id{for_update}",
+        players,
+        False,
+    )
+    active = {row[0]: bool(row[1]) for row in active_rows}
+    attempt_rows = yield (
+        _STREAMED_ATTEMPTS_SQL.format(ids=", ".join(["%s"] * len(ids))),
+        ids,
+        False,
+    )
+    rows = {row[0]: row for row in attempt_rows}
     now = timezone.now()
     day = now.date()
     written: dict[int, tuple[str, str, datetime.datetime, int, int]] = {}
@@ -404,33 +460,34 @@ def attempts_stream_save(*, saves: Sequence[StreamedSave]) -> list[StreamedSaveR
                 attempt_id,
             )
             results.append(StreamedSaveResult("saved", version))
-    stale = _streamed_games(
-        [result for result in results if isinstance(result, int)], rows, written
-    )
+    stale_ids = [result for result in results if isinstance(result, int)]
+    games: dict[int, tuple[str, Any, datetime.datetime | None]] = {
+        attempt_id: (log, times, saved_at)
+        for attempt_id, (log, times, saved_at, _, _) in written.items()
+        if attempt_id in stale_ids
+    }
+    unread = sorted(set(stale_ids) - set(games))
+    if unread:
+        read = yield (
+            _STREAMED_GAMES_SQL.format(ids=", ".join(["%s"] * len(unread))),
+            unread,
+            False,
+        )
+        for attempt_id, log, times, saved_at in read:
+            games[attempt_id] = (log, times, utc_aware(saved_at) if saved_at else None)
+    stale = _streamed_games(stale_ids, rows, games)
     if written:
-        with connection.cursor() as cursor:
-            cursor.executemany(_STREAMED_SAVE_SQL, list(written.values()))
+        yield (_STREAMED_SAVE_SQL, list(written.values()), True)
     return [stale[result] if isinstance(result, int) else result for result in results]
 
 
 def _streamed_games(
     ids: list[int],
     rows: dict[int, tuple[Any, ...]],
-    written: dict[int, tuple[str, str, datetime.datetime, int, int]],
+    games: dict[int, tuple[str, Any, datetime.datetime | None]],
 ) -> dict[int, StreamedSaveResult]:
-    """The `stale` results of the attempts `ids`: their stored game and version (written
-    in this group, or read)."""
-    games: dict[int, tuple[str, Any, datetime.datetime | None]] = {
-        attempt_id: (log, times, saved_at)
-        for attempt_id, (log, times, saved_at, _, _) in written.items()
-        if attempt_id in ids
-    }
-    unread = sorted(set(ids) - set(games))
-    if unread:
-        with connection.cursor() as cursor:
-            cursor.execute(_STREAMED_GAMES_SQL.format(ids=", ".join(["%s"] * len(unread))), unread)
-            for attempt_id, log, times, saved_at in cursor.fetchall():
-                games[attempt_id] = (log, times, utc_aware(saved_at) if saved_at else None)
+    """The `stale` results of the attempts `ids`: their stored game (`games`: log, times,
+    saved_at, written in this group or read) and version."""
     stale = {}
     for attempt_id in ids:
         log, times, saved_at = games[attempt_id]

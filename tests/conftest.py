@@ -209,3 +209,14 @@ def _daily_deals_without_the_solver(settings: Any) -> None:
     Tests of the solver check itself turn `DAILY_DEAL_REQUIRE_WIN` back on.
     """
     settings.DAILY_DEAL_REQUIRE_WIN = False
+
+
+@pytest.fixture(autouse=True)
+def _loop_connections_closed() -> Any:
+    """Close the event loops' own database connections (`easyharp_site.loop_database`)
+    after every test: its loop is gone, and pytest-django flushes and at last drops
+    the test database, which no open session may hold."""
+    yield
+    from easyharp_site import loop_database
+
+    loop_database.close_all()

@@ -24,6 +24,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from easyharp_site import loop_database
 from games import derived
 from games.models import Attempt, DailyDeal, Game
 from games.services import attempt_assist, attempt_start, game_submit
@@ -233,3 +234,14 @@ def at_once(*calls: Callable[[], Any]) -> list[Any]:
     for thread in threads:
         thread.join()
     return results
+
+
+def end_loop_sessions() -> int:
+    """End the loops' sessions on this test database, as a restart of the server would."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND application_name = %s",
+            [loop_database.APPLICATION_NAME],
+        )
+        return int(cursor.fetchone()[0])

@@ -1,4 +1,5 @@
-"""The server's garbage collector makes its full passes on a timer, none by count."""
+"""The server's garbage collector makes its full passes on a timer, none by count, and
+a pass of the young generations every second however the counts stand."""
 
 from __future__ import annotations
 
@@ -13,14 +14,14 @@ import pytest
 from easyharp_site.collector import full_passes_on_a_timer
 
 
-@pytest.fixture
-def full_passes() -> Iterator[list[str]]:
-    """The threads that made each full pass from now on; the collector's settings back after."""
+def _passes_of(generation: int) -> Iterator[list[str]]:
+    """The threads that made each pass of `generation` from now on; the collector's
+    settings back after."""
     threshold = gc.get_threshold()
     names: list[str] = []
 
     def seen(phase: str, info: dict[str, Any]) -> None:
-        if phase == "stop" and info["generation"] == 2:
+        if phase == "stop" and info["generation"] == generation:
             names.append(threading.current_thread().name)
 
     gc.callbacks.append(seen)
@@ -30,9 +31,19 @@ def full_passes() -> Iterator[list[str]]:
     gc.unfreeze()
 
 
+@pytest.fixture
+def full_passes() -> Iterator[list[str]]:
+    yield from _passes_of(2)
+
+
+@pytest.fixture
+def young_passes() -> Iterator[list[str]]:
+    yield from _passes_of(1)
+
+
 def test_many_promoted_objects_start_no_full_pass(full_passes: list[str]) -> None:
     stop = threading.Event()
-    thread = full_passes_on_a_timer(every=60, stop=stop)
+    thread = full_passes_on_a_timer(every=60, young_every=60, stop=stop)
     try:
         young, middle, _ = gc.get_threshold()
         before = gc.get_stats()[1]["collections"]
@@ -49,7 +60,7 @@ def test_many_promoted_objects_start_no_full_pass(full_passes: list[str]) -> Non
 
 def test_the_timer_makes_the_full_passes(full_passes: list[str]) -> None:
     stop = threading.Event()
-    thread = full_passes_on_a_timer(every=0.05, stop=stop)
+    thread = full_passes_on_a_timer(every=0.05, young_every=0.01, stop=stop)
     try:
         deadline = time.monotonic() + 30
         while "full-gc-passes" not in full_passes and time.monotonic() < deadline:
@@ -59,3 +70,18 @@ def test_the_timer_makes_the_full_passes(full_passes: list[str]) -> None:
         stop.set()
         thread.join()
     assert not thread.is_alive()
+
+
+def test_the_timer_makes_young_passes_that_no_count_started(young_passes: list[str]) -> None:
+    stop = threading.Event()
+    thread = full_passes_on_a_timer(every=60, young_every=0.01, stop=stop)
+    try:
+        # Nothing here allocates enough to start a pass by count: the timer's thread
+        # makes them.
+        deadline = time.monotonic() + 30
+        while young_passes.count("full-gc-passes") < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert young_passes.count("full-gc-passes") >= 3
+    finally:
+        stop.set()
+        thread.join()

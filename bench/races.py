@@ -100,13 +100,14 @@ def main() -> int:
     # The players connect during the ramp after the preparation's planned end, and
     # start playing as their races do.
     time.sleep(max(0.0, prepared_by - time.monotonic()))
-    results, cpu = serve_and_stream(
+    results, cpu, _ = serve_and_stream(
         args,
         lambda port: [
             (cookie, log, f"ws://127.0.0.1:{port}/ws/races/{code}/")
             for cookie, log, code in players
         ],
         welcome="welcome",
+        start_when_connected=False,
     )
     acked_last = {cookie: n for result in results for cookie, n in result["stored"].items()}
     from races.models import Racer

@@ -8,7 +8,8 @@ a legal game over `ws/daily/<date>/attempt/` at a person's pace (`--rate`
 actions a second each, jittered), without waiting for the answers, from
 `--client-procs` processes; `--watchers` more players (who have played the
 day) each watch one of them live and count the actions they are sent.
-Over the `--duration` seconds of steady play it measures the
+Play starts once every socket is connected (within `--ramp` seconds), and
+over the `--duration` seconds of steady play that follow it measures the
 acknowledgements received (each one a stored action), the server's CPU, and
 the latency from each send to its acknowledgement (p50, p99, max); then it
 checks that the database holds every acknowledged action.
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import json
 import multiprocessing
 import os
@@ -38,6 +40,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+import uvloop  # noqa: E402
+
 from bench.databases import ensure_database  # noqa: E402
 from bench.fanout import (  # noqa: E402
     cpu_seconds,
@@ -52,6 +56,9 @@ from bench.fanout import (  # noqa: E402
 from bench.server import uvicorn_command  # noqa: E402
 
 LOG_POOL = 50
+# Seconds between the last socket's connection and the steady part: the server
+# finishes what the connections started.
+SETTLE_SECONDS = 2.0
 
 
 def legal_logs(deal: str, count: int, length: int, seed: int) -> list[list[str]]:
@@ -155,20 +162,54 @@ def prepare_watchers(args: argparse.Namespace, run_id: str, deal: str) -> list[s
 # --- The players' process ----------------------------------------------------------
 
 
+class Clock:
+    """The steady part's start and stop (`time.monotonic()`, the same in every process),
+    shared by the run and its client processes: the run sets the start once every
+    socket is connected (`connected`), or its ramp is over."""
+
+    def __init__(self, duration: float) -> None:
+        self.duration = duration
+        self.connected = multiprocessing.Value(ctypes.c_int, 0)
+        self._start = multiprocessing.Value(ctypes.c_double, 0.0)
+        self._started: asyncio.Event | None = None
+
+    def arrived(self) -> None:
+        """A socket of this process is connected."""
+        with self.connected.get_lock():
+            self.connected.value += 1
+
+    def start(self, at: float) -> None:
+        self._start.value = at
+
+    async def started(self) -> tuple[float, float]:
+        """Once the run has set the start: the start and the stop. (One task of the
+        process looks for it, however many sockets wait.)"""
+        if self._started is None:
+            self._started = asyncio.Event()
+            asyncio.create_task(self._look_for_start(self._started))
+        await self._started.wait()
+        return self._start.value, self._start.value + self.duration
+
+    async def _look_for_start(self, started: asyncio.Event) -> None:
+        while not self._start.value:
+            await asyncio.sleep(0.05)
+        started.set()
+
+
 async def play(
     url: str,
     origin: str,
     cookie: str,
     log: list[str],
     rate: float,
-    start_at: float,
-    stop_at: float,
+    clock: Clock,
     results: dict[str, Any],
     welcome: str = "state",
 ) -> None:
-    """One player: connect (the server's first message is of type `welcome`), then send
-    the game's actions at `rate` a second until `stop_at`. Messages other than
-    acknowledgements are counted by type in `results["received"]`."""
+    """One player: connect (the server's first message is of type `welcome`), then, from
+    the clock's start, send the game's actions at `rate` a second until its stop.
+    Messages other than acknowledgements are counted by type in
+    `results["received"]`."""
     sent: dict[int, float] = {}
     rng = random.Random(cookie)
     try:
@@ -176,6 +217,8 @@ async def play(
             state = json.loads(await websocket.recv())
             assert state["type"] == welcome, state
             results["connected"] += 1
+            clock.arrived()
+            start_at, stop_at = await clock.started()
 
             async def receive() -> None:
                 async for text in websocket:
@@ -212,15 +255,16 @@ async def play(
         results["errors"].append(repr(error))
 
 
-async def watch(
-    url: str, origin: str, cookie: str, stop_at: float, results: dict[str, Any]
-) -> None:
-    """One watcher: hold the socket and count the actions it is sent until `stop_at`."""
+async def watch(url: str, origin: str, cookie: str, clock: Clock, results: dict[str, Any]) -> None:
+    """One watcher: hold the socket and count the actions it is sent until the clock's
+    stop."""
     try:
         async with socket_to(url, origin, cookie) as websocket:
             snapshot = json.loads(await websocket.recv())
             assert snapshot["type"] == "snapshot", snapshot
             results["watching"] += 1
+            clock.arrived()
+            _, stop_at = await clock.started()
             while True:
                 left = stop_at + 2 - time.monotonic()
                 if left <= 0:
@@ -240,8 +284,7 @@ def run_players(
     origin: str,
     players: list[tuple[str, list[str], str]],
     rate: float,
-    start_at: float,
-    stop_at: float,
+    clock: Clock,
     out: Any,
     watchers: list[tuple[str, str]] = (),  # type: ignore[assignment]
     welcome: str = "state",
@@ -263,13 +306,13 @@ def run_players(
     async def main() -> None:
         await asyncio.gather(
             *(
-                play(url, origin, cookie, log, rate, start_at, stop_at, results, welcome)
+                play(url, origin, cookie, log, rate, clock, results, welcome)
                 for cookie, log, url in players
             ),
-            *(watch(where, origin, cookie, stop_at, results) for where, cookie in watchers),
+            *(watch(where, origin, cookie, clock, results) for where, cookie in watchers),
         )
 
-    asyncio.run(main())
+    uvloop.run(main())
     results["other"] = results["other"][:5]
     results["errors"] = results["errors"][:5]
     out.put(results)
@@ -284,7 +327,12 @@ def streaming_arguments(parser: argparse.ArgumentParser) -> argparse.Namespace:
     if missing."""
     parser.add_argument("--rate", type=float, default=1.0, help="actions a second per player")
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of steady play")
-    parser.add_argument("--ramp", type=float, default=10.0, help="seconds to connect everyone")
+    parser.add_argument(
+        "--ramp",
+        type=float,
+        default=10.0,
+        help="seconds at most to connect everyone (play starts once all are)",
+    )
     parser.add_argument("--client-procs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
@@ -307,11 +355,16 @@ def serve_and_stream(
     *,
     watchers_at: Callable[[int], list[tuple[str, str]]] = lambda port: [],
     welcome: str = "state",
-) -> tuple[list[dict[str, Any]], float]:
+    start_when_connected: bool = True,
+) -> tuple[list[dict[str, Any]], float, float]:
     """Start the server on a free port, have the players (`players_at(port)`: cookie,
-    log, socket URL) and watchers play and watch from `--client-procs` processes
-    over the `--ramp` and `--duration`; the processes' results and the server's CPU
-    seconds over the steady part."""
+    log, socket URL) and watchers connect from `--client-procs` processes, then play
+    and watch for `--duration` seconds; the processes' results, the server's CPU
+    seconds over that steady part, and the seconds everyone took to connect.
+
+    The steady part starts SETTLE_SECONDS after every socket is connected, or at
+    the end of the `--ramp` if some are not (or at its end in any case, without
+    `start_when_connected`: a race's start is set before it)."""
     port = free_port()
     env = {**os.environ, **server_env(args.database_url, args.redis_url)}
     server = subprocess.Popen(uvicorn_command(port), cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
@@ -319,13 +372,12 @@ def serve_and_stream(
         asyncio.run(wait_for_port(port, server, 60))
         players, watchers = players_at(port), watchers_at(port)
         origin = f"http://127.0.0.1:{port}"
-        start_at = time.monotonic() + args.ramp
-        stop_at = start_at + args.duration
+        clock = Clock(args.duration)
         out: multiprocessing.Queue[dict[str, Any]] = multiprocessing.Queue()
         procs = [
             multiprocessing.Process(
                 target=run_players,
-                args=(origin, players[n :: args.client_procs], args.rate, start_at, stop_at),
+                args=(origin, players[n :: args.client_procs], args.rate, clock),
                 kwargs={
                     "out": out,
                     "watchers": watchers[n :: args.client_procs],
@@ -334,12 +386,22 @@ def serve_and_stream(
             )
             for n in range(args.client_procs)
         ]
+        began = time.monotonic()
+        ramp_end = began + args.ramp
         for proc in procs:
             proc.start()
+        sockets = len(players) + len(watchers)
+        while time.monotonic() < ramp_end and clock.connected.value < sockets:
+            time.sleep(0.1)
+        connect_seconds = time.monotonic() - began
+        start_at = (
+            min(time.monotonic() + SETTLE_SECONDS, ramp_end) if start_when_connected else ramp_end
+        )
+        clock.start(start_at)
         time.sleep(max(0.0, start_at - time.monotonic()))
         tree = process_tree(server.pid)
         cpu_before = sum(cpu_seconds(pid) for pid in tree)
-        time.sleep(max(0.0, stop_at - time.monotonic()))
+        time.sleep(max(0.0, start_at + args.duration - time.monotonic()))
         cpu = sum(cpu_seconds(pid) for pid in tree) - cpu_before
         results = [out.get(timeout=120) for _ in procs]
         for proc in procs:
@@ -347,7 +409,7 @@ def serve_and_stream(
     finally:
         server.terminate()
         server.wait(timeout=30)
-    return results, cpu
+    return results, cpu, connect_seconds
 
 
 def streamed_figures(results: list[dict[str, Any]], cpu: float, duration: float) -> dict[str, Any]:
@@ -397,7 +459,7 @@ def main() -> int:
             for k, cookie in enumerate(watcher_cookies)
         ]
 
-    results, cpu = serve_and_stream(
+    results, cpu, connect_seconds = serve_and_stream(
         args,
         lambda port: [
             (cookie, log, f"ws://127.0.0.1:{port}/ws/daily/{date}/attempt/")
@@ -424,6 +486,7 @@ def main() -> int:
                 "rate_per_player": args.rate,
                 "watchers": args.watchers,
                 "watching": sum(result["watching"] for result in results),
+                "seconds_to_connect_everyone": round(connect_seconds, 1),
                 "actions_sent_to_watchers": sum(result["watched_actions"] for result in results),
                 **streamed_figures(results, cpu, args.duration),
                 "attempts_with_an_acknowledged_action_lost": lost,

@@ -19,6 +19,7 @@ new one. PostgreSQL only: on another database (the embedded SQLite)
 from __future__ import annotations
 
 import asyncio
+import functools
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -30,8 +31,10 @@ from django.db import DEFAULT_DB_ALIAS, connections
 APPLICATION_NAME = "easyharp loop"
 
 
+@functools.cache
 def available(using: str = DEFAULT_DB_ALIAS) -> bool:
-    """Whether `transaction()` can run on this database."""
+    """Whether `transaction()` can run on this database (asked once: per write it would
+    cost a look-up of the task's database connection)."""
     return connections[using].vendor == "postgresql"
 
 

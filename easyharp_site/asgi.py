@@ -46,7 +46,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
-from easyharp_site.collector import full_passes_on_a_timer  # noqa: E402
+from easyharp_site.collector import passes_on_a_timer  # noqa: E402
 from easyharp_site.fairness import FairShareMiddleware  # noqa: E402
 from easyharp_site.middleware import BodyCapMiddleware  # noqa: E402
 from easyharp_site.sockets import DirectFrames, OriginCheck, refuse_socket  # noqa: E402
@@ -80,5 +80,6 @@ application = ProtocolTypeRouter(
 )
 
 # Everything imported so far lives as long as the process: the collector never
-# walks it again (about 175,000 objects); its full passes run on a timer.
-full_passes_on_a_timer()
+# walks it again (about 175,000 objects); its full passes run on a timer, and a
+# young pass every second.
+passes_on_a_timer()

@@ -1,4 +1,5 @@
-"""A server process's garbage collector: its full passes on a timer, not by count.
+"""A server process's garbage collector: its full passes on a timer, not by count, and
+a young pass every second.
 
 Python's collector walks every tracked object of the oldest generation in a
 full pass, and starts one after every ten passes of the middle generation
@@ -33,11 +34,12 @@ FULL_PASS_SECONDS = 300.0
 YOUNG_PASS_SECONDS = 1.0
 
 # Passes of the middle generation before a full pass by count: in practice never
-# (one pass a second makes it every eleven days); the timer makes them.
+# (a busy server makes about eight a second, and the timer's full pass every
+# FULL_PASS_SECONDS starts the count again).
 _FULL_PASS_AFTER = 1_000_000
 
 
-def full_passes_on_a_timer(
+def passes_on_a_timer(
     *,
     every: float = FULL_PASS_SECONDS,
     young_every: float = YOUNG_PASS_SECONDS,
@@ -60,6 +62,6 @@ def full_passes_on_a_timer(
             else:
                 gc.collect(1)
 
-    thread = threading.Thread(target=collect_forever, name="full-gc-passes", daemon=True)
+    thread = threading.Thread(target=collect_forever, name="gc-passes", daemon=True)
     thread.start()
     return thread

@@ -2,9 +2,9 @@
 hot path.
 
 Django runs the database in a thread (`database_sync_to_async`). After each
-round trip that thread waits for the interpreter lock, and in a server whose
-loop is busy with thousands of sockets the wait is the lock's switch interval
-(5 ms) each time: a transaction of 2.5 ms took 20 to 60 ms there
+round trip that thread waits for the interpreter lock, up to its switch
+interval (5 ms) each time while the loop runs thousands of sockets: a
+transaction of 2.5 ms took 15 to 35 ms there at the median
 (docs/PERFORMANCE.md, "Streamed ranked attempts"). `transaction()` runs one on
 an asynchronous psycopg connection of the running loop instead, which the loop
 resumes as soon as each answer comes.

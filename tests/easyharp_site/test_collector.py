@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from easyharp_site.collector import full_passes_on_a_timer
+from easyharp_site.collector import passes_on_a_timer
 
 
 def _passes_of(generation: int) -> Iterator[list[str]]:
@@ -43,7 +43,7 @@ def young_passes() -> Iterator[list[str]]:
 
 def test_many_promoted_objects_start_no_full_pass(full_passes: list[str]) -> None:
     stop = threading.Event()
-    thread = full_passes_on_a_timer(every=60, young_every=60, stop=stop)
+    thread = passes_on_a_timer(every=60, young_every=60, stop=stop)
     try:
         young, middle, _ = gc.get_threshold()
         before = gc.get_stats()[1]["collections"]
@@ -60,12 +60,12 @@ def test_many_promoted_objects_start_no_full_pass(full_passes: list[str]) -> Non
 
 def test_the_timer_makes_the_full_passes(full_passes: list[str]) -> None:
     stop = threading.Event()
-    thread = full_passes_on_a_timer(every=0.05, young_every=0.01, stop=stop)
+    thread = passes_on_a_timer(every=0.05, young_every=0.01, stop=stop)
     try:
         deadline = time.monotonic() + 30
-        while "full-gc-passes" not in full_passes and time.monotonic() < deadline:
+        while "gc-passes" not in full_passes and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert "full-gc-passes" in full_passes
+        assert "gc-passes" in full_passes
     finally:
         stop.set()
         thread.join()
@@ -74,14 +74,14 @@ def test_the_timer_makes_the_full_passes(full_passes: list[str]) -> None:
 
 def test_the_timer_makes_young_passes_that_no_count_started(young_passes: list[str]) -> None:
     stop = threading.Event()
-    thread = full_passes_on_a_timer(every=60, young_every=0.01, stop=stop)
+    thread = passes_on_a_timer(every=60, young_every=0.01, stop=stop)
     try:
         # Nothing here allocates enough to start a pass by count: the timer's thread
         # makes them.
         deadline = time.monotonic() + 30
-        while young_passes.count("full-gc-passes") < 3 and time.monotonic() < deadline:
+        while young_passes.count("gc-passes") < 3 and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert young_passes.count("full-gc-passes") >= 3
+        assert young_passes.count("gc-passes") >= 3
     finally:
         stop.set()
         thread.join()

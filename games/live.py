@@ -154,13 +154,8 @@ def actions_stored(attempt_id: int, first: int, actions: list[str], elapsed_ms: 
 
 
 def _actions_gathered(items: list[list[Any]]) -> None:
-    """One feed message per shard for a gathering's stored actions (on the loop)."""
-    shards: dict[int, list[list[Any]]] = defaultdict(list)
-    for item in items:
-        shards[feed_shard(item[0])].append(item)
-    feed = AttemptFeed.current()
-    for shard, gathered in shards.items():
-        feed._spawn(feed._send(shard, gathered))
+    """A gathering's stored actions to the feed (on the loop)."""
+    AttemptFeed.current().send(items)
 
 
 _actions = Gathering(_actions_gathered, blocking=False, logger=logger)
@@ -183,6 +178,15 @@ class AttemptFeed(SocketsByKey[int, ActionsWatcher]):
 
     def _group(self, key: int) -> str:
         return feed_group(feed_shard(key))
+
+    def send(self, items: list[list[Any]]) -> None:
+        """Send stored actions (`[attempt_id, first, actions, elapsed_ms]` each): one
+        message per shard, without waiting."""
+        shards: dict[int, list[list[Any]]] = defaultdict(list)
+        for item in items:
+            shards[feed_shard(item[0])].append(item)
+        for shard, gathered in shards.items():
+            self._spawn(self._send(shard, gathered))
 
     async def _send(self, shard: int, items: list[list[Any]]) -> None:
         message = {"type": FEED_MESSAGE, "items": items}

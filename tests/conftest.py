@@ -220,3 +220,20 @@ def _loop_connections_closed() -> Any:
     from easyharp_site import loop_database
 
     loop_database.close_all()
+
+
+@pytest.fixture
+def driver_commands(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """The commands that the PostgreSQL driver sends on round trips of their own
+    (its BEGIN, COMMIT and ROLLBACK), in every connection, from now on."""
+    from psycopg._connection_base import BaseConnection
+
+    sent: list[bytes] = []
+    own = BaseConnection._exec_command
+
+    def recorded(self: Any, command: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append(bytes(command))
+        return own(self, command, *args, **kwargs)
+
+    monkeypatch.setattr(BaseConnection, "_exec_command", recorded)
+    return sent

@@ -100,3 +100,123 @@ def test_outside_a_transaction_each_write_runs_at_once(counters):
         assert len(queries) == 1
         _add("b", 2)
     assert _counts() == {"a": 1, "b": 2}
+
+
+# --- The transaction's edges travel with the statements (PostgreSQL) ------------------
+
+
+def _locked_elsewhere(name: str) -> bool:
+    """Whether another session finds the counter's row locked (by a transaction of ours)."""
+    import psycopg
+
+    settings = connection.settings_dict
+    with psycopg.connect(
+        dbname=settings["NAME"], user=settings["USER"], host=settings["HOST"],
+        port=settings["PORT"] or 5432, autocommit=True,
+    ) as other:  # fmt: skip
+        try:
+            other.execute(
+                "SELECT 1 FROM statements_counter WHERE name = %s FOR UPDATE NOWAIT", [name]
+            )
+        except psycopg.errors.LockNotAvailable:
+            return True
+        return False
+
+
+def _stored_elsewhere() -> dict[str, int]:
+    """The counters as another session sees them: what has committed."""
+    import psycopg
+
+    settings = connection.settings_dict
+    with psycopg.connect(
+        dbname=settings["NAME"], user=settings["USER"], host=settings["HOST"],
+        port=settings["PORT"] or 5432, autocommit=True,
+    ) as other:  # fmt: skip
+        return dict(other.execute("SELECT name, n FROM statements_counter").fetchall())
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_first_reads_of_a_transaction_carry_its_begin(counters, driver_commands):
+    _add("a", 1)
+    driver_commands.clear()
+    with pytest.raises(ValueError), transaction.atomic():
+        (row,) = first_rows(
+            [("UPDATE statements_counter SET n = n + 1 WHERE name = %s RETURNING n", ["a"])]
+        )
+        assert row == (2,)
+        assert driver_commands == [], "no BEGIN of the driver's own"
+        # In a transaction: the row stays locked until it ends.
+        assert _locked_elsewhere("a")
+        _add("b", 2)
+        raise ValueError("rolls the transaction back")
+    assert driver_commands == [b"ROLLBACK"]
+    assert _counts() == {"a": 1}
+    assert not _locked_elsewhere("a")
+
+    driver_commands.clear()
+    with transaction.atomic():
+        first_rows([("UPDATE statements_counter SET n = 5 WHERE name = %s RETURNING n", ["a"])])
+        _add("b", 2)
+    assert driver_commands == [b"COMMIT"]
+    assert _stored_elsewhere() == {"a": 5, "b": 2}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_last_writes_of_a_transaction_carry_its_commit(counters, driver_commands):
+    committed: list[dict[str, int]] = []
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        first_rows([("SELECT count(*) FROM statements_counter", [])])
+        with writes_together(last=True):
+            _add("a", 1)
+            _add("b", 2)
+        transaction.on_commit(lambda: committed.append(_counts()))
+        # Stored already, before the atomic block ends: the COMMIT went with them.
+        assert _stored_elsewhere() == {"a": 1, "b": 2}
+        assert not committed, "on_commit functions still run when the block ends"
+    assert driver_commands == [], "neither BEGIN nor COMMIT on a round trip of its own"
+    assert len(queries) == 2
+    assert committed == [{"a": 1, "b": 2}]
+
+    # Anything after them in the block is a transaction of its own, committed at the end.
+    with transaction.atomic():
+        with writes_together(last=True):
+            _add("c", 3)
+        _add("d", 4)
+        assert _stored_elsewhere() == {"a": 1, "b": 2, "c": 3}
+    assert _stored_elsewhere() == {"a": 1, "b": 2, "c": 3, "d": 4}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_last_writes_that_fail_store_nothing(counters):
+    _add("a", 1)
+    with pytest.raises(DatabaseError), transaction.atomic():
+        first_rows([("UPDATE statements_counter SET n = 7 WHERE name = %s RETURNING n", ["a"])])
+        with writes_together(last=True):
+            _add("b", 2)
+            _add("a", 9)  # the name is taken
+    assert _stored_elsewhere() == {"a": 1}
+    # The connection goes on as before.
+    with transaction.atomic(), writes_together(last=True):
+        _add("b", 2)
+    assert _stored_elsewhere() == {"a": 1, "b": 2}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_last_writes_inside_a_savepoint_wait_for_the_outer_commit(counters):
+    with transaction.atomic():
+        with transaction.atomic(), writes_together(last=True):
+            _add("a", 1)
+        assert _stored_elsewhere() == {}
+    assert _stored_elsewhere() == {"a": 1}
+
+
+def test_last_writes_outside_postgresql_or_in_a_test_transaction_commit_as_usual(counters):
+    # The test's own transaction is around this block: the writes wait for it.
+    with transaction.atomic(), writes_together(last=True):
+        _add("a", 1)
+    assert _counts() == {"a": 1}
+    assert connection.in_atomic_block

@@ -33,7 +33,13 @@ from easyharp_site import loop_database
 from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
-from easyharp_site.statements import Statement, first_rows
+from easyharp_site.statements import (
+    Statement,
+    first_rows,
+    next_id_reading,
+    write,
+    writes_together,
+)
 from games import derived, live, rules, solver
 from games.models import Attempt, DailyDeal, Game, ModerationAction, ReviewState
 from games.parsing import deal_parse, log_replay, log_tokens, times_check
@@ -154,13 +160,13 @@ def _player_lock(player: User) -> bool:
     Locks the player's row until the transaction ends (other players are not
     held up) and returns whether the account is active, read under the lock.
     """
-    active, _ = _player_lock_reading(player, None)
+    active, _ = _player_lock_reading(player, ())
     return active
 
 
-def _player_lock_reading(player: User, reading: Statement | None) -> tuple[bool, Any]:
-    """`_player_lock`, and the first row of the statement `reading` run under the lock,
-    in the same round trip (`easyharp_site.statements.first_rows`).
+def _player_lock_reading(player: User, readings: Sequence[Statement]) -> tuple[bool, list[Any]]:
+    """`_player_lock`, and the first row of each statement of `readings`, run under the
+    lock in the same round trip (`easyharp_site.statements.first_rows`).
 
     Plain SQL: it runs in every submission, and the ORM's building of it cost
     several times the statement (bench/submit.py, docs/PERFORMANCE.md).
@@ -168,21 +174,21 @@ def _player_lock_reading(player: User, reading: Statement | None) -> tuple[bool,
     users = get_user_model()._meta.db_table
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     locking: Statement = (f"SELECT is_active FROM {users} WHERE id = %s{lock}", [player.pk])
-    row, *read = first_rows([locking] if reading is None else [locking, reading])
-    return row is not None and bool(row[0]), read[0] if read else None
+    row, *read = first_rows([locking, *readings])
+    return row is not None and bool(row[0]), read
 
 
-def _active_player_lock(player: User, reading: Statement | None = None) -> Any:
+def _active_player_lock(player: User, readings: Sequence[Statement] = ()) -> list[Any]:
     """`_player_lock_reading`, refusing a banned player (their sign-in may predate the
-    ban); the row `reading` read."""
-    active, row = _player_lock_reading(player, reading)
+    ban); the rows `readings` read."""
+    active, rows = _player_lock_reading(player, readings)
     if not active:
         raise ServiceError(
             "player_banned",
             "This account is banned: it can no longer play ranked games or submit.",
             status_code=status.HTTP_403_FORBIDDEN,
         )
-    return row
+    return rows
 
 
 def _elapsed_ms(since: datetime.datetime, now: datetime.datetime) -> int:
@@ -546,10 +552,11 @@ def attempt_assist(*, player: User, deal: str) -> bool:
 
 # The open attempt of a day's deal, with its day, in one plain statement (read
 # after the player's lock, so that it sees a submission that just closed it):
-# the ORM's building of this join cost more CPU than the replay of the game.
+# the ORM's building of this join cost more CPU than the replay of the game. Of
+# the day, what a submission uses (the solver's line is left to the copy check).
 _OPEN_ATTEMPT_SQL = """
 SELECT a.id, a.started_at, a.assisted, a.saves, a.log, a.times, a.saved_at,
-    d.id, d.par, d.par_log, d.created_at
+    d.id, d.par
 FROM games_attempt a JOIN games_dailydeal d ON d.id = a.daily_id
 WHERE a.player_id = %s AND d.date = %s AND d.number = %s
     AND NOT EXISTS (SELECT 1 FROM games_game g WHERE g.attempt_id = a.id)
@@ -567,11 +574,10 @@ def _open_attempt(*, player: User, date: datetime.date, number: int, row: Any) -
     if row is None:
         return None
     (attempt_id, started_at, assisted, saves, log, times, saved_at) = row[:7]
-    daily_id, par, par_log, created_at = row[7:]
+    daily_id, par = row[7:]
+    # Its other fields are deferred: read if something asks for them.
     daily = DailyDeal.from_db(
-        connection.alias,
-        ["id", "date", "number", "par", "par_log", "created_at"],
-        [daily_id, date, number, par, par_log, utc_aware(created_at)],
+        connection.alias, ["id", "date", "number", "par"], [daily_id, date, number, par]
     )
     # In the model's order of fields, which `from_db` reads the values in.
     attempt = Attempt.from_db(
@@ -605,6 +611,10 @@ _GAME_FIELDS = [field for field in Game._meta.concrete_fields if not field.prima
 def _game_insert(game: Game) -> None:
     """Insert a new `game` as `game.save()` does, in one plain statement.
 
+    A game whose id was read ahead (`next_id_reading`) is a write that waits
+    with the block's others (`easyharp_site.statements.writes_together`);
+    otherwise the insert runs at once and gives the id.
+
     In every submission: the ORM's building of the INSERT (its compiler and the
     preparation of each field) cost as much as the statement itself, 0.5 ms of
     a ranked submission's CPU (bench/submit_steps.py, docs/PERFORMANCE.md).
@@ -612,18 +622,17 @@ def _game_insert(game: Game) -> None:
     sent (nothing listens for a game's).
     """
     quote = connection.ops.quote_name
-    columns = ", ".join(quote(field.column) for field in _GAME_FIELDS)
-    marks = ", ".join(["%s"] * len(_GAME_FIELDS))
-    values = [
-        field.get_db_prep_save(field.pre_save(game, True), connection) for field in _GAME_FIELDS
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {Game._meta.db_table} ({columns}) VALUES ({marks}) "
-            f"RETURNING {quote(Game._meta.pk.column)}",
-            values,
-        )
-        (game.pk,) = cursor.fetchone()
+    fields = [Game._meta.pk, *_GAME_FIELDS] if game.pk else _GAME_FIELDS
+    columns = ", ".join(quote(field.column) for field in fields)
+    marks = ", ".join(["%s"] * len(fields))
+    values = [field.get_db_prep_save(field.pre_save(game, True), connection) for field in fields]
+    inserting = f"INSERT INTO {Game._meta.db_table} ({columns}) VALUES ({marks})"
+    if game.pk:
+        write(inserting, values)
+    else:
+        with connection.cursor() as cursor:
+            cursor.execute(f"{inserting} RETURNING {quote(Game._meta.pk.column)}", values)
+            (game.pk,) = cursor.fetchone()
     game._state.adding = False
     game._state.db = connection.alias
 
@@ -670,16 +679,25 @@ def game_submit(
         raise ServiceError("empty_log", "The log holds no action.")
     digest = _request_digest(parsed_deal.number, tokens)
 
-    # The open attempt is read under the player's lock, in the lock's round trip: an
-    # attempt started a moment ago is seen, and two submissions at once close it once.
+    # Read under the player's lock, in the lock's round trip: the open attempt (one
+    # started a moment ago is seen, and two submissions at once close it once), the
+    # game's id to be, and what the stores derived from games need to count it.
     now = timezone.now()
     ranked = not (practice or no_day)
-    attempt_row = _active_player_lock(
-        player,
-        _open_attempt_reading(player=player, date=now.date(), number=parsed_deal.number)
-        if ranked
-        else None,
-    )
+    if ranked:
+        next_id = next_id_reading(Game)
+        attempt_row, *rows = _active_player_lock(
+            player,
+            [
+                _open_attempt_reading(player=player, date=now.date(), number=parsed_deal.number),
+                *([next_id] if next_id else []),
+                *derived.game_readings(player_id=player.pk),
+            ],
+        )
+        game_id = rows.pop(0)[0] if next_id else None
+    else:
+        _active_player_lock(player)
+        attempt_row, game_id, rows = None, None, None
     if idempotency_key is not None:
         earlier = Game.objects.filter(player=player, idempotency_key=idempotency_key).first()
         if earlier is not None:
@@ -724,6 +742,7 @@ def game_submit(
         checked_times = _server_times(attempt, canonical, duration_ms)
 
     game = Game(
+        id=game_id,
         player=player,
         deal_number=parsed_deal.number,
         log=" ".join(canonical),
@@ -762,8 +781,11 @@ def game_submit(
         game.review = review.signals
         game.review_flags = " ".join(flags)
         game.review_state = review_state(flags)
-    _game_insert(game)
-    derived.game_stored(game=game)
+    # The game and every store derived from it are the transaction's last writes: on
+    # PostgreSQL, they travel together with its COMMIT (easyharp_site.statements).
+    with writes_together(last=True):
+        _game_insert(game)
+        derived.game_stored(game=game, rows=rows)
     if attempt is not None:
         transaction.on_commit(partial(live.attempt_closed_announce, attempt.pk, game.pk))
     return game, True

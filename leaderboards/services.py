@@ -25,7 +25,8 @@ from django.db import connection, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from easyharp_site.statements import write
+from easyharp_site.statements import Statement, first_rows, write
+from games.derived import NOT_READ
 from games.models import DailyDeal, Game, ReviewState
 from leaderboards import mirror
 from leaderboards.models import (
@@ -344,11 +345,13 @@ ON CONFLICT (player_id) DO UPDATE SET
 """
 
 
-def _stats_read(player_id: int) -> Record:
-    """The player's kept record (an empty one when nothing was counted yet)."""
-    with connection.cursor() as cursor:
-        cursor.execute(_STATS_READ_SQL, [player_id])
-        row = cursor.fetchone()
+def player_stats_reading(player_id: int) -> Statement:
+    """The read of a player's kept record (`player_stats_count` takes its row)."""
+    return (_STATS_READ_SQL, [player_id])
+
+
+def _stats_of(row: Any) -> Record:
+    """The record in a row that `player_stats_reading` read (None: nothing counted yet)."""
     if row is None or row[RECORD_FIELDS.index("last_date")] is None:
         return Record()
     values = dict(zip(RECORD_FIELDS, row, strict=True))
@@ -384,17 +387,20 @@ def player_stats_recompute(*, player: User) -> None:
     _stats_store(player.pk, record_fold(days))
 
 
-def player_stats_count(*, game: Game) -> None:
+def player_stats_count(*, game: Game, row: Any = NOT_READ) -> None:
     """Count a newly stored game in its player's record, when it is on the boards.
 
     The usual case, a day after the last one counted, adds it to the stored
     record (one row read and written); any other is a recompute. The caller
-    holds the player's lock.
+    holds the player's lock, and may have read the record's `row` under it
+    (`player_stats_reading`, in the lock's round trip).
     """
     if not game_is_ranked(game):
         return
     assert game.daily is not None
-    record = _stats_read(game.player_id)
+    if row is NOT_READ:
+        (row,) = first_rows([player_stats_reading(game.player_id)])
+    record = _stats_of(row)
     if record.last_date is not None and game.daily.date <= record.last_date:
         player_stats_recompute(player=game.player)
         return

@@ -1,5 +1,6 @@
 """Attempts and submissions at the same moment, on PostgreSQL with real concurrent
-transactions: one attempt per player and day, one ranked game per attempt."""
+transactions: one attempt per player and day, one ranked game per attempt. And a
+ranked submission's transaction as the server runs it: outermost, committed."""
 
 from __future__ import annotations
 
@@ -7,14 +8,17 @@ import time
 from typing import Any
 
 import pytest
+from django.db import DatabaseError, connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import rules
+from easyharp_site.statements import write
+from games import derived, rules
 from games.models import Attempt, Game
 from games.services import attempt_start, game_submit
-from leaderboards.models import BoardEntry, BoardTotal
+from leaderboards.models import BoardEntry, BoardTotal, PlayerStats
 from leaderboards.selectors import leaderboard_page
-from tests.fixtures import DEAL, WIN_LOG, at_once, rewind
+from tests.fixtures import DEAL, WIN_LOG, at_human_pace, at_once, rewind
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -102,3 +106,51 @@ def test_first_players_of_the_day_at_once_are_all_counted(daily, make_player, mo
     page = leaderboard_page(date=daily.date, order="score")
     assert page["total"] == 4
     assert len(page["entries"]) == 4
+
+
+def test_a_ranked_submission_is_two_round_trips_to_the_database(alice, daily, driver_commands):
+    attempt, _ = attempt_start(player=alice, date=daily.date)
+    at_human_pace(attempt.pk, WIN_LOG)
+    driver_commands.clear()
+
+    with CaptureQueriesContext(connection) as queries:
+        game, created = game_submit(player=alice, deal=DEAL, log=WIN_LOG)
+
+    # The transaction's BEGIN, the lock and every read under it; then the game, its
+    # derived stores and the COMMIT. (And between them, the board mirror's mark in Redis.)
+    # (Django's log of queries notes the transaction's edges as its own entries too.)
+    locking, writing = (q["sql"] for q in queries if q["sql"] not in ("BEGIN", "COMMIT"))
+    assert locking.startswith("BEGIN; SELECT is_active FROM auth_user")
+    assert "nextval" in locking and "FROM leaderboards_playerstats" in locking
+    assert writing.startswith('INSERT INTO games_game ("id", ')
+    assert writing.endswith("; COMMIT")
+    assert driver_commands == []
+    assert created and game.ranked and game.pk is not None
+    assert Attempt.objects.get().game == game
+    assert set(BoardEntry.objects.filter(game=game).values_list("board", flat=True)) == {
+        "score",
+        "moves",
+    }
+    assert PlayerStats.objects.get(player=alice).played == 1
+
+
+def test_a_ranked_submission_whose_derived_write_fails_stores_nothing(alice, daily, monkeypatch):
+    attempt, _ = attempt_start(player=alice, date=daily.date)
+    at_human_pace(attempt.pk, WIN_LOG)
+
+    def broken(game: Game, row: object) -> None:
+        write("INSERT INTO games_game (id) VALUES (%s)", [game.pk])  # its id is taken
+
+    failing = derived.DerivedStores(app="tests", game_stored=broken)
+    monkeypatch.setattr(derived, "_REGISTERED", [*derived.registered(), failing])
+
+    with pytest.raises(DatabaseError):
+        game_submit(player=alice, deal=DEAL, log=WIN_LOG)
+
+    assert not Game.objects.exists()
+    assert not BoardEntry.objects.exists()
+    assert not PlayerStats.objects.exists()
+    assert not Game.objects.filter(attempt=attempt).exists()  # open: it may be sent again
+    monkeypatch.undo()
+    game, created = game_submit(player=alice, deal=DEAL, log=WIN_LOG)
+    assert created and game.ranked

@@ -154,10 +154,10 @@ def writes_together(*, last: bool = False, using: str = DEFAULT_DB_ALIAS) -> Ite
 
     With `last`, the block's writes are its transaction's last statements: on
     PostgreSQL, in the outermost atomic block, they go with the transaction's
-    `COMMIT` in their round trip, and Django's commit at the block's end has
-    nothing left to send (its `on_commit` functions run then, as always). Only
-    when the block ends without an exception; a nested block's `last` is its
-    outer block's.
+    `COMMIT` in their round trip, and Django's commit when the atomic block
+    ends has nothing left to send (its `on_commit` functions run then, as
+    always). Only when this block ends without an exception; a nested block's
+    `last` is its outer block's.
     """
     connection = connections[using]
     if connection in _waiting or not connection.in_atomic_block:

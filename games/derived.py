@@ -67,8 +67,9 @@ class DerivedStores:
     or `NOT_READ` (the app reads what it needs itself). `game_voided(game)`: a
     moderator voided it; it counts nowhere now. `player_games_changed(player,
     dates)`: whether the player's ranked games of `dates` count changed (a ban,
-    its lifting, a held game cleared). `player_banned(player)`: a moderator banned the player (after
-    `player_games_changed`); a contest still running drops them.
+    its lifting, a held game cleared). `player_banned(player)`: a moderator
+    banned the player (after `player_games_changed`); a contest still running
+    drops them.
     """
 
     app: str

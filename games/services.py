@@ -786,8 +786,8 @@ def game_submit(
     with writes_together(last=True):
         _game_insert(game)
         derived.game_stored(game=game, rows=rows)
-    if attempt is not None:
-        transaction.on_commit(partial(live.attempt_closed_announce, attempt.pk, game.pk))
+        if attempt is not None:
+            transaction.on_commit(partial(live.attempt_closed_announce, attempt.pk, game.pk))
     return game, True
 
 

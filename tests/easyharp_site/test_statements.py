@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.db import DatabaseError, connection, transaction
 from django.test.utils import CaptureQueriesContext
@@ -105,33 +107,33 @@ def test_outside_a_transaction_each_write_runs_at_once(counters):
 # --- The transaction's edges travel with the statements (PostgreSQL) ------------------
 
 
-def _locked_elsewhere(name: str) -> bool:
-    """Whether another session finds the counter's row locked (by a transaction of ours)."""
+def _other_session() -> Any:
+    """A session of its own on the test database (Django's connection settings),
+    autocommitting: it sees only what has committed."""
     import psycopg
 
-    settings = connection.settings_dict
-    with psycopg.connect(
-        dbname=settings["NAME"], user=settings["USER"], host=settings["HOST"],
-        port=settings["PORT"] or 5432, autocommit=True,
-    ) as other:  # fmt: skip
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    return psycopg.connect(**params, autocommit=True)
+
+
+def _locked_elsewhere(name: str) -> bool:
+    """Whether another session finds the counter's row locked (by a transaction of ours)."""
+    from psycopg.errors import LockNotAvailable
+
+    with _other_session() as other:
         try:
             other.execute(
                 "SELECT 1 FROM statements_counter WHERE name = %s FOR UPDATE NOWAIT", [name]
             )
-        except psycopg.errors.LockNotAvailable:
+        except LockNotAvailable:
             return True
         return False
 
 
 def _stored_elsewhere() -> dict[str, int]:
     """The counters as another session sees them: what has committed."""
-    import psycopg
-
-    settings = connection.settings_dict
-    with psycopg.connect(
-        dbname=settings["NAME"], user=settings["USER"], host=settings["HOST"],
-        port=settings["PORT"] or 5432, autocommit=True,
-    ) as other:  # fmt: skip
+    with _other_session() as other:
         return dict(other.execute("SELECT name, n FROM statements_counter").fetchall())
 
 

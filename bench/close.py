@@ -55,7 +55,8 @@ def main() -> None:
     args = prepare(__doc__)
     from django.db import connection
 
-    from leaderboards.models import BoardTotal, DayResult, FinalRank
+    from leaderboards.models import DayResult, FinalRank
+    from leaderboards.selectors import board_totals
     from leaderboards.selectors import day_results
     from leaderboards.services import CLOSE_BATCH, day_close
 
@@ -63,7 +64,7 @@ def main() -> None:
     FinalRank.objects.filter(entry__date=DAY).delete()
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE leaderboards_boardentry")
-    totals = dict(BoardTotal.objects.filter(date=DAY).values_list("board", "players"))
+    totals = board_totals(date=DAY)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"Day {DAY}: {totals} entries; load average {load}")
 

@@ -348,7 +348,8 @@ def report_stored() -> None:
     from django.db.models import Count, Q
 
     from games.models import Game
-    from leaderboards.models import BoardTotal
+    from easyharp_site.dates import today
+    from leaderboards.selectors import board_totals
 
     counts = Game.objects.aggregate(
         ranked_games=Count("id", filter=Q(ranked=True)),
@@ -357,7 +358,7 @@ def report_stored() -> None:
         copied_games=Count("id", filter=Q(review_flags__contains="copied")),
         bare_rows=Count("id", filter=Q(daily__isnull=True)),
     )
-    totals = dict(BoardTotal.objects.values_list("board", "players"))
+    totals = board_totals(date=today())
     print(
         f"Stored: {counts['ranked_games']} ranked games (results, duration and review computed "
         f"by the server; {counts['flagged_games']} flagged, {counts['copied_games']} of them as "

@@ -39,27 +39,16 @@ from bench.submit import prepare  # noqa: E402  (sets the bench's environment)
 # (label, module, attribute): the steps of a ranked submission, in the order they run.
 STEPS: list[tuple[str, str, str]] = [
     ("connect to PostgreSQL", "django.db.backends.postgresql.base", "DatabaseWrapper.connect"),
-    # With the transaction's BEGIN; the reads under the lock: the open attempt, the
-    # game's id to be, the player's record.
-    ("lock the player's row and read under it", "games.services", "_active_player_lock"),
-    ("the open attempt's objects", "games.services", "_open_attempt"),
+    ("lock the player's row", "games.services", "_active_player_lock"),
+    ("the open attempt, read under the lock", "games.services", "_open_attempt"),
     ("replay the log", "games.services", "log_replay"),
     ("check the per-action times", "games.services", "times_check"),
     ("review signals", "games.services", "review_game"),
-    ("the game's row (waits for the writes)", "games.services", "_game_insert"),
-    ("board entries and counters", "leaderboards.receivers", "board_entries_offer"),
+    ("the game's row", "games.models", "Game.save"),
+    ("board entries and count changes", "leaderboards.receivers", "board_entries_offer"),
     ("board mirror: record pending (Redis)", "leaderboards.receivers", "board_mirror_write"),
     ("player's record", "leaderboards.receivers", "player_stats_count"),
-    (
-        "the game and the waiting writes, sent with the COMMIT",
-        "easyharp_site.statements",
-        "_Waiting.send",
-    ),
-    (
-        "Django's commit (nothing left to send)",
-        "django.db.backends.postgresql.base",
-        "DatabaseWrapper.commit",
-    ),
+    ("the commit", "django.db.backends.postgresql.base", "DatabaseWrapper.commit"),
     ("live boards told after commit (handed to the loop)", "leaderboards.live", "board_changed"),
     ("response body", "games.api", "GameOutput.data"),
     # Gathered after the commits (easyharp_site.layer.Gathering), in a thread of the

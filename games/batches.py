@@ -3,10 +3,9 @@
 A socket acknowledges an action only once it is in the database, so a crash
 never loses an acknowledged action. One write per action would be one
 transaction per action; here every socket hands its write to the loop's
-`StreamWriter`, which writes whatever is waiting in one transaction while the
-next writes gather: on PostgreSQL on the loop's own connection
-(`services.attempts_stream_save_on_loop`, `easyharp_site.loop_database`), else
-in a thread (`services.attempts_stream_save`). At a human pace
+`StreamWriter`, which writes whatever is waiting in one transaction (in a
+thread, on Django's connection: `services.attempts_stream_save`) while the
+next writes gather. At a human pace
 each write holds one action; under load one transaction carries the actions
 of hundreds of sockets, and the database sees a bounded number of writes
 whatever the number of players. A race's sockets (`races.consumers`) group their
@@ -23,7 +22,6 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from channels.db import database_sync_to_async
 
-from easyharp_site import loop_database
 from games import services
 
 Save = TypeVar("Save")
@@ -63,10 +61,7 @@ class StreamWriter(Generic[Save, Result]):
 
     @staticmethod
     def current() -> StreamWriter[Any, services.StreamedSaveResult]:
-        """The running event loop's writer of streamed ranked attempts: on the loop's own
-        connection on PostgreSQL (`easyharp_site.loop_database`), else in a thread."""
-        if loop_database.available():
-            return StreamWriter.of(services.attempts_stream_save_on_loop)
+        """The running event loop's writer of streamed ranked attempts."""
         return StreamWriter.of(services.attempts_stream_save)
 
     async def save(self, save: Save) -> Result:

@@ -17,7 +17,7 @@ import hashlib
 import hmac
 import json
 import logging
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
@@ -29,17 +29,9 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from rest_framework import status
 
-from easyharp_site import loop_database
 from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
-from easyharp_site.statements import (
-    Statement,
-    first_rows,
-    next_id_reading,
-    write,
-    writes_together,
-)
 from games import derived, live, rules, solver
 from games.models import Attempt, DailyDeal, Game, ModerationAction, ReviewState
 from games.parsing import deal_parse, log_replay, log_tokens, times_check
@@ -160,35 +152,24 @@ def _player_lock(player: User) -> bool:
     Locks the player's row until the transaction ends (other players are not
     held up) and returns whether the account is active, read under the lock.
     """
-    active, _ = _player_lock_reading(player, ())
-    return active
+    active = (
+        get_user_model()
+        .objects.select_for_update()
+        .filter(pk=player.pk)
+        .values_list("is_active", flat=True)
+        .first()
+    )
+    return bool(active)
 
 
-def _player_lock_reading(player: User, readings: Sequence[Statement]) -> tuple[bool, list[Any]]:
-    """`_player_lock`, and the first row of each statement of `readings`, run under the
-    lock in the same round trip (`easyharp_site.statements.first_rows`).
-
-    Plain SQL: it runs in every submission, and the ORM's building of it cost
-    several times the statement (bench/submit.py, docs/PERFORMANCE.md).
-    """
-    users = get_user_model()._meta.db_table
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    locking: Statement = (f"SELECT is_active FROM {users} WHERE id = %s{lock}", [player.pk])
-    row, *read = first_rows([locking, *readings])
-    return row is not None and bool(row[0]), read
-
-
-def _active_player_lock(player: User, readings: Sequence[Statement] = ()) -> list[Any]:
-    """`_player_lock_reading`, refusing a banned player (their sign-in may predate the
-    ban); the rows `readings` read."""
-    active, rows = _player_lock_reading(player, readings)
-    if not active:
+def _active_player_lock(player: User) -> None:
+    """`_player_lock`, refusing a banned player (their sign-in may predate the ban)."""
+    if not _player_lock(player):
         raise ServiceError(
             "player_banned",
             "This account is banned: it can no longer play ranked games or submit.",
             status_code=status.HTTP_403_FORBIDDEN,
         )
-    return rows
 
 
 def _elapsed_ms(since: datetime.datetime, now: datetime.datetime) -> int:
@@ -359,59 +340,14 @@ def _json(value: object) -> object:
     return json.loads(value) if isinstance(value, str) else value
 
 
+def _rows_of(cursor: Any, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    cursor.execute(sql, params)
+    return list(cursor.fetchall())
+
+
 @transaction.atomic
 def attempts_stream_save(*, saves: Sequence[StreamedSave]) -> list[StreamedSaveResult]:
-    """Write the streamed games of many sockets in one transaction; one result per save
-    (`_streamed_save_steps` says what goes through). On Django's connection, in a
-    thread: the embedded database's way, and any caller's outside a server's loop."""
-    steps = _streamed_save_steps(saves, lock=connection.features.has_select_for_update)
-    with connection.cursor() as cursor:
-        try:
-            sql, params, many = next(steps)
-            while True:
-                if many:
-                    cursor.executemany(sql, params)
-                    sql, params, many = steps.send([])
-                else:
-                    cursor.execute(sql, params)
-                    sql, params, many = steps.send(cursor.fetchall())
-        except StopIteration as done:
-            results: list[StreamedSaveResult] = done.value
-            return results
-
-
-async def attempts_stream_save_on_loop(
-    *, saves: Sequence[StreamedSave]
-) -> list[StreamedSaveResult]:
-    """`attempts_stream_save` on the running loop's PostgreSQL connection
-    (`easyharp_site.loop_database`): no thread, so no wait for the interpreter lock
-    between the round trips of a busy server."""
-    steps = _streamed_save_steps(saves, lock=True)
-    async with loop_database.transaction() as cursor:
-        try:
-            sql, params, many = next(steps)
-            while True:
-                if many:
-                    await cursor.executemany(sql, params)
-                    sql, params, many = steps.send([])
-                else:
-                    await cursor.execute(sql, params)
-                    sql, params, many = steps.send(await cursor.fetchall())
-        except StopIteration as done:
-            results: list[StreamedSaveResult] = done.value
-            return results
-
-
-# One statement of a streamed save: its SQL, its parameters (a list of them for
-# each row when the third item is True, an `executemany`); the rows it read go back.
-_Step = tuple[str, Sequence[Any], bool]
-
-
-def _streamed_save_steps(
-    saves: Sequence[StreamedSave], *, lock: bool
-) -> Generator[_Step, list[tuple[Any, ...]], list[StreamedSaveResult]]:
-    """The statements of a group of streamed saves, one at a time, for a driver that runs
-    them in one transaction and sends back each one's rows; one result per save.
+    """Write the streamed games of many sockets in one transaction; one result per save.
 
     The sockets checked every action with the engine already, so this only
     writes: each save goes through if its attempt is still at the version
@@ -425,65 +361,62 @@ def _streamed_save_steps(
     users = get_user_model()._meta.db_table
     # Locked in one order, so that two such writes never wait on each other in a circle.
     marks = ", ".join(["%s"] * len(players))
-    for_update = " FOR UPDATE" if lock else ""
-    active_rows = yield (
-        f"SELECT id, is_active FROM {users} WHERE id IN ({marks}) ORDER BY id{for_update}",
-        players,
-        False,
-    )
-    active = {row[0]: bool(row[1]) for row in active_rows}
-    attempt_rows = yield (
-        _STREAMED_ATTEMPTS_SQL.format(ids=", ".join(["%s"] * len(ids))),
-        ids,
-        False,
-    )
-    rows = {row[0]: row for row in attempt_rows}
-    now = timezone.now()
-    day = now.date()
-    written: dict[int, tuple[str, str, datetime.datetime, int, int]] = {}
-    results: list[StreamedSaveResult | int] = []
-    for save in saves:
-        row = rows.get(save.attempt_id)
-        if row is None or not active.get(save.player_id, False):
-            results.append(StreamedSaveResult("player_banned"))
-            continue
-        attempt_id, started_at, version, date, game = row
-        if game is not None:
-            results.append(StreamedSaveResult("attempt_closed", game=game))
-        elif date != day:
-            results.append(StreamedSaveResult("day_closed"))
-        elif version != save.version:
-            results.append(attempt_id)  # stale: its stored game is read below
-        else:
-            version += 1
-            # Two sockets of one attempt in one group: the second sees the first's write.
-            rows[attempt_id] = (attempt_id, started_at, version, date, None)
-            written[attempt_id] = (
-                " ".join(save.log),
-                json.dumps(save.times),
-                now,
-                version,
-                attempt_id,
-            )
-            results.append(StreamedSaveResult("saved", version))
-    stale_ids = [result for result in results if isinstance(result, int)]
-    games: dict[int, tuple[str, Any, datetime.datetime | None]] = {
-        attempt_id: (log, times, saved_at)
-        for attempt_id, (log, times, saved_at, _, _) in written.items()
-        if attempt_id in stale_ids
-    }
-    unread = sorted(set(stale_ids) - set(games))
-    if unread:
-        read = yield (
-            _STREAMED_GAMES_SQL.format(ids=", ".join(["%s"] * len(unread))),
-            unread,
-            False,
+    for_update = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    with connection.cursor() as cursor:
+        active_rows = _rows_of(
+            cursor,
+            f"SELECT id, is_active FROM {users} WHERE id IN ({marks}) ORDER BY id{for_update}",
+            players,
         )
-        for attempt_id, log, times, saved_at in read:
-            games[attempt_id] = (log, times, utc_aware(saved_at) if saved_at else None)
-    stale = _streamed_games(stale_ids, rows, games)
-    if written:
-        yield (_STREAMED_SAVE_SQL, list(written.values()), True)
+        active = {row[0]: bool(row[1]) for row in active_rows}
+        attempt_rows = _rows_of(
+            cursor, _STREAMED_ATTEMPTS_SQL.format(ids=", ".join(["%s"] * len(ids))), ids
+        )
+        rows = {row[0]: row for row in attempt_rows}
+        now = timezone.now()
+        day = now.date()
+        written: dict[int, tuple[str, str, datetime.datetime, int, int]] = {}
+        results: list[StreamedSaveResult | int] = []
+        for save in saves:
+            row = rows.get(save.attempt_id)
+            if row is None or not active.get(save.player_id, False):
+                results.append(StreamedSaveResult("player_banned"))
+                continue
+            attempt_id, started_at, version, date, game = row
+            if game is not None:
+                results.append(StreamedSaveResult("attempt_closed", game=game))
+            elif date != day:
+                results.append(StreamedSaveResult("day_closed"))
+            elif version != save.version:
+                results.append(attempt_id)  # stale: its stored game is read below
+            else:
+                version += 1
+                # Two sockets of one attempt in one group: the second sees the first's write.
+                rows[attempt_id] = (attempt_id, started_at, version, date, None)
+                written[attempt_id] = (
+                    " ".join(save.log),
+                    json.dumps(save.times),
+                    now,
+                    version,
+                    attempt_id,
+                )
+                results.append(StreamedSaveResult("saved", version))
+        stale_ids = [result for result in results if isinstance(result, int)]
+        games: dict[int, tuple[str, Any, datetime.datetime | None]] = {
+            attempt_id: (log, times, saved_at)
+            for attempt_id, (log, times, saved_at, _, _) in written.items()
+            if attempt_id in stale_ids
+        }
+        unread = sorted(set(stale_ids) - set(games))
+        if unread:
+            read = _rows_of(
+                cursor, _STREAMED_GAMES_SQL.format(ids=", ".join(["%s"] * len(unread))), unread
+            )
+            for attempt_id, log, times, saved_at in read:
+                games[attempt_id] = (log, times, utc_aware(saved_at) if saved_at else None)
+        stale = _streamed_games(stale_ids, rows, games)
+        if written:
+            cursor.executemany(_STREAMED_SAVE_SQL, list(written.values()))
     return [stale[result] if isinstance(result, int) else result for result in results]
 
 
@@ -550,91 +483,21 @@ def attempt_assist(*, player: User, deal: str) -> bool:
     return True
 
 
-# The open attempt of a day's deal, with its day, in one plain statement (read
-# after the player's lock, so that it sees a submission that just closed it):
-# the ORM's building of this join cost more CPU than the replay of the game. Of
-# the day, what a submission uses (the solver's line is left to the copy check).
-_OPEN_ATTEMPT_SQL = """
-SELECT a.id, a.started_at, a.assisted, a.saves, a.log, a.times, a.saved_at,
-    d.id, d.par
-FROM games_attempt a JOIN games_dailydeal d ON d.id = a.daily_id
-WHERE a.player_id = %s AND d.date = %s AND d.number = %s
-    AND NOT EXISTS (SELECT 1 FROM games_game g WHERE g.attempt_id = a.id)
-"""
+def _open_attempt(*, player: User, date: datetime.date, number: int) -> Attempt | None:
+    """The player's open attempt at deal `number` on `date`, with its day, or None.
 
-
-def _open_attempt_reading(*, player: User, date: datetime.date, number: int) -> Statement:
-    """The read of the player's open attempt at deal `number` on `date` (`_open_attempt`)."""
-    return (_OPEN_ATTEMPT_SQL, [player.pk, date, number])
-
-
-def _open_attempt(*, player: User, date: datetime.date, number: int, row: Any) -> Attempt | None:
-    """The player's open attempt at deal `number` on `date` (with its day), or None,
-    from the `row` its reading (`_open_attempt_reading`) gave."""
-    if row is None:
-        return None
-    (attempt_id, started_at, assisted, saves, log, times, saved_at) = row[:7]
-    daily_id, par = row[7:]
-    # Its other fields are deferred: read if something asks for them.
-    daily = DailyDeal.from_db(
-        connection.alias, ["id", "date", "number", "par"], [daily_id, date, number, par]
+    Read after the player's lock, so that it sees a submission that just closed it.
+    The day's solver line is left unread (the copy check reads it).
+    """
+    return (
+        Attempt.objects.select_related("daily")
+        .defer("daily__par_log")
+        .filter(player=player, daily__date=date, daily__number=number, game__isnull=True)
+        .first()
     )
-    # In the model's order of fields, which `from_db` reads the values in.
-    attempt = Attempt.from_db(
-        connection.alias,
-        ["id", "player_id", "daily_id", "started_at", "assisted", "log", "saved_at", "saves"]
-        + ["times"],
-        [
-            attempt_id,
-            player.pk,
-            daily_id,
-            utc_aware(started_at),
-            bool(assisted),
-            log,
-            utc_aware(saved_at) if saved_at is not None else None,
-            # JSON arrives as text from both backends (as Django reads it).
-            json.loads(saves) if isinstance(saves, str) else saves,
-            json.loads(times) if isinstance(times, str) else times,
-        ],
-    )
-    attempt.daily = daily
-    return attempt
 
 
 # --- Games -------------------------------------------------------------------------
-
-
-# Every column of a game but its id, in the model's order.
-_GAME_FIELDS = [field for field in Game._meta.concrete_fields if not field.primary_key]
-
-
-def _game_insert(game: Game) -> None:
-    """Insert a new `game` as `game.save()` does, in one plain statement.
-
-    A game whose id was read ahead (`next_id_reading`) is a write that waits
-    with the block's others (`easyharp_site.statements.writes_together`);
-    otherwise the insert runs at once and gives the id.
-
-    In every submission: the ORM's building of the INSERT (its compiler and the
-    preparation of each field) cost as much as the statement itself, 0.5 ms of
-    a ranked submission's CPU (bench/submit_steps.py, docs/PERFORMANCE.md).
-    Each value is prepared by its field as the ORM would; no model signal is
-    sent (nothing listens for a game's).
-    """
-    quote = connection.ops.quote_name
-    fields = [Game._meta.pk, *_GAME_FIELDS] if game.pk else _GAME_FIELDS
-    columns = ", ".join(quote(field.column) for field in fields)
-    marks = ", ".join(["%s"] * len(fields))
-    values = [field.get_db_prep_save(field.pre_save(game, True), connection) for field in fields]
-    inserting = f"INSERT INTO {Game._meta.db_table} ({columns}) VALUES ({marks})"
-    if game.pk:
-        write(inserting, values)
-    else:
-        with connection.cursor() as cursor:
-            cursor.execute(f"{inserting} RETURNING {quote(Game._meta.pk.column)}", values)
-            (game.pk,) = cursor.fetchone()
-    game._state.adding = False
-    game._state.db = connection.alias
 
 
 def _request_digest(deal_number: int, tokens: Sequence[str]) -> str:
@@ -679,25 +542,10 @@ def game_submit(
         raise ServiceError("empty_log", "The log holds no action.")
     digest = _request_digest(parsed_deal.number, tokens)
 
-    # Read under the player's lock, in the lock's round trip: the open attempt (one
-    # started a moment ago is seen, and two submissions at once close it once), the
-    # game's id to be, and what the stores derived from games need to count it.
+    # Under the player's lock: the open attempt read after it sees one started a
+    # moment ago, and two submissions at once close it once.
     now = timezone.now()
-    ranked = not (practice or no_day)
-    if ranked:
-        next_id = next_id_reading(Game)
-        attempt_row, *rows = _active_player_lock(
-            player,
-            [
-                _open_attempt_reading(player=player, date=now.date(), number=parsed_deal.number),
-                *([next_id] if next_id else []),
-                *derived.game_readings(player_id=player.pk),
-            ],
-        )
-        game_id = rows.pop(0)[0] if next_id else None
-    else:
-        _active_player_lock(player)
-        attempt_row, game_id, rows = None, None, None
+    _active_player_lock(player)
     if idempotency_key is not None:
         earlier = Game.objects.filter(player=player, idempotency_key=idempotency_key).first()
         if earlier is not None:
@@ -711,8 +559,8 @@ def game_submit(
             return earlier, False
 
     attempt = (
-        _open_attempt(player=player, date=now.date(), number=parsed_deal.number, row=attempt_row)
-        if ranked
+        _open_attempt(player=player, date=now.date(), number=parsed_deal.number)
+        if not (practice or no_day)
         else None
     )
     if attempt is not None:
@@ -742,7 +590,6 @@ def game_submit(
         checked_times = _server_times(attempt, canonical, duration_ms)
 
     game = Game(
-        id=game_id,
         player=player,
         deal_number=parsed_deal.number,
         log=" ".join(canonical),
@@ -781,13 +628,10 @@ def game_submit(
         game.review = review.signals
         game.review_flags = " ".join(flags)
         game.review_state = review_state(flags)
-    # The game and every store derived from it are the transaction's last writes: on
-    # PostgreSQL, they travel together with its COMMIT (easyharp_site.statements).
-    with writes_together(last=True):
-        _game_insert(game)
-        derived.game_stored(game=game, rows=rows)
-        if attempt is not None:
-            transaction.on_commit(partial(live.attempt_closed_announce, attempt.pk, game.pk))
+    game.save(force_insert=True)
+    derived.game_stored(game=game)
+    if attempt is not None:
+        transaction.on_commit(partial(live.attempt_closed_announce, attempt.pk, game.pk))
     return game, True
 
 

@@ -1,7 +1,8 @@
 """A check that mends: a day's derived copies recomputed from its games, compared, repaired.
 
 Everything the boards keep of a day is a cache of its games: the board entries,
-the board counters (`BoardTotal`, `BoardBucket`), the board mirror in Redis,
+the board counters (`BoardTotal`, `BoardBucket`, with the changes not folded
+into them yet), the board mirror in Redis,
 the players' records (`PlayerStats`) and, once the day is closed, the final
 ranks and the day's results. `board_check` recomputes each from the games and
 reports every difference by kind and player (`Drift`); with `repair` it puts
@@ -39,20 +40,19 @@ from leaderboards import live, mirror
 from leaderboards.models import (
     DURATION_UNKNOWN,
     Board,
-    BoardBucket,
     BoardCheck,
-    BoardTotal,
     DayResult,
     PlayerStats,
     board_sort_key,
 )
 from leaderboards.records import RECORD_FIELDS, Record, record_fold
-from leaderboards.selectors import day_records, stats_record
+from leaderboards.selectors import board_buckets, board_totals, day_records, stats_record
 from leaderboards.services import (
     BOARDS,
     CLOSE_BATCH,
     board_counter_add,
     board_entries_rewrite,
+    board_total_mend,
     final_ranks_store,
     player_stats_recompute,
 )
@@ -381,12 +381,10 @@ def _counters_check(
             rows = _rows(_EXPECTED_BUCKETS, [daily_id, ReviewState.HELD])
             expected = {(board, key1): players for board, key1, players in rows}
         stored_buckets = {
-            (board, key1): players
-            for board, key1, players in BoardBucket.objects.filter(date=date).values_list(
-                "board", "key1", "players"
-            )
+            (board, key1): players for board, key1, players in board_buckets(date=date)
         }
-        stored_totals = dict(BoardTotal.objects.filter(date=date).values_list("board", "players"))
+        stored_totals = board_totals(date=date)
+    totals_off: dict[str, int] = {}
     for board in BOARDS:
         games_give = sum(n for (b, _), n in expected.items() if b == board)
         stored = stored_totals.get(board, 0)
@@ -398,9 +396,8 @@ def _counters_check(
                     f"{board} board total: stored {stored}, games give {games_give}",
                 )
             )
-            if repair:
-                board_counter_add(date=date, board=board, delta=games_give - stored)
-    # Bucket by bucket in ascending order, as the services change them.
+        totals_off[board] = games_give - stored
+    # Bucket by bucket in ascending order; a bucket's change moves its board's total too.
     for board, key1 in sorted(expected.keys() | stored_buckets.keys()):
         games_give, stored = expected.get((board, key1), 0), stored_buckets.get((board, key1), 0)
         if stored != games_give:
@@ -413,6 +410,10 @@ def _counters_check(
             )
             if repair:
                 board_counter_add(date=date, board=board, key1=key1, delta=games_give - stored)
+                totals_off[board] -= games_give - stored
+    if repair:
+        for board, delta in totals_off.items():
+            board_total_mend(date=date, board=board, delta=delta)
     return expected
 
 

@@ -9,13 +9,18 @@ million games in a day, so they are kept ready rather than computed from games:
   `game_id`) is ascending for both boards, so one composite index serves the
   page, the neighbours of a player and the rank count (a row comparison on the
   index).
-- `BoardTotal` holds the number of players on each board per day.
+- `BoardTotal` holds the number of players on each board per day and
+  `BoardBucket` per sort key; a game adds its change of them as rows of its
+  own (`BoardCountChange`), which a job folds into them in batches, so no
+  submission waits on a row that every player of the day writes. A count
+  read adds the changes not folded yet.
 - `DayResult` is a closed day, frozen: its player counts and distributions;
   `FinalRank` keeps each entry's rank as it stood when its day closed.
 - `PlayerStats` is each player's record (played, won, streaks, the histogram
   of moves over par), kept with their ranked games so a page reads one row.
 
-Both are updated in the same transaction as the game that changes them.
+Entries, changes and records are written in the same transaction as the
+game that changes them.
 """
 
 from __future__ import annotations
@@ -42,8 +47,7 @@ DURATION_UNKNOWN = 2_147_483_647
 
 
 class EntryColumns(models.Model):
-    """The columns of an entry on a day's board, besides its player and game: those
-    of `BoardEntry`, and of the copies an app above keeps (a league's).
+    """The columns of an entry on a day's board, besides its player and game.
 
     Sort key, ascending on both boards:
     - score board: `key1 = -score`, `key2 = moves` (high score, then fewer moves);
@@ -133,6 +137,30 @@ class BoardBucket(models.Model):
 
     def __str__(self) -> str:
         return f"{self.date} {self.board} key {self.key1}: {self.players} players"
+
+
+class BoardCountChange(models.Model):
+    """A change of one bucket's player count (and so of its board's total) not folded
+    into `BoardBucket` and `BoardTotal` yet.
+
+    A game that enters, moves on or leaves a board inserts its changes here, in
+    its own transaction: a new row, which no other submission waits for. The
+    job `board_counts_fold` adds them to the counters in batches and deletes
+    them; every count read adds the changes still here.
+    """
+
+    date = models.DateField()
+    board = models.CharField(max_length=5, choices=Board.choices)
+    key1 = models.IntegerField()
+    players = models.IntegerField(help_text="Players added to the bucket (negative: taken away).")
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["date", "board", "key1"], name="boardcountchange_bucket"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.date} {self.board} key {self.key1}: {self.players:+d} players"
 
 
 class FinalRank(models.Model):

@@ -6,18 +6,13 @@ The game services reach these through `games.derived` (registered in
 transaction, with the player's row locked; the live boards hear of a change
 only after it commits. The stores, and who writes them:
 
-- `BoardEntry`, with the boards' counters `BoardTotal` and `BoardBucket`:
+- `BoardEntry`, with the changes of the boards' counts (`BoardCountChange`):
   `board_entries_offer` (a new ranked game) or `board_entries_recompute`;
 - the day's board mirror in Redis (`leaderboards.mirror`): `board_mirror_write`,
   the player's record pending now and the new one after the commit;
-- the player's record `PlayerStats`: `player_stats_count` (its row read
-  with the player's lock, in the lock's round trip: `player_stats_reading`,
-  this app's `game_reading`) or `player_stats_recompute`;
+- the player's record `PlayerStats`: `player_stats_count` or
+  `player_stats_recompute`;
 - the live boards (the channel layer), after the commit: `live.board_changed`.
-
-A new ranked game writes its entries and counters last: every ranked game
-of the day counts in the same few counter rows, each held from its update to
-the commit, so nothing else of the submission runs while others wait for them.
 """
 
 from __future__ import annotations
@@ -42,7 +37,6 @@ from leaderboards.services import (
     board_mirror_write,
     game_is_ranked,
     player_stats_count,
-    player_stats_reading,
     player_stats_recompute,
 )
 
@@ -54,10 +48,9 @@ def _announce(date: datetime.date, orders: Collection[str], player: int) -> None
         )
 
 
-def game_ranked(game: Game, record_row: Any) -> None:
+def game_ranked(game: Game) -> None:
     """A stored game of a day that counts goes on its boards, into the mirror and
-    into its player's record (`record_row`: the record read under the lock, or
-    `NOT_READ`); the live boards hear of it after the commit.
+    into its player's record; the live boards hear of it after the commit.
 
     Practice goes nowhere. A player deleted or banned while the submission
     waited for their row is refused by the submission itself, which reads
@@ -66,9 +59,8 @@ def game_ranked(game: Game, record_row: Any) -> None:
     if game.daily is None or not game_is_ranked(game):
         return
     date = game.daily.date
-    player_stats_count(game=game, row=record_row)
+    player_stats_count(game=game)
     board_mirror_write(player_id=game.player_id, date=date, game=game)
-    # Last: the day's counters, which every ranked game of the day writes.
     moved = board_entries_offer(game=game)
     _announce(date, moved, game.player_id)
 
@@ -101,7 +93,6 @@ def player_reranked(player: User, dates: Sequence[datetime.date]) -> None:
 
 BOARDS = DerivedStores(
     app="leaderboards",
-    game_reading=player_stats_reading,
     game_stored=game_ranked,
     game_voided=game_unranked,
     player_games_changed=player_reranked,

@@ -46,7 +46,6 @@ from leaderboards.models import (
     DURATION_UNKNOWN,
     Board,
     BoardEntry,
-    BoardTotal,
     DayResult,
     PlayerStats,
     board_sort_key,
@@ -120,6 +119,40 @@ def _entry_dict(row: tuple[Any, ...], rank: int) -> dict[str, Any]:
     }
 
 
+# A day's counts: the folded counters plus the changes not folded yet
+# (`BoardCountChange`, `leaderboards.services.board_counts_fold`).
+_BUCKETS = (
+    "(SELECT date, board, key1, players FROM leaderboards_boardbucket"
+    " UNION ALL SELECT date, board, key1, players FROM leaderboards_boardcountchange)"
+)
+_TOTALS = (
+    "(SELECT date, board, players FROM leaderboards_boardtotal"
+    " UNION ALL SELECT date, board, players FROM leaderboards_boardcountchange)"
+)
+
+
+def board_totals(*, date: datetime.date) -> dict[str, int]:
+    """The number of players on each board of `date`."""
+    return {
+        board: int(players)
+        for board, players in _rows(
+            f"SELECT board, SUM(players) FROM {_TOTALS} t WHERE date = %s GROUP BY board", [date]
+        )
+    }
+
+
+def board_buckets(*, date: datetime.date) -> list[tuple[str, int, int]]:
+    """`(board, key1, players)` of every bucket of `date` that holds players, in order."""
+    return [
+        (board, key1, int(players))
+        for board, key1, players in _rows(
+            f"SELECT board, key1, SUM(players) FROM {_BUCKETS} b WHERE date = %s"
+            " GROUP BY board, key1 HAVING SUM(players) > 0 ORDER BY board, key1",
+            [date],
+        )
+    ]
+
+
 def _page(
     date: datetime.date,
     order: str,
@@ -143,8 +176,7 @@ def _page(
 
 def leaderboard_total(*, date: datetime.date, order: str) -> int:
     """Number of players on the board `order` of `date`."""
-    total = BoardTotal.objects.filter(date=date, board=order).values_list("players", flat=True)
-    return total.first() or 0
+    return board_totals(date=date).get(order, 0)
 
 
 @functools.lru_cache(maxsize=64)
@@ -155,17 +187,17 @@ def _deal_code(number: int | None) -> str | None:
     return Deal(number).code
 
 
-_TOTAL_AND_DEAL_SQL = """
-    (SELECT players FROM leaderboards_boardtotal WHERE date = %s AND board = %s),
+_TOTAL_AND_DEAL_SQL = f"""
+    (SELECT SUM(players) FROM {_TOTALS} t WHERE date = %s AND board = %s),
     (SELECT number FROM games_dailydeal WHERE date = %s)
 """
 # Inside the player's bucket (same key1), the rest of the sort key decides.
 _IN_BUCKET = "(e.key2, e.duration_ms, e.submitted_at, e.game_id)"
 _RANK_SQL = f"""
 SELECT
-    (SELECT COALESCE(SUM(players), 0) FROM leaderboards_boardbucket
+    (SELECT COALESCE(SUM(players), 0) FROM {_BUCKETS} b
         WHERE date = %s AND board = %s AND key1 < %s),
-    (SELECT players FROM leaderboards_boardbucket WHERE date = %s AND board = %s AND key1 = %s),
+    (SELECT SUM(players) FROM {_BUCKETS} b WHERE date = %s AND board = %s AND key1 = %s),
     (SELECT count(*) FROM (
         SELECT 1 FROM leaderboards_boardentry e
         WHERE e.date = %s AND e.board = %s AND e.key1 = %s AND {_IN_BUCKET} < (%s, %s, %s, %s)
@@ -280,8 +312,8 @@ def leaderboard_entries_of(
     above: dict[int, int] = {}
     running = 0
     for key1, players in _rows(
-        "SELECT key1, players FROM leaderboards_boardbucket "
-        "WHERE date = %s AND board = %s ORDER BY key1",
+        f"SELECT key1, SUM(players) FROM {_BUCKETS} b "
+        "WHERE date = %s AND board = %s GROUP BY key1 ORDER BY key1",
         [date, order],
     ):
         above[key1] = running
@@ -722,13 +754,9 @@ def day_results(*, date: datetime.date) -> dict[str, Any]:
         players, won = closed.players, closed.won
         scores, moves = closed.score_distribution, closed.moves_distribution
     else:
-        totals = dict(BoardTotal.objects.filter(date=date).values_list("board", "players"))
+        totals = board_totals(date=date)
         players, won = totals.get(Board.SCORE, 0), totals.get(Board.MOVES, 0)
-        buckets = _rows(
-            "SELECT board, key1, players FROM leaderboards_boardbucket "
-            "WHERE date = %s AND players > 0 ORDER BY board, key1",
-            [date],
-        )
+        buckets = board_buckets(date=date)
         scores = sorted([-key1, count] for board, key1, count in buckets if board == Board.SCORE)
         moves = [[key1, count] for board, key1, count in buckets if board == Board.MOVES]
     return {
@@ -763,8 +791,8 @@ def _day_summaries(days: Sequence[DailyDeal], player: User | None) -> list[dict[
     players = {
         _as_date(date): count
         for date, count in _rows(
-            f"SELECT date, players FROM leaderboards_boardtotal "
-            f"WHERE board = %s AND date IN ({marks})",
+            f"SELECT date, SUM(players) FROM {_TOTALS} t "
+            f"WHERE board = %s AND date IN ({marks}) GROUP BY date",
             [Board.SCORE, *dates],
         )
     }

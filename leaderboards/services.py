@@ -9,15 +9,15 @@ transaction, with the player's row locked, so one player's entries are never
 written by two transactions at once. Whoever writes or removes a player's
 entries of a day brings the day's mirror in Redis in step after them
 (`board_mirror_write`).
-The shared counters (`BoardTotal`, `BoardBucket`) are always changed in one
-order, the totals before the buckets, each by board and ascending key, so
-that concurrent submissions never wait on each other in a circle.
+A submission writes rows of its own player and game only: its entries, its
+record and its changes of the day's counts (`BoardCountChange`), which
+`board_counts_fold` adds to the shared counters (`BoardTotal`,
+`BoardBucket`) later, in batches.
 """
 
 from __future__ import annotations
 
 import datetime
-import json
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -25,21 +25,21 @@ from django.db import connection, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from easyharp_site.statements import Statement, first_rows, write
-from games.derived import NOT_READ
 from games.models import DailyDeal, Game, ReviewState
 from leaderboards import mirror
 from leaderboards.models import (
     DURATION_UNKNOWN,
     Board,
     BoardBucket,
+    BoardCountChange,
     BoardEntry,
     BoardTotal,
     DayResult,
+    PlayerStats,
     board_sort_key,
 )
 from leaderboards.records import RECORD_FIELDS, Record, record_fold
-from leaderboards.selectors import day_records, day_records_after
+from leaderboards.selectors import board_buckets, board_totals, day_records, day_records_after
 
 BOARDS: tuple[str, ...] = (Board.SCORE, Board.MOVES)
 
@@ -105,98 +105,97 @@ def _entry_values(board: str, game: Game) -> dict[str, Any]:
 # None where it was not on the board, or is no longer.
 _Move = tuple[str, int | None, int | None]
 
-# The counters as plain statements: every ranked submission changes two to four
-# of them, and the ORM's query building cost more than the statements
-# (bench/submit.py). Counting up is an upsert (a counter's first entry creates its
-# row), one statement for a run of counters; counting down an UPDATE (PostgreSQL
-# checks `players >= 0` on the row an upsert proposes, before the conflict).
-_COUNTERS: dict[str, tuple[str, ...]] = {
-    "leaderboards_boardtotal": ("date", "board"),
-    "leaderboards_boardbucket": ("date", "board", "key1"),
-}
+
+def board_counter_add(*, date: datetime.date, board: str, key1: int, delta: int) -> None:
+    """Add `delta` players to one bucket of `date` (and so to its board's total), as a
+    change to fold (for `leaderboards.checks`, which mends a counter by its
+    difference from the games)."""
+    if delta:
+        BoardCountChange.objects.create(date=date, board=board, key1=key1, players=delta)
 
 
-def _counters_add(table: str, rows: list[tuple[Any, ...]]) -> None:
-    """Add each row's last value to the counter its other values name, in the order given."""
-    keys = _COUNTERS[table]
-    run: list[tuple[Any, ...]] = []
-
-    def count_up() -> None:
-        if run:
-            marks = ", ".join(["(" + ", ".join(["%s"] * len(run[0])) + ")"] * len(run))
-            write(
-                f"INSERT INTO {table} ({', '.join(keys)}, players) VALUES {marks} "
-                f"ON CONFLICT ({', '.join(keys)}) "
-                f"DO UPDATE SET players = {table}.players + excluded.players",
-                [value for row in run for value in row],
-            )
-            run.clear()
-
-    for row in rows:
-        if row[-1] > 0:
-            run.append(row)
-            continue
-        count_up()
-        where = " AND ".join(f"{key} = %s" for key in keys)
-        write(f"UPDATE {table} SET players = players + %s WHERE {where}", [row[-1], *row[:-1]])
-    count_up()
-
-
-def board_counter_add(
-    *, date: datetime.date, board: str, delta: int, key1: int | None = None
-) -> None:
-    """Add `delta` players to one counter of `date`: its board's total, or with
-    `key1` that bucket's (for `leaderboards.checks`, which mends a counter by
-    its difference from the games)."""
-    if not delta:
-        return
-    table, row = (
-        ("leaderboards_boardtotal", (date, board, delta))
-        if key1 is None
-        else ("leaderboards_boardbucket", (date, board, key1, delta))
-    )
-    _counters_add(table, [row])
+def board_total_mend(*, date: datetime.date, board: str, delta: int) -> None:
+    """Add `delta` players to a board's total alone (for `leaderboards.checks`, when
+    the total drifted from its buckets)."""
+    _counters_add(BoardTotal, ("date", "board"), {(date, board): delta})
 
 
 def _counts_change(*, date: datetime.date, moves: list[_Move]) -> None:
-    """Count entries of `date` that moved between buckets of their boards.
-
-    The totals (`BoardTotal`) before the buckets (`BoardBucket`), each in
-    (board, key) order: every writer takes the counters' rows in that one
-    order, so concurrent submissions never wait on each other in a circle. A
-    new ranked game costs two statements.
-    """
-    totals: dict[str, int] = {}
+    """Count entries of `date` that moved between buckets of their boards: rows of this
+    transaction's own (`BoardCountChange`), folded into the counters later."""
     buckets: dict[tuple[str, int], int] = {}
     for board, old, new in moves:
         if old == new:
             continue
-        if old is None or new is None:
-            totals[board] = totals.get(board, 0) + (1 if old is None else -1)
         if old is not None:
             buckets[board, old] = buckets.get((board, old), 0) - 1
         if new is not None:
             buckets[board, new] = buckets.get((board, new), 0) + 1
-    day = connection.ops.adapt_datefield_value(date)
-    _counters_add(
-        "leaderboards_boardtotal",
-        [(day, board, delta) for board, delta in sorted(totals.items()) if delta],
-    )
-    _counters_add(
-        "leaderboards_boardbucket",
-        [(day, *bucket, delta) for bucket, delta in sorted(buckets.items()) if delta],
-    )
+    changes = [
+        BoardCountChange(date=date, board=board, key1=key1, players=delta)
+        for (board, key1), delta in sorted(buckets.items())
+        if delta
+    ]
+    if changes:
+        BoardCountChange.objects.bulk_create(changes)
 
 
-_ENTRY_COLUMNS = (
-    "date, board, player_id, game_id, key1, key2, duration_ms, submitted_at, score, moves, won"
-)
+# Changes folded per transaction.
+FOLD_BATCH = 2_000
+
+
+def board_counts_fold(*, batch: int = FOLD_BATCH) -> int:
+    """Fold the waiting count changes into the boards' counters; the number folded.
+
+    A job (`fold_board_counts`), run every minute by the worker and before a day
+    closes. Each batch is one transaction: the changes are locked (a fold
+    running at the same time waits, then finds them gone), added to their
+    counters (totals before buckets, each in key order, so two folds never
+    wait on each other in a circle) and deleted. Counts read the same before
+    and after: a read adds the changes still waiting.
+    """
+    folded = 0
+    while True:
+        with transaction.atomic():
+            changes = list(
+                BoardCountChange.objects.select_for_update()
+                .order_by("pk")
+                .values_list("pk", "date", "board", "key1", "players")[:batch]
+            )
+            totals: dict[tuple[datetime.date, str], int] = {}
+            buckets: dict[tuple[datetime.date, str, int], int] = {}
+            for _, date, board, key1, delta in changes:
+                totals[date, board] = totals.get((date, board), 0) + delta
+                buckets[date, board, key1] = buckets.get((date, board, key1), 0) + delta
+            _counters_add(BoardTotal, ("date", "board"), totals)
+            _counters_add(BoardBucket, ("date", "board", "key1"), buckets)
+            BoardCountChange.objects.filter(pk__in=[change[0] for change in changes]).delete()
+        folded += len(changes)
+        if len(changes) < batch:
+            return folded
+
+
+def _counters_add(
+    model: type[BoardTotal] | type[BoardBucket],
+    keys: tuple[str, ...],
+    deltas: dict[Any, int],
+) -> None:
+    """Add each delta to the counter row its key names (created at 0 when missing)."""
+    changed = sorted((key, delta) for key, delta in deltas.items() if delta)
+    model.objects.bulk_create(
+        [model(**dict(zip(keys, key, strict=True)), players=0) for key, _ in changed],
+        ignore_conflicts=True,
+    )
+    for key, delta in changed:
+        model.objects.filter(**dict(zip(keys, key, strict=True))).update(
+            players=F("players") + delta
+        )
 
 
 def board_entries_offer(*, game: Game) -> list[str]:
     """Put a newly stored ranked game of the day on its boards.
 
-    Writes its entries and the boards' counters, and returns the boards that
+    Writes its entries and the changes of the boards' counts, and returns the boards that
     moved (none for practice, an assisted game, a held game or a banned
     player). The caller holds the player's lock. A player's entries of
     a day only ever show their ranked game of that day, of which there is one
@@ -207,22 +206,12 @@ def board_entries_offer(*, game: Game) -> list[str]:
     assert game.daily is not None
     date = game.daily.date
     boards = [board for board in BOARDS if game_counts_on(board=board, game=game)]
-    # One plain INSERT: in every ranked submission (see `_counts_change`).
-    day = connection.ops.adapt_datefield_value(date)
-    submitted = connection.ops.adapt_datetimefield_value(game.created_at)
-    rows = []
-    for board in boards:
-        values = _entry_values(board, game)
-        rows.append(
-            (day, board, game.player_id, game.pk, values["key1"], values["key2"])
-            + (values["duration_ms"], submitted, game.score, game.moves, game.won)
-        )
-    marks = ", ".join(["(" + ", ".join(["%s"] * len(rows[0])) + ")"] * len(rows))
-    write(
-        f"INSERT INTO leaderboards_boardentry ({_ENTRY_COLUMNS}) VALUES {marks}",
-        [value for row in rows for value in row],
-    )
-    _counts_change(date=date, moves=[(row[1], None, row[4]) for row in rows])
+    entries = [
+        BoardEntry(date=date, board=board, player_id=game.player_id, **_entry_values(board, game))
+        for board in boards
+    ]
+    BoardEntry.objects.bulk_create(entries)
+    _counts_change(date=date, moves=[(entry.board, None, entry.key1) for entry in entries])
     return boards
 
 
@@ -333,43 +322,12 @@ def board_mirror_build(*, date: datetime.date, batch: int = MIRROR_BUILD_BATCH) 
 # --- Players' records ----------------------------------------------------------------
 
 
-# A player's record, read and written as plain statements: in every ranked
-# submission, where the ORM's building of them cost more than the statements.
-_STATS_COLUMNS = ", ".join(RECORD_FIELDS)
-_STATS_READ_SQL = f"SELECT {_STATS_COLUMNS} FROM leaderboards_playerstats WHERE player_id = %s"
-_STATS_STORE_SQL = f"""
-INSERT INTO leaderboards_playerstats (player_id, {_STATS_COLUMNS})
-VALUES (%s, {", ".join(["%s"] * len(RECORD_FIELDS))})
-ON CONFLICT (player_id) DO UPDATE SET
-{", ".join(f"{name} = excluded.{name}" for name in RECORD_FIELDS)}
-"""
-
-
-def player_stats_reading(player_id: int) -> Statement:
-    """The read of a player's kept record (`player_stats_count` takes its row)."""
-    return (_STATS_READ_SQL, [player_id])
-
-
-def _stats_of(row: Any) -> Record:
-    """The record in a row that `player_stats_reading` read (None: nothing counted yet)."""
-    if row is None or row[RECORD_FIELDS.index("last_date")] is None:
-        return Record()
-    values = dict(zip(RECORD_FIELDS, row, strict=True))
-    histogram = values["moves_vs_par"]
-    # JSON arrives as text from both backends (as Django reads it).
-    values["moves_vs_par"] = json.loads(histogram) if isinstance(histogram, str) else histogram
-    return Record(**values)
-
-
 def _stats_store(player_id: int, record: Record) -> None:
-    """Write a player's record (one statement, the first one's too). The caller
-    holds the player's lock, so no other transaction writes this row."""
-    values = [getattr(record, name) for name in RECORD_FIELDS]
-    values[RECORD_FIELDS.index("last_date")] = connection.ops.adapt_datefield_value(
-        record.last_date
-    )
-    values[RECORD_FIELDS.index("moves_vs_par")] = json.dumps(record.moves_vs_par)
-    write(_STATS_STORE_SQL, [player_id, *values])
+    """Write a player's record. The caller holds the player's lock, so no other
+    transaction writes this row."""
+    values = {name: getattr(record, name) for name in RECORD_FIELDS}
+    if not PlayerStats.objects.filter(player_id=player_id).update(**values):
+        PlayerStats.objects.create(player_id=player_id, **values)
 
 
 def player_stats_recompute(*, player: User) -> None:
@@ -387,20 +345,22 @@ def player_stats_recompute(*, player: User) -> None:
     _stats_store(player.pk, record_fold(days))
 
 
-def player_stats_count(*, game: Game, row: Any = NOT_READ) -> None:
+def player_stats_count(*, game: Game) -> None:
     """Count a newly stored game in its player's record, when it is on the boards.
 
     The usual case, a day after the last one counted, adds it to the stored
     record (one row read and written); any other is a recompute. The caller
-    holds the player's lock, and may have read the record's `row` under it
-    (`player_stats_reading`, in the lock's round trip).
+    holds the player's lock.
     """
     if not game_is_ranked(game):
         return
     assert game.daily is not None
-    if row is NOT_READ:
-        (row,) = first_rows([player_stats_reading(game.player_id)])
-    record = _stats_of(row)
+    stored = PlayerStats.objects.filter(player_id=game.player_id).first()
+    record = (
+        Record(**{name: getattr(stored, name) for name in RECORD_FIELDS})
+        if stored is not None and stored.last_date is not None
+        else Record()
+    )
     if record.last_date is not None and game.daily.date <= record.last_date:
         player_stats_recompute(player=game.player)
         return
@@ -488,12 +448,10 @@ def final_ranks_store(*, date: datetime.date, board: str, batch: int = CLOSE_BAT
 
 def _distribution(*, date: datetime.date, board: str) -> list[list[int]]:
     """[[value, players], ...] by ascending value: the score or the moves of a board's buckets."""
-    buckets = BoardBucket.objects.filter(date=date, board=board, players__gt=0)
+    buckets = [[key1, players] for of, key1, players in board_buckets(date=date) if of == board]
     if board == Board.SCORE:
-        return sorted([-key1, players] for key1, players in buckets.values_list("key1", "players"))
-    return [
-        [key1, players] for key1, players in buckets.order_by("key1").values_list("key1", "players")
-    ]
+        return sorted([-key1, players] for key1, players in buckets)
+    return buckets
 
 
 def day_close(*, date: datetime.date, batch: int = CLOSE_BATCH) -> DayResult:
@@ -505,7 +463,7 @@ def day_close(*, date: datetime.date, batch: int = CLOSE_BATCH) -> DayResult:
     """
     for board in BOARDS:
         final_ranks_store(date=date, board=board, batch=batch)
-    totals = dict(BoardTotal.objects.filter(date=date).values_list("board", "players"))
+    totals = board_totals(date=date)
     result, _ = DayResult.objects.update_or_create(
         date=date,
         defaults={

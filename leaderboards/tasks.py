@@ -12,7 +12,7 @@ from easyharp_site.jobs import job_schedule
 from leaderboards.checks import boards_check_recent
 from leaderboards.mirror import mirror_enabled
 from leaderboards.reminders import reminders_queue
-from leaderboards.services import board_mirror_build, day_close, days_to_close
+from leaderboards.services import board_counts_fold, board_mirror_build, day_close, days_to_close
 
 logger = logging.getLogger(__name__)
 
@@ -25,6 +25,12 @@ def days_close() -> str:
         result = day_close(date=day)
         logger.info("%s closed: %s players, %s won", day, result.players, result.won)
     return f"{len(days)} day(s) closed"
+
+
+def board_counts_fold_all() -> str:
+    """The job: fold the boards' count changes into their counters
+    (`services.board_counts_fold`). Nothing waiting, nothing done."""
+    return f"{board_counts_fold()} count change(s) folded"
 
 
 def board_mirror_refresh() -> str:
@@ -74,6 +80,9 @@ def reminders_send() -> str:
 def schedule() -> None:
     # Ten minutes: a day is closed within minutes of its grace period's end.
     job_schedule(name="close days", func="leaderboards.tasks.days_close", minutes=10)
+    job_schedule(
+        name="fold board counts", func="leaderboards.tasks.board_counts_fold_all", minutes=1
+    )
     job_schedule(
         name="build the board mirror", func="leaderboards.tasks.board_mirror_refresh", minutes=1
     )

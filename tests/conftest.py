@@ -211,17 +211,6 @@ def _daily_deals_without_the_solver(settings: Any) -> None:
     settings.DAILY_DEAL_REQUIRE_WIN = False
 
 
-@pytest.fixture(autouse=True)
-def _loop_connections_closed() -> Any:
-    """Close the event loops' own database connections (`easyharp_site.loop_database`)
-    after every test: its loop is gone, and pytest-django flushes and at last drops
-    the test database, which no open session may hold."""
-    yield
-    from easyharp_site import loop_database
-
-    loop_database.close_all()
-
-
 @pytest.fixture
 def driver_commands(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     """The commands that the PostgreSQL driver sends on round trips of their own

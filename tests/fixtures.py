@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import psycopg
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -24,7 +25,6 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from easyharp_site import loop_database
 from games import derived
 from games.models import Attempt, DailyDeal, Game
 from games.services import attempt_assist, attempt_start, game_submit
@@ -236,12 +236,9 @@ def at_once(*calls: Callable[[], Any]) -> list[Any]:
     return results
 
 
-def end_loop_sessions() -> int:
-    """End the loops' sessions on this test database, as a restart of the server would."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND application_name = %s",
-            [loop_database.APPLICATION_NAME],
-        )
-        return int(cursor.fetchone()[0])
+def other_session() -> Any:
+    """A PostgreSQL session of its own on the test database (Django's connection
+    settings), autocommitting: it sees only what has committed."""
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    return psycopg.connect(**params, autocommit=True)

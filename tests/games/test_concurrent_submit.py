@@ -1,6 +1,6 @@
 """Attempts and submissions at the same moment, on PostgreSQL with real concurrent
-transactions: one attempt per player and day, one ranked game per attempt. And a
-ranked submission's transaction as the server runs it: outermost, committed."""
+transactions: one attempt per player and day, one ranked game per attempt, and no
+row that every player's submission waits for."""
 
 from __future__ import annotations
 
@@ -8,17 +8,27 @@ import time
 from typing import Any
 
 import pytest
+from django.apps import apps as django_apps
 from django.db import DatabaseError, connection
-from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from easyharp_site.statements import write
 from games import derived, rules
 from games.models import Attempt, Game
 from games.services import attempt_start, game_submit
-from leaderboards.models import BoardEntry, BoardTotal, PlayerStats
-from leaderboards.selectors import leaderboard_page
-from tests.fixtures import DEAL, WIN_LOG, at_human_pace, at_once, rewind
+from leaderboards.models import BoardCountChange, BoardEntry, BoardTotal, PlayerStats
+from leaderboards.selectors import board_totals, leaderboard_page
+from leaderboards.services import board_counts_fold
+from leagues.services import league_create
+from races.services import race_create
+from tests.fixtures import (
+    DEAL,
+    WIN_LOG,
+    at_human_pace,
+    at_once,
+    other_session,
+    play_ranked,
+    rewind,
+)
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -70,7 +80,7 @@ def test_two_submissions_of_one_attempt_at_once_give_one_ranked_game(alice, dail
     assert set(BoardEntry.objects.filter(player=alice).values_list("board", "game_id")) == {
         (board, ranked.pk) for board in boards
     }
-    totals = dict(BoardTotal.objects.filter(date=daily.date).values_list("board", "players"))
+    totals = board_totals(date=daily.date)
     assert totals == {board: 1 for board in boards}
 
 
@@ -108,38 +118,60 @@ def test_first_players_of_the_day_at_once_are_all_counted(daily, make_player, mo
     assert len(page["entries"]) == 4
 
 
-def test_a_ranked_submission_is_two_round_trips_to_the_database(alice, daily, driver_commands):
-    attempt, _ = attempt_start(player=alice, date=daily.date)
-    at_human_pace(attempt.pk, WIN_LOG)
-    driver_commands.clear()
+def _tables_of(*apps: str) -> list[str]:
+    return [
+        model._meta.db_table
+        for app in apps
+        for model in django_apps.get_app_config(app).get_models()
+    ]
 
-    with CaptureQueriesContext(connection) as queries:
-        game, created = game_submit(player=alice, deal=DEAL, log=WIN_LOG)
 
-    # The transaction's BEGIN, the lock and every read under it; then the game, its
-    # derived stores and the COMMIT. (And between them, the board mirror's mark in Redis.)
-    # (Django's log of queries notes the transaction's edges as its own entries too.)
-    locking, writing = (q["sql"] for q in queries if q["sql"] not in ("BEGIN", "COMMIT"))
-    assert locking.startswith("BEGIN; SELECT is_active FROM auth_user")
-    assert "nextval" in locking and "FROM leaderboards_playerstats" in locking
-    assert writing.startswith('INSERT INTO games_game ("id", ')
-    assert writing.endswith("; COMMIT")
-    assert driver_commands == []
-    assert created and game.ranked and game.pk is not None
-    assert Attempt.objects.get().game == game
-    assert set(BoardEntry.objects.filter(game=game).values_list("board", flat=True)) == {
-        "score",
-        "moves",
-    }
-    assert PlayerStats.objects.get(player=alice).played == 1
+def test_a_ranked_submission_waits_on_no_row_that_other_players_write(
+    alice, bob, daily, monkeypatch
+):
+    """A ranked submission writes rows of its own player and game only: it goes through
+    while another session holds every existing row of the boards', leagues' and
+    races' tables and the day's deal, and the day's counts catch up after."""
+    play_ranked(alice, WIN_LOG)
+    board_counts_fold()
+    league = league_create(owner=alice, name="Lunch")
+    race_create(host=alice, minutes=10)
+    attempt, _ = attempt_start(player=bob, date=daily.date)
+    at_human_pace(attempt.pk, WIN_LOG[:80])
+    locked = _tables_of("leaderboards", "leagues", "races")
+    assert BoardTotal.objects.exists() and PlayerStats.objects.exists()
+
+    with other_session() as other, other.transaction():
+        for table in locked:
+            other.execute(f"SELECT 1 FROM {table} FOR NO KEY UPDATE")
+        other.execute("SELECT 1 FROM games_dailydeal WHERE id = %s FOR NO KEY UPDATE", [daily.pk])
+        # A wait on any of those rows fails the submission instead of hanging the test.
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '5s'")
+        game, created = game_submit(player=bob, deal=DEAL, log=WIN_LOG[:80])
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = 0")
+
+        assert created and game.ranked and not game.won
+        assert BoardEntry.objects.filter(player=bob, board="score").exists()
+        # Counted at once: the reads add the changes not folded yet.
+        assert leaderboard_page(date=daily.date, order="score")["total"] == 2
+        assert BoardTotal.objects.get(date=daily.date, board="score").players == 1
+        assert league.pk is not None
+
+    assert board_counts_fold() == 1
+    assert BoardTotal.objects.get(date=daily.date, board="score").players == 2
+    assert not BoardCountChange.objects.exists()
+    assert leaderboard_page(date=daily.date, order="score")["total"] == 2
 
 
 def test_a_ranked_submission_whose_derived_write_fails_stores_nothing(alice, daily, monkeypatch):
     attempt, _ = attempt_start(player=alice, date=daily.date)
     at_human_pace(attempt.pk, WIN_LOG)
 
-    def broken(game: Game, row: object) -> None:
-        write("INSERT INTO games_game (id) VALUES (%s)", [game.pk])  # its id is taken
+    def broken(game: Game) -> None:
+        with connection.cursor() as cursor:  # its id is taken
+            cursor.execute("INSERT INTO games_game (id) VALUES (%s)", [game.pk])
 
     failing = derived.DerivedStores(app="tests", game_stored=broken)
     monkeypatch.setattr(derived, "_REGISTERED", [*derived.registered(), failing])

@@ -15,7 +15,7 @@ from games.services import (
     player_unban,
 )
 from leaderboards.models import BoardEntry, PlayerStats
-from tests.fixtures import DEAL, WIN_LOG, play_ranked, stored_game
+from tests.fixtures import DEAL, WIN_LOG, play_ranked
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def heard(monkeypatch):
     calls: list[tuple] = []
     stores = derived.DerivedStores(
         app="tests",
-        game_stored=lambda game, row: calls.append(("stored", game.pk)),
+        game_stored=lambda game: calls.append(("stored", game.pk)),
         game_voided=lambda game: calls.append(("voided", game.pk)),
         player_games_changed=lambda player, dates: calls.append(("changed", player.pk, [*dates])),
         player_banned=lambda player: calls.append(("banned", player.pk)),
@@ -80,7 +80,7 @@ def test_a_cleared_held_game_reaches_every_store(alice, daily, heard) -> None:
 
 
 def test_a_store_that_fails_undoes_the_whole_submission(alice, daily, monkeypatch) -> None:
-    def broken(game: Game, row: object) -> None:
+    def broken(game: Game) -> None:
         raise RuntimeError("store down")
 
     failing = derived.DerivedStores(app="tests", game_stored=broken)
@@ -89,42 +89,3 @@ def test_a_store_that_fails_undoes_the_whole_submission(alice, daily, monkeypatc
         play_ranked(alice, WIN_LOG)
     assert not Game.objects.exists()
     assert not BoardEntry.objects.exists()
-
-
-@pytest.fixture
-def reading(monkeypatch):
-    """A store of the tests' own that reads the player's name ahead; the rows it gets."""
-    rows: list[object] = []
-    stores = derived.DerivedStores(
-        app="tests",
-        game_reading=lambda player_id: (
-            "SELECT username, %s FROM auth_user WHERE id = %s",
-            [7, player_id],
-        ),
-        game_stored=lambda game, row: rows.append(row),
-    )
-    monkeypatch.setattr(derived, "_REGISTERED", [*derived.registered(), stores])
-    return rows
-
-
-def test_a_stores_reading_is_made_with_the_lock_and_its_row_handed_on(
-    alice, daily, reading
-) -> None:
-    game = play_ranked(alice, WIN_LOG)
-    assert reading == [("alice", 7)]
-    # Each app's row went to that app: the boards counted the game in the record.
-    assert PlayerStats.objects.get(player=alice).played == 1
-    assert game.pk is not None
-
-
-def test_without_the_rows_read_ahead_each_app_reads_its_own(alice, daily, reading) -> None:
-    game = stored_game(player=alice, daily=daily, score=100, moves=200, won=False, announce=True)
-    assert reading == [derived.NOT_READ]
-    # The boards read the record themselves.
-    assert PlayerStats.objects.get(player=alice).played == 1
-    assert BoardEntry.objects.filter(game=game).count() == 1
-
-
-def test_a_practice_game_makes_no_reading(alice, daily, reading) -> None:
-    game_submit(player=alice, deal=DEAL, log=WIN_LOG, practice=True)
-    assert reading == [derived.NOT_READ]

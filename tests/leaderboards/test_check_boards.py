@@ -34,7 +34,8 @@ from leaderboards.models import (
     FinalRank,
     PlayerStats,
 )
-from leaderboards.services import board_mirror_build, day_close
+from leaderboards.selectors import board_buckets, board_totals
+from leaderboards.services import board_counts_fold, board_mirror_build, day_close
 from leagues.models import DayPoints, Period, Standing
 from leagues.periods import period_bounds
 from leagues.services import day_points_settle, standings_rank
@@ -78,12 +79,8 @@ def derived(date: datetime.date) -> dict[str, Any]:
                 "board", "player_id", "game_id", "key1", "key2", "duration_ms", "score", "moves"
             )
         ),
-        "totals": sorted(BoardTotal.objects.filter(date=date).values_list("board", "players")),
-        "buckets": sorted(
-            BoardBucket.objects.filter(date=date, players__gt=0).values_list(
-                "board", "key1", "players"
-            )
-        ),
+        "totals": sorted(board_totals(date=date).items()),
+        "buckets": board_buckets(date=date),
         "ranks": sorted(
             FinalRank.objects.filter(entry__date=date).values_list(
                 "entry__board", "entry__player_id", "rank"
@@ -151,10 +148,12 @@ def _entry_of_a_voided_game(date: datetime.date) -> None:
 
 
 def _total_altered(date: datetime.date) -> None:
+    board_counts_fold()
     BoardTotal.objects.filter(date=date, board="score").update(players=F("players") + 5)
 
 
 def _bucket_altered(date: datetime.date) -> None:
+    board_counts_fold()
     BoardBucket.objects.filter(date=date, board="moves", key1=120).update(players=0)
 
 

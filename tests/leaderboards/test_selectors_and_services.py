@@ -9,8 +9,13 @@ import pytest
 
 from games.models import Game
 from leaderboards import selectors
-from leaderboards.models import BoardTotal
-from leaderboards.selectors import leaderboard_around, leaderboard_entry, leaderboard_page
+from leaderboards.selectors import (
+    board_buckets,
+    board_totals,
+    leaderboard_around,
+    leaderboard_entry,
+    leaderboard_page,
+)
 from tests.fixtures import WIN_LOG, client_for, stored_game, submit, submit_ranked
 
 pytestmark = pytest.mark.django_db
@@ -93,7 +98,7 @@ def test_totals_count_players_not_games(alice, bob, daily):
         stored_game(player=alice, daily=daily, score=30, moves=5, won=True, ranked=False)
     stored_game(player=bob, daily=daily, score=20, moves=5, won=True)
 
-    totals = dict(BoardTotal.objects.filter(date=daily.date).values_list("board", "players"))
+    totals = board_totals(date=daily.date)
 
     assert totals == {"score": 2, "moves": 1}
 
@@ -142,7 +147,7 @@ def test_the_stored_counters_always_match_the_entries(daily, make_player, admin_
 
     from games.models import DailyDeal
     from games.services import game_void, player_ban, player_unban
-    from leaderboards.models import BoardBucket, BoardEntry
+    from leaderboards.models import BoardEntry
 
     rng = random.Random(3)
     days = [daily, DailyDeal.objects.create(date=daily.date - datetime.timedelta(days=1), number=9)]
@@ -174,16 +179,16 @@ def test_the_stored_counters_always_match_the_entries(daily, make_player, admin_
             )
 
         entries = list(BoardEntry.objects.values_list("date", "board", "key1"))
+        dates = sorted({date for date, _, _ in entries})
         buckets = {
             (date, board, key1): players
-            for date, board, key1, players in BoardBucket.objects.values_list(
-                "date", "board", "key1", "players"
-            )
-            if players
+            for date in dates
+            for board, key1, players in board_buckets(date=date)
         }
         totals = {
             (date, board): players
-            for date, board, players in BoardTotal.objects.values_list("date", "board", "players")
+            for date in dates
+            for board, players in board_totals(date=date).items()
             if players
         }
         assert buckets == dict(Counter(entries))

@@ -13,8 +13,7 @@ from typing import Any
 
 from easyharp_site.accounts.models import Account
 from games.models import Game
-from leaderboards.models import BoardBucket, BoardTotal
-from leaderboards.selectors import leaderboard_page
+from leaderboards.selectors import board_buckets, board_totals, leaderboard_page
 
 
 def _key(order: str, game: Game) -> tuple[Any, ...]:
@@ -56,12 +55,9 @@ def assert_boards_equal_a_recomputation(date: datetime.date) -> None:
     for order in ("score", "moves"):
         expected = recomputed(date, order)
         assert stored(date, order) == expected, (date, order)
-        total = BoardTotal.objects.filter(date=date, board=order).first()
-        assert (total.players if total else 0) == len(expected), (date, order)
+        assert board_totals(date=date).get(order, 0) == len(expected), (date, order)
         buckets = Counter(-score if order == "score" else moves for _, _, score, moves in expected)
         stored_buckets = {
-            bucket.key1: bucket.players
-            for bucket in BoardBucket.objects.filter(date=date, board=order)
-            if bucket.players
+            key1: players for board, key1, players in board_buckets(date=date) if board == order
         }
         assert stored_buckets == dict(buckets), (date, order)

@@ -56,8 +56,7 @@ def main() -> None:
     from django.db import connection
 
     from leaderboards.models import DayResult, FinalRank
-    from leaderboards.selectors import board_totals
-    from leaderboards.selectors import day_results
+    from leaderboards.selectors import board_totals, day_results
     from leaderboards.services import CLOSE_BATCH, day_close
 
     DayResult.objects.filter(date=DAY).delete()

@@ -68,6 +68,7 @@ def fill(*, games: int, players: int, seed: int) -> None:
     with raw.cursor() as cursor:
         cursor.execute(
             "TRUNCATE leaderboards_boardentry, leaderboards_boardtotal, leaderboards_boardbucket, "
+            "leaderboards_boardcountchange, "
             "games_moderationaction, games_attempt, games_game, "
             "games_dailydeal, authtoken_token, auth_user RESTART IDENTITY CASCADE"
         )

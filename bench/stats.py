@@ -44,6 +44,7 @@ def fill(*, days: int, others: int, seed: int) -> None:
     with connection.cursor() as cursor:
         cursor.execute(
             "TRUNCATE leaderboards_boardentry, leaderboards_boardtotal, leaderboards_boardbucket, "
+            "leaderboards_boardcountchange, "
             "leaderboards_dayresult, leaderboards_playerstats, games_moderationaction, "
             "games_attempt, games_game, games_dailydeal, authtoken_token, auth_user "
             "RESTART IDENTITY CASCADE"

@@ -108,6 +108,7 @@ def prepare(players: int, logs: int, seed: int) -> tuple[str, list[str], list[di
     with connection.cursor() as cursor:
         cursor.execute(
             "TRUNCATE leaderboards_boardentry, leaderboards_boardtotal, leaderboards_boardbucket, "
+            "leaderboards_boardcountchange, "
             "games_moderationaction, games_attempt, games_game, games_dailydeal, "
             "authtoken_token, auth_user RESTART IDENTITY CASCADE"
         )
@@ -347,8 +348,8 @@ def report_stored() -> None:
     """What the server stored: validated games on today's boards, bare rows outside them."""
     from django.db.models import Count, Q
 
-    from games.models import Game
     from easyharp_site.dates import today
+    from games.models import Game
     from leaderboards.selectors import board_totals
 
     counts = Game.objects.aggregate(

@@ -39,7 +39,7 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
 # container's own loopback only).
 CMD ["uvicorn", "easyharp_site.asgi:application", "--host=0.0.0.0", "--port=8000", \
      "--proxy-headers", "--ws=websockets-sansio", "--ws-max-size=65536", \
-     "--ws-per-message-deflate=false", "--http=h11", "--loop=uvloop", "--lifespan=off"]
+     "--ws-per-message-deflate=false", "--http=h11", "--loop=uvloop", "--lifespan=on"]
 
 # The edge: nginx with the site's configuration, rendered from the template by
 # the image's entrypoint (envsubst of the EDGE_* variables), and the static

@@ -7,7 +7,7 @@ under the same server.
 
 from easyharp_site import sockets
 
-sockets._frame_writer = lambda send: None
+sockets.frame_writer = lambda send: None
 
 from easyharp_site.asgi import application  # noqa: E402
 

@@ -10,7 +10,7 @@ MAX_MESSAGE = 65536  # compose's --ws-max-size
 
 # As in docker-compose.yml, less the logging a bench does not read.
 UVICORN_FLAGS = ["--ws-max-size", str(MAX_MESSAGE), "--ws-per-message-deflate", "false"]
-UVICORN_FLAGS += ["--lifespan", "off", "--no-access-log", "--log-level", "warning"]
+UVICORN_FLAGS += ["--lifespan", "on", "--no-access-log", "--log-level", "warning"]
 UVICORN_FLAGS += ["--http", "h11", "--loop", "uvloop"]
 # As in compose with FORWARDED_ALLOW_IPS unset: no proxy is trusted. (uvicorn
 # on its own trusts X-Forwarded-For from 127.0.0.1, where the bench's clients

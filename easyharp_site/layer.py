@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import threading
 import weakref
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
-from asgiref.sync import SyncToAsync, async_to_sync, sync_to_async
+from asgiref.sync import async_to_sync, sync_to_async
 from channels.layers import BaseChannelLayer, get_channel_layer
+
+from easyharp_site.compat import server_loop
 
 # Pause after a failed receive before retrying, doubling up to the cap.
 RETRY_FIRST_SECONDS = 0.1
@@ -96,19 +97,6 @@ def announce_soon(
 
 async def _run(announcement: Coroutine[Any, Any, None]) -> None:
     await announcement
-
-
-def server_loop() -> asyncio.AbstractEventLoop | None:
-    """The event loop of the ASGI server that runs this thread's request, if any.
-
-    asgiref keeps it for its own `async_to_sync` in the thread-local of
-    `SyncToAsync` (with its process, lest a forked child use its parent's).
-    """
-    local = SyncToAsync.threadlocal
-    if getattr(local, "main_event_loop_pid", None) != os.getpid():
-        return None
-    loop: asyncio.AbstractEventLoop | None = getattr(local, "main_event_loop", None)
-    return loop if loop is not None and loop.is_running() else None
 
 
 T = TypeVar("T")

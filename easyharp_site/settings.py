@@ -337,7 +337,7 @@ if REDIS_URL:
     }
     CACHES = {
         "default": {
-            "BACKEND": "easyharp_site.cache.SharedPoolRedisCache",
+            "BACKEND": "easyharp_site.compat.SharedPoolRedisCache",
             "LOCATION": REDIS_URL,
         }
     }

@@ -31,6 +31,7 @@ from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from django.utils.http import is_same_domain
 
+from easyharp_site.compat import frame_writer
 from easyharp_site.middleware import ASGIApp, Receive, Scope, Send
 
 
@@ -137,7 +138,8 @@ def _is_secure(scope: Scope, headers: dict[str, Any]) -> bool:
 
 # --- Writing one framed message to many sockets ---------------------------------
 
-# The scope key under which `DirectFrames` leaves a socket's `FrameWriter`.
+# The scope key under which `DirectFrames` leaves a socket's `FrameWriter`
+# (`easyharp_site.compat`).
 FRAME_WRITER = "easyharp.frame_writer"
 
 
@@ -158,47 +160,6 @@ def text_frame(text: str) -> bytes:
     return bytes((0x81, 127)) + length.to_bytes(8, "big") + payload
 
 
-class FrameWriter:
-    """Writes framed server messages straight to one socket's transport.
-
-    Only for uvicorn's `websockets-sansio` protocol, whose state it reads: the
-    handshake done, no close sent or received, and the transport below its
-    high-water mark. When it is not `ready`, the caller sends through ASGI as
-    usual, which waits for the transport to drain (in a task of the socket's
-    own): a slow reader never makes the writer wait, and holds at most the
-    transport's buffer and one message.
-    """
-
-    __slots__ = ("_protocol",)
-
-    def __init__(self, protocol: Any) -> None:
-        self._protocol = protocol
-
-    def ready(self) -> bool:
-        """Whether the socket can take a frame now (then `write` it before any await)."""
-        protocol = self._protocol
-        return bool(
-            protocol.handshake_complete
-            and not protocol.close_sent
-            and not protocol.disconnected
-            and protocol.writable.is_set()
-            and not protocol.transport.is_closing()
-        )
-
-    def write(self, frame: bytes) -> None:
-        """Write `frame` to the transport; only right after `ready` said yes."""
-        self._protocol.transport.write(frame)
-
-
-def _frame_writer(send: Send) -> FrameWriter | None:
-    protocol = getattr(send, "__self__", None)
-    if type(protocol).__name__ == "WebSocketsSansIOProtocol" and type(protocol).__module__ == (
-        "uvicorn.protocols.websockets.websockets_sansio_impl"
-    ):
-        return FrameWriter(protocol)
-    return None
-
-
 class DirectFrames:
     """Offers each socket a `FrameWriter` in its scope (`FRAME_WRITER`) when the server allows one.
 
@@ -212,7 +173,7 @@ class DirectFrames:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
-            writer = _frame_writer(send)
+            writer = frame_writer(send)
             if writer is not None:
                 scope = {**scope, FRAME_WRITER: writer}
         await self.app(scope, receive, send)

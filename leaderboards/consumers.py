@@ -50,11 +50,11 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
 from easyharp_site.accounts.live import PlayerSockets, session_player_id
+from easyharp_site.compat import FrameWriter
 from easyharp_site.dates import day_from_text
 from easyharp_site.errors import ServiceError
 from easyharp_site.sockets import (
     FRAME_WRITER,
-    FrameWriter,
     HandlersWithoutHop,
     MessageRefused,
     client_message,

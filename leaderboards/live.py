@@ -257,7 +257,7 @@ class BoardUpdate:
     `full_text` is the whole `update` message with `entries` (what every socket
     that showed the previous read gets, byte for byte the same), `full_frame`
     the same as one websocket frame (written as is to every socket whose
-    server allows it: see `easyharp_site.sockets.FrameWriter`), `head` the
+    server allows it: see `easyharp_site.compat.FrameWriter`), `head` the
     message without its closing brace, for a socket that adds or leaves out
     fields of its own. `mine` holds the encoded own entry (`me`) of every
     player signed in on one of the hub's sockets when the read began, all

@@ -18,7 +18,7 @@ record and its changes of the day's counts (`BoardCountChange`), which
 from __future__ import annotations
 
 import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
@@ -175,8 +175,11 @@ def board_counts_fold(*, batch: int = FOLD_BATCH) -> int:
             return folded
 
 
+_Counter = TypeVar("_Counter", BoardTotal, BoardBucket)
+
+
 def _counters_add(
-    model: type[BoardTotal] | type[BoardBucket],
+    model: type[_Counter],
     keys: tuple[str, ...],
     deltas: dict[Any, int],
 ) -> None:

@@ -209,20 +209,3 @@ def _daily_deals_without_the_solver(settings: Any) -> None:
     Tests of the solver check itself turn `DAILY_DEAL_REQUIRE_WIN` back on.
     """
     settings.DAILY_DEAL_REQUIRE_WIN = False
-
-
-@pytest.fixture
-def driver_commands(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
-    """The commands that the PostgreSQL driver sends on round trips of their own
-    (its BEGIN, COMMIT and ROLLBACK), in every connection, from now on."""
-    from psycopg._connection_base import BaseConnection
-
-    sent: list[bytes] = []
-    own = BaseConnection._exec_command
-
-    def recorded(self: Any, command: Any, *args: Any, **kwargs: Any) -> Any:
-        sent.append(bytes(command))
-        return own(self, command, *args, **kwargs)
-
-    monkeypatch.setattr(BaseConnection, "_exec_command", recorded)
-    return sent

@@ -3,6 +3,7 @@ a pass of the young generations every second however the counts stand."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import threading
 import time
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from easyharp_site import collector
 from easyharp_site.collector import passes_on_a_timer
 
 
@@ -85,3 +87,48 @@ def test_the_timer_makes_young_passes_that_no_count_started(young_passes: list[s
     finally:
         stop.set()
         thread.join()
+
+
+def _lifespan(monkeypatch: pytest.MonkeyPatch, version: tuple[int, int]) -> list[threading.Event]:
+    """Run the server's lifespan (startup, then shutdown) on Python `version`; the stop
+    events of the timers it started."""
+    started: list[threading.Event] = []
+
+    def timer(*, stop: threading.Event) -> None:
+        started.append(stop)
+
+    monkeypatch.setattr(collector, "passes_on_a_timer", timer)
+    monkeypatch.setattr(collector.sys, "version_info", (*version, 0, "final", 0))
+    messages = iter([{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}])
+    sent: list[str] = []
+
+    async def receive() -> dict[str, str]:
+        return next(messages)
+
+    async def send(message: dict[str, str]) -> None:
+        sent.append(message["type"])
+
+    asyncio.run(collector.collector_lifespan({"type": "lifespan"}, receive, send))
+    assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+    return started
+
+
+def test_the_server_starts_the_timer_on_a_measured_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    (stop,) = _lifespan(monkeypatch, (3, 11))
+    assert stop.is_set()  # stopped with the server
+
+
+def test_no_timer_on_a_python_it_was_not_measured_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _lifespan(monkeypatch, (3, 14)) == []
+
+
+def test_importing_the_application_starts_no_timer() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import threading, easyharp_site.asgi;"
+        "print(any(t.name == 'gc-passes' for t in threading.enumerate()))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

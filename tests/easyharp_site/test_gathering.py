@@ -9,7 +9,8 @@ import threading
 import pytest
 from asgiref.sync import sync_to_async
 
-from easyharp_site.layer import Gathering, server_loop
+from easyharp_site.compat import server_loop
+from easyharp_site.layer import Gathering
 
 logger = logging.getLogger("tests.gathering")
 

@@ -3,7 +3,7 @@
 Every test runs twice: on the in-memory channel layer, and on real Redis
 (`redis` marker) when REDIS_URL is set. Those marked with `write_path` run on
 both write paths of an update: through ASGI's send, and framed once by the hub
-and written to the socket's transport (`easyharp_site.sockets.FrameWriter`, in
+and written to the socket's transport (`easyharp_site.compat.FrameWriter`, in
 production under uvicorn), here a stand-in transport that hands each frame it
 takes to the communicator as the client would read it. Games go through the real services
 (`attempt_start`, `game_submit`, `game_void`, `player_ban`), so updates come
@@ -139,7 +139,7 @@ def write_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
             transports.append(Transport(send))
             return transports[-1]
 
-        monkeypatch.setattr(site_sockets, "_frame_writer", writer)
+        monkeypatch.setattr(site_sockets, "frame_writer", writer)
     return transports
 
 

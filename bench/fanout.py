@@ -128,7 +128,7 @@ def run_submitter(args: argparse.Namespace) -> None:
     from django.contrib.auth import get_user_model
     from django.db import transaction
 
-    from games.services import game_submit
+    from ranking.actions import game_submit
 
     names = json.loads(Path(args.players_file).read_text())
     deal = args.deal
@@ -530,7 +530,7 @@ def sign_in_watchers(args: argparse.Namespace, deal: str, run_id: str) -> list[t
         get_user_model,
     )
 
-    from games.services import game_submit
+    from ranking.actions import game_submit
 
     if not args.signed_in:
         return []

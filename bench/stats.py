@@ -4,8 +4,8 @@
         .venv/bin/python bench/stats.py [--days 1000] [--others 1000] [--repeat 500]
 
 It empties a dedicated database (created if missing, migrated), then stores,
-through the dispatcher a submission calls (`games.derived`: so the boards
-and the kept record are written as in production), one ranked game a day for `--days`
+through the boards' writes a submission calls (`leaderboards.changes`: so the
+boards and the kept record are written as in production), one ranked game a day for `--days`
 days by one player (won four days in five, ~300 moves against a par of
 300), and `--others` other players' ranked games on the last day. Then it
 times `player_stats` (the selector behind `GET /api/players/{name}/stats/`)
@@ -37,8 +37,8 @@ def fill(*, days: int, others: int, seed: int) -> None:
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from games import derived
     from games.models import DailyDeal, Game
+    from leaderboards import changes
 
     rng = random.Random(seed)
     with connection.cursor() as cursor:
@@ -75,7 +75,7 @@ def fill(*, days: int, others: int, seed: int) -> None:
             created_at=timezone.now(),
         )
         with transaction.atomic():
-            derived.game_stored(game=game)
+            changes.game_ranked(game=game)
 
     t = time.perf_counter()
     for daily in dailies:

@@ -146,7 +146,8 @@ def prepare_watchers(args: argparse.Namespace, run_id: str, deal: str) -> list[s
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
-    from games.services import attempt_start, game_submit
+    from games.services import attempt_start
+    from ranking.actions import game_submit
 
     users = get_user_model()
     usernames = [f"watch{run_id}-{n}" for n in range(args.watchers)]

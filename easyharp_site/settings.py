@@ -243,6 +243,7 @@ INSTALLED_APPS = [
     "leaderboards",
     "leagues",
     "races",
+    "ranking",
 ]
 
 MIDDLEWARE = [

@@ -21,6 +21,7 @@ urlpatterns = [
     path("api/", include("leaderboards.api_urls")),
     path("api/", include("leagues.api_urls")),
     path("api/", include("races.api_urls")),
+    path("api/", include("ranking.api_urls")),
     path("healthz/", healthz, name="healthz"),
     path("healthz", healthz),
     path("", include(accounts_urls.urlpatterns)),
@@ -28,6 +29,7 @@ urlpatterns = [
     path("", include("leaderboards.urls")),
     path("", include("leagues.urls")),
     path("", include("races.urls")),
+    path("", include("ranking.urls")),
     # set_language: the language switch posts here.
     path("i18n/", include("django.conf.urls.i18n")),
 ]

@@ -9,7 +9,6 @@ urlpatterns = [
     path("daily/<str:date>/", api.DailyDetailApi.as_view(), name="api-daily"),
     path("daily/<str:date>/attempt/", api.DailyAttemptApi.as_view(), name="api-daily-attempt"),
     path("deals/<str:code>/", api.DealApi.as_view(), name="api-deal"),
-    path("games/", api.GameCreateApi.as_view(), name="api-game-create"),
     path("games/<int:game_id>/", api.GameDetailApi.as_view(), name="api-game-detail"),
     path("games/<int:game_id>/replay/", api.GameReplayApi.as_view(), name="api-game-replay"),
     path("hint/", api.HintApi.as_view(), name="api-hint"),

@@ -1,7 +1,7 @@
 """Where a game of no day was played, as the app above games that stored it says (a
 race's game): its replay page names it and links to it.
 
-A game of no day (`game_submit(no_day=True)`) is stored by an app that games
+A game of no day (`game_store(no_day=True)`) is stored by an app that games
 may not import (`.importlinter`: races sits above games), so the Game row
 cannot say what it belongs to without games knowing every such app. Rather
 than a field of games naming a kind it does not own, or a URL it could not

@@ -362,3 +362,13 @@ def attempt_watchable(*, player: User, viewer: User | AnonymousUser) -> bool:
     if not viewer.is_authenticated or not attempt_is_open(player=player, date=day):
         return False
     return viewer.pk == player.pk or day_lock(date=day, viewer=viewer) is None
+
+
+def player_ranked_dates(*, player: User) -> list[datetime.date]:
+    """The days of the player's ranked games, in order."""
+    dates = (
+        Game.objects.filter(player=player, ranked=True, daily__isnull=False)
+        .values_list("daily__date", flat=True)
+        .distinct()
+    )
+    return sorted(dates)

@@ -1,13 +1,12 @@
 """Writes of the daily challenge: prepare the days' deals, run each player's ranked
-attempt, submit games, and what moderators do (void, clear, ban).
+attempt, store games, and the games' side of what moderators do (void, clear, ban).
 
 Services are the only place that changes deals, attempts and games. Each one
-is typed, takes keyword-only arguments and runs in one transaction. A stored
-or voided game, or a player whose games now count differently, is passed to
-the stores derived from games through `games.derived` inside that
-transaction (the boards, their mirror, the players' records, the leagues'
-settled days: kept by the apps that build on this one), so that they change
-in the same commit, and nothing reaches them that did not happen.
+is typed, takes keyword-only arguments and runs in one transaction. What is
+derived from games (the boards, their mirror, the players' records, the
+leagues' settled days, the races) is kept by the apps above this one: a game
+stored, voided or cleared, or a player banned, goes through `ranking.actions`,
+which calls these and then each derived store, in one transaction.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ from rest_framework import status
 from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
-from games import derived, live, rules, solver
+from games import live, rules, solver
 from games.models import Attempt, DailyDeal, Game, ModerationAction, ReviewState
 from games.parsing import deal_parse, log_replay, log_tokens, times_check
 from games.review import review_game
@@ -505,7 +504,7 @@ def _request_digest(deal_number: int, tokens: Sequence[str]) -> str:
 
 
 @transaction.atomic
-def game_submit(
+def game_store(
     *,
     player: User,
     deal: str,
@@ -516,6 +515,8 @@ def game_submit(
     no_day: bool = False,
 ) -> tuple[Game, bool]:
     """Validate a game with the rules engine and store it; returns (game, created).
+
+    The game alone: `ranking.actions.game_submit` puts it on the boards too.
 
     The server replays the log itself and stores its own score, moves, win and
     action count. A refused log raises `illegal_action` with the engine's index,
@@ -629,7 +630,6 @@ def game_submit(
         game.review_flags = " ".join(flags)
         game.review_state = review_state(flags)
     game.save(force_insert=True)
-    derived.game_stored(game=game)
     if attempt is not None:
         transaction.on_commit(partial(live.attempt_closed_announce, attempt.pk, game.pk))
     return game, True
@@ -687,15 +687,18 @@ def _moderation_log(
 
 
 @transaction.atomic
-def game_void(*, game: Game, reason: str = "", moderator: User | None = None) -> Game:
-    """Void a game: it leaves every board at once; logged with who and why.
+def game_void_store(
+    *, game: Game, reason: str = "", moderator: User | None = None
+) -> tuple[Game, bool]:
+    """Mark a game voided, logged with who and why; (the game, whether it changed).
 
-    Voiding a voided game changes nothing.
+    Voiding a voided game changes nothing. `ranking.actions.game_void` takes
+    it off the boards too.
     """
     _player_lock(game.player)
     game = Game.objects.select_related("daily", "player").get(pk=game.pk)
     if game.is_voided:
-        return game
+        return game, False
     game.voided_at = timezone.now()
     game.void_reason = reason[:200]
     fields = ["voided_at", "void_reason"]
@@ -710,18 +713,20 @@ def game_void(*, game: Game, reason: str = "", moderator: User | None = None) ->
         game=game,
         reason=reason,
     )
-    derived.game_voided(game=game)
-    return game
+    return game, True
 
 
 @transaction.atomic
-def game_review_clear(*, game: Game, moderator: User | None, reason: str = "") -> Game:
-    """Clear a flagged or held game after review: it leaves the queue, and a held one
-    takes its place on the boards at once (a flagged one never left them)."""
+def game_review_clear_store(
+    *, game: Game, moderator: User | None, reason: str = ""
+) -> tuple[Game, bool]:
+    """Clear a flagged or held game after review: it leaves the queue; (the game,
+    whether it was held: then `ranking.actions.game_review_clear` puts it on the
+    boards, which a flagged one never left)."""
     _player_lock(game.player)
     game = Game.objects.select_related("daily", "player").get(pk=game.pk)
     if game.review_state not in (ReviewState.FLAGGED, ReviewState.HELD):
-        return game
+        return game, False
     was_held = game.review_state == ReviewState.HELD
     game.review_state = ReviewState.CLEARED
     game.save(update_fields=["review_state"])
@@ -732,21 +737,15 @@ def game_review_clear(*, game: Game, moderator: User | None, reason: str = "") -
         game=game,
         reason=reason,
     )
-    if was_held and game.daily is not None:
-        derived.player_games_changed(player=game.player, dates=[game.daily.date])
-    return game
+    return game, was_held
 
 
-def _player_ranked_dates(player: User) -> list[datetime.date]:
-    dates = (
-        Game.objects.filter(player=player, ranked=True, daily__isnull=False)
-        .values_list("daily__date", flat=True)
-        .distinct()
-    )
-    return sorted(dates)
-
-
-def _player_set_active(*, player: User, active: bool, moderator: User | None, reason: str) -> bool:
+@transaction.atomic
+def player_active_store(*, player: User, active: bool, moderator: User | None, reason: str) -> bool:
+    """Ban a player (`active` False) or lift their ban, logged with who and why; whether
+    it changed. Django refuses an inactive account's password, token and session:
+    their open sockets close after the commit. `ranking.actions.player_ban` and
+    `player_unban` bring the boards, the leagues and the races in step."""
     if not reason.strip():
         raise ServiceError("reason_required", "Say why: a ban and its lifting are logged.")
     if _player_lock(player) == active:
@@ -754,7 +753,6 @@ def _player_set_active(*, player: User, active: bool, moderator: User | None, re
     get_user_model().objects.filter(pk=player.pk).update(is_active=active)
     player.is_active = active
     if not active:
-        # Django refuses an inactive player's session: their open sockets close.
         transaction.on_commit(partial(player_sessions_ended, player_id=player.pk))
     _moderation_log(
         kind=ModerationAction.Kind.UNBAN if active else ModerationAction.Kind.BAN,
@@ -762,27 +760,4 @@ def _player_set_active(*, player: User, active: bool, moderator: User | None, re
         player_id=player.pk,
         reason=reason,
     )
-    derived.player_games_changed(player=player, dates=_player_ranked_dates(player))
-    if not active:
-        derived.player_banned(player=player)
     return True
-
-
-@transaction.atomic
-def player_ban(*, player: User, moderator: User | None, reason: str) -> bool:
-    """Ban a player: sign-in and submission stop, their games leave every board at once,
-    and they are out of every race not over (`games.derived.player_banned`).
-
-    The account is deactivated (Django refuses its password, token and session).
-    Returns False when the player was banned already. Logged with who and why.
-    """
-    return _player_set_active(player=player, active=False, moderator=moderator, reason=reason)
-
-
-@transaction.atomic
-def player_unban(*, player: User, moderator: User | None, reason: str) -> bool:
-    """Lift a player's ban: they may sign in again and their ranked games come back.
-
-    Returns False when the player was not banned. Logged with who and why.
-    """
-    return _player_set_active(player=player, active=True, moderator=moderator, reason=reason)

@@ -209,7 +209,7 @@ class DayResult(models.Model):
 
 class PlayerStats(models.Model):
     """A player's record over the games on the boards (their ranked, unassisted, not voided
-    games), kept by the receivers with those games.
+    games), kept with those games by `leaderboards.changes`.
 
     The streak is stored as the run of won days that ends on the player's last
     counted day (`run_end`); whether it still stands is decided when read,
@@ -243,7 +243,7 @@ class PlayerStats(models.Model):
 
 class BoardCheck(models.Model):
     """The last run of `check_boards` on one day: the differences it found between the
-    day's derived copies and what its games give, by kind, and whether it mended them."""
+    day's derived stores and what its games give, by kind, and whether it mended them."""
 
     date = models.DateField(unique=True)
     checked_at = models.DateTimeField()

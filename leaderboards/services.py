@@ -3,8 +3,8 @@
 Only a player's ranked game of the day counts, and only while it is not
 assisted, not voided and the player is not banned (an active account).
 
-Called by `leaderboards.receivers`, which the game services reach through
-`games.derived` for a stored or voided game or a ban, inside their
+Called by `leaderboards.changes`, which `ranking.actions` calls for a stored
+or voided game, a cleared one, a ban or a deletion, inside its
 transaction, with the player's row locked, so one player's entries are never
 written by two transactions at once. Whoever writes or removes a player's
 entries of a day brings the day's mirror in Redis in step after them
@@ -108,14 +108,14 @@ _Move = tuple[str, int | None, int | None]
 
 def board_counter_add(*, date: datetime.date, board: str, key1: int, delta: int) -> None:
     """Add `delta` players to one bucket of `date` (and so to its board's total), as a
-    change to fold (for `leaderboards.checks`, which mends a counter by its
+    change to fold (for `leaderboards.audit`, which mends a counter by its
     difference from the games)."""
     if delta:
         BoardCountChange.objects.create(date=date, board=board, key1=key1, players=delta)
 
 
 def board_total_mend(*, date: datetime.date, board: str, delta: int) -> None:
-    """Add `delta` players to a board's total alone (for `leaderboards.checks`, when
+    """Add `delta` players to a board's total alone (for `leaderboards.audit`, when
     the total drifted from its buckets)."""
     _counters_add(BoardTotal, ("date", "board"), {(date, board): delta})
 
@@ -256,7 +256,7 @@ def board_entries_rewrite(*, player: User, date: datetime.date) -> None:
     """Write a player's entries of `date` again from their games that still count,
     whatever the entries held, and bring the board mirror in step.
 
-    For `leaderboards.checks`, which mends entries that drifted from their games:
+    For `leaderboards.audit`, which mends entries that drifted from their games:
     the counters are left as they are (the check mends them on their own, by
     the difference from the games). The caller holds the player's lock.
     """

@@ -9,7 +9,6 @@ from django.utils import timezone
 
 from easyharp_site.dates import today
 from easyharp_site.jobs import job_schedule
-from leaderboards.checks import boards_check_recent
 from leaderboards.mirror import mirror_enabled
 from leaderboards.reminders import reminders_queue
 from leaderboards.services import board_counts_fold, board_mirror_build, day_close, days_to_close
@@ -47,21 +46,6 @@ def board_mirror_refresh() -> str:
     return "; ".join(built) or "complete"
 
 
-def boards_check() -> str:
-    """The job: check yesterday's and today's boards and every copy derived from
-    the games against the games, and mend what drifted (`leaderboards.checks`).
-    A board in step is left alone, so a second run mends nothing."""
-    results = boards_check_recent(repair=True)
-    for result in results:
-        if not result.clean:
-            logger.warning("%s: boards mended: %s", result.date, dict(result.drift))
-    return "; ".join(
-        f"{result.date.isoformat()}: "
-        + ("in step" if result.clean else f"{sum(result.drift.values())} mended")
-        for result in results
-    )
-
-
 # Every five minutes: a reminder comes within five minutes of its hour.
 REMINDERS_EVERY_MINUTES = 5
 
@@ -86,7 +70,6 @@ def schedule() -> None:
     job_schedule(
         name="build the board mirror", func="leaderboards.tasks.board_mirror_refresh", minutes=1
     )
-    job_schedule(name="check boards", func="leaderboards.tasks.boards_check", minutes=60)
     job_schedule(
         name="send reminders",
         func="leaderboards.tasks.reminders_send",

@@ -9,16 +9,10 @@ class RacesConfig(AppConfig):
 
     def ready(self) -> None:
         jobs_schedule_after_migrate(self)
-        # No hint on a deal while a race plays it; a race's game's replay names its race;
-        # a banned player is out of their races (`games.derived`, after the leagues').
-        from games.derived import DerivedStores, derived_stores_register
+        # No hint on a deal while a race plays it; a race's game's replay names its race.
         from games.holds import deal_hold_register
         from games.origins import game_origin_register
         from races.selectors import race_deal_hold, race_game_origins
-        from races.services import player_banned_from_races
 
         deal_hold_register(app=self.name, hold=race_deal_hold)
         game_origin_register(app=self.name, origin=race_game_origins)
-        derived_stores_register(
-            DerivedStores(app=self.name, player_banned=player_banned_from_races)
-        )

@@ -35,7 +35,7 @@ from easyharp_site.dates import utc_aware
 from easyharp_site.errors import ServiceError
 from games.models import DailyDeal
 from games.rules import DEAL_MAX, Deal
-from games.services import game_submit
+from games.services import game_store
 from races import live
 from races.models import COUNTDOWN, LOBBY_KEPT, RACERS_MAX, TIME_LIMITS_MINUTES, Race, Racer
 from races.selectors import race_winner, racers_in_order
@@ -165,8 +165,8 @@ def race_leave(*, player: User, code: str) -> Race:
     return race
 
 
-def player_banned_from_races(player: User) -> None:
-    """A moderator banned `player` (`games.derived`, in the ban's transaction): once it
+def player_banned_from_races(*, player: User) -> None:
+    """A moderator banned `player` (`ranking.actions`, in the ban's transaction): once it
     commits, they are out of every race not over. After the commit, because each
     race write locks the race before its players' rows, and the ban holds the
     player's row: taking a race's lock under it could deadlock with that race's end."""
@@ -231,7 +231,7 @@ def _racer_game(race: Race, racer: Racer) -> int | None:
     if not racer.log:
         return None
     try:
-        game, _ = game_submit(
+        game, _ = game_store(
             player=racer.player,
             deal=Deal(race.deal_number).code,
             log=racer.log,

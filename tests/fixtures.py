@@ -25,10 +25,11 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from games import derived
 from games.models import Attempt, DailyDeal, Game
-from games.services import attempt_assist, attempt_start, game_submit
+from games.services import attempt_assist, attempt_start
+from leaderboards import changes
 from leaderboards.services import board_entries_offer, board_mirror_write
+from ranking.actions import game_submit
 from tests.paths import GAME_VECTORS
 
 VECTORS = GAME_VECTORS
@@ -188,7 +189,7 @@ def stored_game(
     For leaderboard tests that need many exact scores and moves quickly. It is
     the player's ranked game of the day unless `ranked` is False. With
     `announce` it reaches every derived store as a submission's does
-    (`games.derived.game_stored`: the boards, the mirror, the player's record
+    (`leaderboards.changes.game_ranked`: the boards, the mirror, the player's record
     and the live boards) rather than only the boards and their mirror.
     `fields` are other fields of the game (`assisted`).
     """
@@ -208,7 +209,7 @@ def stored_game(
         **fields,
     )
     if announce:
-        derived.game_stored(game=game)
+        changes.game_ranked(game=game)
     elif board_entries_offer(game=game):
         board_mirror_write(player_id=game.player_id, date=daily.date, game=game)
     return game

@@ -7,5 +7,7 @@ API token) and `deletion` (erase a player, reserve the name); `selectors`
 reads, `mail` sends from threads after commit, and `live` closes the open
 sockets of sessions that end. `api` and `web` are the JSON
 and HTML doors to them. Accounts sit below games and leaderboards and import
-neither: a deletion is announced with `signals.player_deleted`.
+neither: deleting an account (`ranking.actions.player_delete`, with its
+doors in `ranking.api` and `ranking.web`) erases it here, then takes the
+player's games off the boards above.
 """

@@ -20,7 +20,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from easyharp_site.accounts import (
-    deletion,
     emails,
     passwords,
     reminders,
@@ -217,7 +216,7 @@ class AccountOutput(serializers.Serializer):
     )
 
 
-def _signed_in(request: Request) -> User:
+def signed_in(request: Request) -> User:
     user = request.user
     assert isinstance(user, User)  # permission_classes: IsAuthenticated
     return user
@@ -234,7 +233,7 @@ class AccountApi(APIView):
 
     @extend_schema(operation_id="auth_me", responses={200: AccountOutput, **error_responses()})
     def get(self, request: Request) -> Response:
-        return Response(_account(_signed_in(request)))
+        return Response(_account(signed_in(request)))
 
 
 @extend_schema_serializer(component_name="GameSettings")
@@ -261,7 +260,7 @@ class SettingsApi(APIView):
         operation_id="auth_settings", responses={200: SettingsSerializer, **error_responses()}
     )
     def get(self, request: Request) -> Response:
-        return Response(selectors.account_settings(player=_signed_in(request)))
+        return Response(selectors.account_settings(player=signed_in(request)))
 
     @extend_schema(
         operation_id="auth_settings_update",
@@ -272,7 +271,7 @@ class SettingsApi(APIView):
         data = SettingsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         kept = services.account_settings_update(
-            player=_signed_in(request), settings=dict(data.validated_data)
+            player=signed_in(request), settings=dict(data.validated_data)
         )
         return Response(kept)
 
@@ -319,7 +318,7 @@ class ReminderApi(APIView):
         operation_id="auth_reminder", responses={200: ReminderOutput, **error_responses()}
     )
     def get(self, request: Request) -> Response:
-        return Response(ReminderOutput(selectors.reminder_view(player=_signed_in(request))).data)
+        return Response(ReminderOutput(selectors.reminder_view(player=signed_in(request))).data)
 
     @extend_schema(
         operation_id="auth_reminder_update",
@@ -329,7 +328,7 @@ class ReminderApi(APIView):
     def put(self, request: Request) -> Response:
         data = ReminderSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        player = _signed_in(request)
+        player = signed_in(request)
         reminders.reminder_set(
             player=player,
             hour=data.validated_data["hour"],
@@ -355,18 +354,18 @@ class EmailApi(APIView):
         data = EmailInput(data=request.data)
         data.is_valid(raise_exception=True)
         emails.email_change_request(
-            player=_signed_in(request),
+            player=signed_in(request),
             email=data.validated_data["email"],
             link=email_verify_link,
         )
-        return Response(_account(_signed_in(request)), status=status.HTTP_202_ACCEPTED)
+        return Response(_account(signed_in(request)), status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(
         request=None, responses={200: AccountOutput, **error_responses(*BODY_REFUSALS, 429)}
     )
     def delete(self, request: Request) -> Response:
-        emails.email_remove(player=_signed_in(request))
-        return Response(_account(_signed_in(request)))
+        emails.email_remove(player=signed_in(request))
+        return Response(_account(signed_in(request)))
 
 
 class TokenInput(serializers.Serializer):
@@ -465,7 +464,7 @@ class PasswordChangeApi(APIView):
     def post(self, request: Request) -> Response:
         data = PasswordChangeInput(data=request.data)
         data.is_valid(raise_exception=True)
-        player = _signed_in(request)
+        player = signed_in(request)
         token = passwords.password_change(player=player, **data.validated_data)
         if SESSION_KEY in request._request.session:
             # This browser stays signed in; Django signs the others out.
@@ -483,9 +482,9 @@ class TokenRotateApi(APIView):
         request=None, responses={200: NewTokenOutput, **error_responses(*BODY_REFUSALS, 429)}
     )
     def post(self, request: Request) -> Response:
-        token = sessions.token_replace(player=_signed_in(request))
+        token = sessions.token_replace(player=signed_in(request))
         return Response(
-            NewTokenOutput({"username": _signed_in(request).get_username(), "token": token}).data
+            NewTokenOutput({"username": signed_in(request).get_username(), "token": token}).data
         )
 
 
@@ -497,31 +496,6 @@ class LogoutEverywhereApi(APIView):
 
     @extend_schema(request=None, responses={204: None, **error_responses(*BODY_REFUSALS, 429)})
     def post(self, request: Request) -> Response:
-        sessions.sessions_end_everywhere(player=_signed_in(request))
-        logout(request._request)
-        return Response(status=status.HTTP_204_NO_CONTENT)
-
-
-class PasswordInput(serializers.Serializer):
-    password = PasswordField()
-
-
-class AccountDeleteApi(APIView):
-    """Delete the account, confirmed with the password.
-
-    The player's games leave every board at once; their replays stay, under an
-    anonymous name. The username is reserved for a while, then free.
-    """
-
-    permission_classes = [IsAuthenticated]
-    throttle_scope = "auth"
-
-    @extend_schema(
-        request=PasswordInput, responses={204: None, **error_responses(*BODY_REFUSALS, 429)}
-    )
-    def post(self, request: Request) -> Response:
-        data = PasswordInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        deletion.player_delete(player=_signed_in(request), password=data.validated_data["password"])
+        sessions.sessions_end_everywhere(player=signed_in(request))
         logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)

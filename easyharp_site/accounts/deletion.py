@@ -5,10 +5,10 @@ counts must never lose a row silently), so the player's row stays, emptied:
 the username becomes an anonymous tombstone (`~deleted-` and 12 random hex
 digits; sign-up refuses `~`, so no one can take or imitate one), the e-mail
 addresses, names and password are cleared, the account is deactivated and
-marked deleted, and its API token, sessions and open sockets end. Their games leave every
-board (`leaderboards` hears `signals.player_deleted` and recomputes the
-player's entries of every day, in the same transaction); their replays stay
-public but name the tombstone.
+marked deleted, and its API token, sessions and open sockets end. Their
+replays stay public but name the tombstone. `ranking.actions.player_delete`
+erases the account and takes their games off every board and league, in one
+transaction.
 
 The username itself is reserved for `ACCOUNT_USERNAME_RESERVED_DAYS` days
 (as a digest, not as text), so that nobody can sign up under it at once and
@@ -29,7 +29,6 @@ from django.db import transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from easyharp_site.accounts import signals
 from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.accounts.models import Account, ReservedUsername
 from easyharp_site.errors import ServiceError
@@ -50,22 +49,20 @@ def username_is_reserved(username: str) -> bool:
     ).exists()
 
 
-def player_delete(*, player: User, password: str) -> None:
-    """Delete the signed-in player's account, once they confirm their password."""
+def password_confirm(*, player: User, password: str) -> None:
+    """Refuse a deletion whose password is not the player's."""
     if not player.check_password(password):
         raise ServiceError("wrong_password", "The password is not right.")
-    player_erase(player=player)
 
 
 @transaction.atomic
-def player_erase(*, player: User) -> None:
-    """Erase a player (see the module's doc); `player_deleting` and `player_deleted` are sent
-    inside this transaction, with the player's row locked. Erasing twice changes nothing."""
+def player_erase(*, player: User) -> bool:
+    """Erase a player's account (see the module's doc), with the player's row locked;
+    whether it did. Erasing twice changes nothing."""
     player = get_user_model().objects.select_for_update().get(pk=player.pk)
     account, _ = Account.objects.select_for_update().get_or_create(player=player)
     if account.deleted_at is not None:
-        return
-    signals.player_deleting.send(sender=get_user_model(), player=player)
+        return False
     now = timezone.now()
     ReservedUsername.objects.update_or_create(
         digest=username_digest(player.get_username()),
@@ -95,4 +92,4 @@ def player_erase(*, player: User) -> None:
     account.save()
     Token.objects.filter(user=player).delete()
     transaction.on_commit(partial(player_sessions_ended, player_id=player.pk))
-    signals.player_deleted.send(sender=get_user_model(), player=player)
+    return True

@@ -29,7 +29,6 @@ api_urlpatterns = [
         api.PasswordResetConfirmApi.as_view(),
         name="api-password-reset-confirm",
     ),
-    path("auth/delete/", api.AccountDeleteApi.as_view(), name="api-account-delete"),
 ]
 
 urlpatterns = [
@@ -66,5 +65,4 @@ urlpatterns = [
     ),
     path("accounts/reset/done/", web.PasswordResetDone.as_view(), name="password-reset-done"),
     path("accounts/logout/everywhere/", web.logout_everywhere, name="logout-everywhere"),
-    path("accounts/delete/", rate_limited("auth")(web.account_delete), name="account-delete"),
 ]

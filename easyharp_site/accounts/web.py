@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login, logout, update_session_auth_hash
 from django.contrib.auth import views as auth_views
@@ -30,7 +29,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
-from easyharp_site.accounts import deletion, emails, passwords, reminders, selectors, sessions
+from easyharp_site.accounts import emails, passwords, reminders, selectors, sessions
 from easyharp_site.accounts.links import email_verify_link, reset_link
 from easyharp_site.accounts.services import player_register
 from easyharp_site.errors import ServiceError
@@ -312,25 +311,6 @@ def logout_everywhere(request: HttpRequest) -> HttpResponse:
         request, _("You are signed out everywhere, and your API token no longer works.")
     )
     return redirect("login")
-
-
-@login_required
-def account_delete(request: HttpRequest) -> HttpResponse:
-    """Delete the account, once the player confirms their password."""
-    form = DeleteForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            deletion.player_delete(
-                player=request.user,  # type: ignore[arg-type]
-                password=form.cleaned_data["password"],
-            )
-        except ServiceError as error:
-            form.add_error("password", error_text(error))
-        else:
-            logout(request)
-            return render(request, "accounts/deleted.html")
-    context = {"form": form, "reserved_days": settings.ACCOUNT_USERNAME_RESERVED_DAYS}
-    return render(request, "accounts/delete.html", context)
 
 
 # --- Passwords (Django's own views, with this project's writes) ------------------------

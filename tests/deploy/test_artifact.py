@@ -213,7 +213,7 @@ def test_the_wheel_and_the_image_files_boot_on_postgresql_and_redis(
         os.environ, tmp_path)  # fmt: skip
     (wheel,) = dist.glob("*.whl")
     packed = set(zipfile.ZipFile(wheel).namelist())
-    for name in ("easyharp_site", "games", "leaderboards", "leagues", "races"):
+    for name in ("easyharp_site", "games", "leaderboards", "leagues", "races", "ranking"):
         assert f"{name}/__init__.py" in packed, name
     assert any(n.startswith("games/templates/") for n in packed)
     assert any(n.startswith("games/static/") for n in packed)

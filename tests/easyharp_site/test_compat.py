@@ -96,14 +96,15 @@ def test_daphne_request_takes_twisteds_form_parsing_switch(monkeypatch: pytest.M
     from twisted.web.http import Request
 
     assert "parsePOSTFormSubmission" in inspect.signature(Request.__init__).parameters
-    original = WebRequest.__init__
+    # daphne's own (a test before may have loaded daphne's server and the application).
+    original = inspect.unwrap(WebRequest.__init__)
+    monkeypatch.setattr(WebRequest, "__init__", original)
     monkeypatch.delitem(sys.modules, "daphne.server", raising=False)
     assert compat.daphne_without_form_parsing() is False
     assert WebRequest.__init__ is original
 
     import daphne.server  # noqa: F401  (a process serving through daphne has it loaded)
 
-    monkeypatch.setattr(WebRequest, "__init__", original)
     assert compat.daphne_without_form_parsing() is True
     assert WebRequest.__init__ is not original
     assert compat.daphne_without_form_parsing() is True  # once only

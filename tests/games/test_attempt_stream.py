@@ -28,7 +28,8 @@ from games.consumers import (
     CLOSE_SAVE_FAILED,
 )
 from games.models import Attempt, DailyDeal, Game
-from games.services import attempt_save, attempt_start, game_submit
+from games.services import attempt_save, attempt_start
+from ranking.actions import game_submit
 from tests.fixtures import DEAL, WIN_LOG, client_for, rewind
 
 pytestmark = pytest.mark.django_db(transaction=True)

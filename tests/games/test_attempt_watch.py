@@ -19,8 +19,9 @@ from django.utils import timezone
 from easyharp_site.asgi import application
 from games.consumers import CLOSE_FLOOD
 from games.models import DailyDeal
-from games.services import attempt_assist, game_submit
+from games.services import attempt_assist
 from games.watch import CLOSE_LOCKED, CLOSE_NOT_FOUND, CLOSE_NOT_SIGNED_IN
+from ranking.actions import game_submit
 from tests.fixtures import DEAL, client_for, play_ranked
 from tests.games.test_attempt_stream import (
     _close_database_thread_connections,  # noqa: F401 - the fixture of the socket tests

@@ -12,14 +12,16 @@ from django.apps import apps as django_apps
 from django.db import DatabaseError, connection
 from django.utils import timezone
 
-from games import derived, rules
+from games import rules
 from games.models import Attempt, Game
-from games.services import attempt_start, game_submit
+from games.services import attempt_start
 from leaderboards.models import BoardCountChange, BoardEntry, BoardTotal, PlayerStats
 from leaderboards.selectors import board_totals, leaderboard_page
 from leaderboards.services import board_counts_fold
 from leagues.services import league_create
 from races.services import race_create
+from ranking import actions
+from ranking.actions import game_submit
 from tests.fixtures import (
     DEAL,
     WIN_LOG,
@@ -169,12 +171,14 @@ def test_a_ranked_submission_whose_derived_write_fails_stores_nothing(alice, dai
     attempt, _ = attempt_start(player=alice, date=daily.date)
     at_human_pace(attempt.pk, WIN_LOG)
 
-    def broken(game: Game) -> None:
+    ranked = actions.boards.game_ranked
+
+    def broken(*, game: Game) -> None:
+        ranked(game=game)
         with connection.cursor() as cursor:  # its id is taken
             cursor.execute("INSERT INTO games_game (id) VALUES (%s)", [game.pk])
 
-    failing = derived.DerivedStores(app="tests", game_stored=broken)
-    monkeypatch.setattr(derived, "_REGISTERED", [*derived.registered(), failing])
+    monkeypatch.setattr(actions.boards, "game_ranked", broken)
 
     with pytest.raises(DatabaseError):
         game_submit(player=alice, deal=DEAL, log=WIN_LOG)

@@ -18,8 +18,8 @@ from games import copies
 from games.models import Game, GameFingerprint, ReviewState
 from games.rules import Game as Table
 from games.rules import replay
-from games.services import game_review_clear, game_submit, game_void
 from games.solver import FIRST_WIN, solve
+from ranking.actions import game_review_clear, game_submit, game_void
 from tests.fixtures import DEAL, DEAL_NUMBER, WIN_LOG, play_ranked
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from django.test import Client
 
 from games import origins
 from games.models import Game
-from games.services import game_submit
+from games.services import game_store
 from tests.fixtures import DEAL, WIN_LOG, client_for, submit
 
 pytestmark = pytest.mark.django_db
@@ -33,7 +33,7 @@ def test_the_races_app_registers_its_games_origin() -> None:
 
 
 def test_a_game_of_no_day_shows_the_origin_an_app_gives_it(alice, asked) -> None:
-    game, _ = game_submit(player=alice, deal=DEAL, log=WIN_LOG[:5], no_day=True)
+    game, _ = game_store(player=alice, deal=DEAL, log=WIN_LOG[:5], no_day=True)
 
     page = Client().get(f"/replays/{game.pk}/").content.decode()
 
@@ -42,7 +42,7 @@ def test_a_game_of_no_day_shows_the_origin_an_app_gives_it(alice, asked) -> None
 
 
 def test_a_game_of_no_day_no_app_claims_is_practice(alice) -> None:
-    game, _ = game_submit(player=alice, deal=DEAL, log=WIN_LOG[:5], no_day=True)
+    game, _ = game_store(player=alice, deal=DEAL, log=WIN_LOG[:5], no_day=True)
 
     assert origins.game_origin(game=game) is None
     assert 'data-kind="practice"' in Client().get(f"/replays/{game.pk}/").content.decode()

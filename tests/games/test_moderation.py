@@ -10,9 +10,9 @@ from django.test import Client
 
 from easyharp_site.errors import ServiceError
 from games.models import Attempt, DailyDeal, Game, ModerationAction
-from games.services import player_ban, player_unban
 from leaderboards.models import BoardEntry
 from leaderboards.selectors import board_totals, leaderboard_page
+from ranking.actions import player_ban, player_unban
 from tests.fixtures import (
     PASSWORD,
     WIN_LOG,
@@ -76,7 +76,7 @@ def test_the_live_boards_hear_of_a_ban_after_it_commits(
     two_days, alice, admin_user, django_capture_on_commit_callbacks
 ):
     today, yesterday = two_days
-    with mock.patch("leaderboards.receivers.live.board_changed") as changed:
+    with mock.patch("leaderboards.changes.live.board_changed") as changed:
         with django_capture_on_commit_callbacks() as callbacks:
             player_ban(player=alice, moderator=admin_user, reason="a bot")
         changed.assert_not_called()  # not before the commit

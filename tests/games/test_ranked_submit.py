@@ -10,9 +10,10 @@ from django.utils import timezone
 
 from easyharp_site.errors import ServiceError
 from games.models import Attempt, DailyDeal, Game
-from games.services import attempt_start, game_submit
+from games.services import attempt_start
 from leaderboards.models import BoardEntry
 from leaderboards.selectors import leaderboard_page
+from ranking.actions import game_submit
 from tests.fixtures import (
     DEAL,
     WIN_LOG,

@@ -14,9 +14,9 @@ from django.utils import timezone
 from games import copies, review
 from games.models import FlaggedGame, Game, ModerationAction
 from games.review import review_game
-from games.services import game_review_clear
 from leaderboards.models import BoardEntry, PlayerStats
 from leaderboards.selectors import leaderboard_page
+from ranking.actions import game_review_clear
 from tests.fixtures import WIN_LOG, attempt_url, client_for, rewind, start, submit, submit_ranked
 
 pytestmark = pytest.mark.django_db
@@ -246,7 +246,7 @@ def test_a_held_game_is_on_no_board_until_cleared_then_takes_its_place_live(
 
     with (
         mock.patch.object(model_admin, "message_user"),
-        mock.patch("leaderboards.receivers.live.board_changed") as changed,
+        mock.patch("leaderboards.changes.live.board_changed") as changed,
         django_capture_on_commit_callbacks(execute=True),
     ):
         model_admin.clear_flagged(admin_request(admin_user), FlaggedGame.objects.all())

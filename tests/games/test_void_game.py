@@ -8,9 +8,9 @@ import pytest
 from django.test import Client
 
 from games.models import Game, ModerationAction
-from games.services import game_void
 from leaderboards.models import BoardEntry
 from leaderboards.selectors import board_totals, leaderboard_page
+from ranking.actions import game_void
 from tests.fixtures import STOCK_CYCLE, WIN_LOG, client_for, close_day, submit, submit_ranked
 
 pytestmark = pytest.mark.django_db
@@ -46,7 +46,7 @@ def test_voiding_a_practice_game_moves_nothing(alice, daily, django_capture_on_c
     practice = submit(client_for(alice), WIN_LOG[:30]).json()["id"]
 
     with (
-        mock.patch("leaderboards.receivers.live.board_changed") as changed,
+        mock.patch("leaderboards.changes.live.board_changed") as changed,
         django_capture_on_commit_callbacks(execute=True),
     ):
         game_void(game=Game.objects.get(pk=practice))
@@ -61,7 +61,7 @@ def test_voiding_announces_the_boards_that_moved_after_commit(
     game = submit_ranked(client_for(alice), WIN_LOG).json()["id"]
 
     with (
-        mock.patch("leaderboards.receivers.live.board_changed") as changed,
+        mock.patch("leaderboards.changes.live.board_changed") as changed,
         django_capture_on_commit_callbacks(execute=True),
     ):
         game_void(game=Game.objects.get(pk=game))

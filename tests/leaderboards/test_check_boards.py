@@ -22,9 +22,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from games.models import DailyDeal
-from games.services import game_void
-from leaderboards import checks, mirror
-from leaderboards.checks import board_check
+from leaderboards import audit, mirror
 from leaderboards.models import (
     BoardBucket,
     BoardCheck,
@@ -39,6 +37,8 @@ from leaderboards.services import board_counts_fold, board_mirror_build, day_clo
 from leagues.models import DayPoints, Period, Standing
 from leagues.periods import period_bounds
 from leagues.services import day_points_settle, standings_rank
+from ranking.actions import game_void
+from ranking.audit import day_check, days_check_recent
 from tests.fixtures import DEAL_NUMBER, stored_game
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -107,9 +107,9 @@ def player(name: str) -> int:
     return PlayerStats.objects.get(player__username=name).player_id
 
 
-def found(date: datetime.date) -> tuple[set[tuple[str, int | None]], checks.CheckResult]:
-    drifts: list[checks.Drift] = []
-    result = board_check(date=date, on_drift=drifts.append)
+def found(date: datetime.date) -> tuple[set[tuple[str, int | None]], audit.CheckResult]:
+    drifts: list[audit.Drift] = []
+    result = day_check(date=date, on_drift=drifts.append)
     return {(drift.kind, drift.player_id) for drift in drifts}, result
 
 
@@ -261,7 +261,7 @@ def test_the_scheduled_job_checks_and_mends_yesterday_and_today(day: datetime.da
     BoardEntry.objects.filter(date=today.date).delete()
     _record_altered(day)
 
-    results = checks.boards_check_recent()
+    results = days_check_recent(days=2)
 
     assert [(r.date, dict(r.drift)) for r in results] == [
         (day, {"record": 1}),
@@ -290,7 +290,7 @@ def test_a_mirror_record_lost_or_wrong_is_found_and_mended(
     kinds, result = found(day)
     assert kinds == {("mirror", ann), ("mirror", ben)} and result.mirror_checked
 
-    board_check(date=day, repair=True)
+    day_check(date=day, repair=True)
     assert mirror.mirror_read(date=day, player_ids=[ann, ben, dan]) == records
     assert found(day)[0] == set()
 
@@ -308,12 +308,12 @@ def test_players_are_read_in_chunks(
     day: datetime.date, make_player: MakePlayer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Chunks of two players: entries of every chunk, the last one open-ended, are read.
-    monkeypatch.setattr(checks, "CHUNK", 2)
+    monkeypatch.setattr(audit, "CHUNK", 2)
     daily = DailyDeal.objects.get(date=day)
-    assert list(checks._chunks(daily.pk)) == [
+    assert list(audit._chunks(daily.pk)) == [
         (0, player("ben")),
         (player("ben"), player("dan")),
-        (player("dan"), checks._NO_END),
+        (player("dan"), audit._NO_END),
     ]
     BoardEntry.objects.filter(date=day).update(moves=F("moves") + 1)
     assert {kind for kind, _ in found(day)[0]} == {"entry"}

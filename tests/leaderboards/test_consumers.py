@@ -38,16 +38,11 @@ from easyharp_site import sockets as site_sockets
 from easyharp_site.asgi import application
 from games.models import DailyDeal, Game
 from games.rules import Game as Play
-from games.services import (
-    attempt_assist,
-    attempt_start,
-    game_void,
-    player_ban,
-    player_unban,
-)
+from games.services import attempt_assist, attempt_start
 from leaderboards import live
 from leaderboards.consumers import CLOSE_BAD_ORDER, CLOSE_NO_BOARD, LeaderboardConsumer
 from leaderboards.selectors import leaderboard_entry, leaderboard_page
+from ranking.actions import game_void, player_ban, player_unban
 from tests.fixtures import play_ranked
 from tests.paths import GAME_VECTORS
 

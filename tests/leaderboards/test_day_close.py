@@ -11,10 +11,10 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from games.models import DailyDeal
-from games.services import game_void
 from leaderboards.models import BoardEntry, DayResult
 from leaderboards.selectors import day_results, leaderboard_page, player_board_results
 from leaderboards.services import day_close, days_to_close
+from ranking.actions import game_void
 from tests.fixtures import WIN_LOG, client_for, play_assisted, play_ranked, stored_game
 
 pytestmark = pytest.mark.django_db

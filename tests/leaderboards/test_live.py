@@ -19,9 +19,10 @@ from django.utils import timezone
 
 from easyharp_site.layer import GATHER_SECONDS
 from games.models import DailyDeal, Game
-from games.services import attempt_start, game_submit
+from games.services import attempt_start
 from leaderboards import live
 from leaderboards.models import BoardEntry
+from ranking.actions import game_submit
 from tests.fixtures import at_human_pace
 from tests.paths import GAME_VECTORS
 

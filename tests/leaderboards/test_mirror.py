@@ -24,14 +24,13 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from easyharp_site.accounts.deletion import player_delete
-from games.services import game_void, player_ban, player_unban
 from leaderboards import mirror
 from leaderboards.models import Board
 from leaderboards.selectors import leaderboard_among
 from leaderboards.services import board_mirror_build
 from leagues.selectors import friends_sql
 from leagues.services import follow_add
+from ranking.actions import game_void, player_ban, player_delete, player_unban
 from tests.fixtures import PASSWORD, client_for, play_ranked, stored_game
 
 pytestmark = pytest.mark.redis

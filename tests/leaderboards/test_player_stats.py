@@ -8,11 +8,11 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from games import derived
 from games.models import DailyDeal, Game
-from games.services import game_void, player_ban, player_unban
+from leaderboards import changes
 from leaderboards.records import MOVES_OVER_PAR_BUCKETS, moves_over_par_bucket, record_fold
 from leaderboards.selectors import player_stats
+from ranking.actions import game_void, player_ban, player_unban
 from tests.fixtures import client_for, stored_game
 
 pytestmark = pytest.mark.django_db
@@ -111,7 +111,7 @@ def test_assisted_and_practice_games_are_not_counted(alice):
         player=alice, deal_number=daily.number, log="S", score=104, moves=300, won=True,
         actions=300, rules_version="EH1", daily=daily, ranked=False, created_at=timezone.now(),
     )  # fmt: skip
-    derived.game_stored(game=practice)
+    changes.game_ranked(game=practice)
     assert player_stats(player=alice, on=day(0))["played"] == 0
 
 

@@ -14,14 +14,14 @@ import pytest
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.utils import timezone
 
-from easyharp_site.accounts.deletion import player_erase
 from easyharp_site.accounts.emails import email_change_request
 from easyharp_site.accounts.models import Account, Mail
 from easyharp_site.accounts.reminders import reminder_set
 from games.models import DailyDeal
-from games.services import attempt_start, player_ban
+from games.services import attempt_start
 from leaderboards.models import PlayerStats
 from leaderboards.reminders import reminders_queue
+from ranking.actions import player_ban, player_erase
 from tests.fixtures import DEAL_NUMBER, at_once, play_ranked
 
 pytestmark = pytest.mark.django_db

@@ -108,7 +108,7 @@ def test_the_live_hook_hears_only_boards_that_moved(
 ):
     calls = []
     with mock.patch(
-        "leaderboards.receivers.live.board_changed", side_effect=lambda **kw: calls.append(kw)
+        "leaderboards.changes.live.board_changed", side_effect=lambda **kw: calls.append(kw)
     ):
         for client, log, ranked in (
             (client_for(alice), WIN_LOG[:40], True),
@@ -131,7 +131,7 @@ def test_a_game_of_another_deal_tells_the_live_hook_nothing(
     alice, daily, django_capture_on_commit_callbacks
 ):
     with (
-        mock.patch("leaderboards.receivers.live.board_changed") as changed,
+        mock.patch("leaderboards.changes.live.board_changed") as changed,
         django_capture_on_commit_callbacks(execute=True),
     ):
         response = submit(client_for(alice), "S", deal="EH1-N-AAAAAAB")
@@ -146,8 +146,8 @@ def test_the_stored_counters_always_match_the_entries(daily, make_player, admin_
     from collections import Counter
 
     from games.models import DailyDeal
-    from games.services import game_void, player_ban, player_unban
     from leaderboards.models import BoardEntry
+    from ranking.actions import game_void, player_ban, player_unban
 
     rng = random.Random(3)
     days = [daily, DailyDeal.objects.create(date=daily.date - datetime.timedelta(days=1), number=9)]

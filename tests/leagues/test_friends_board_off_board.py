@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from games.services import game_void, player_ban
 from leagues import services
+from ranking.actions import game_void, player_ban
 from tests.fixtures import WIN_LOG, client_for, close_day, play_assisted, play_ranked
 
 

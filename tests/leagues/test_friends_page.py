@@ -10,9 +10,9 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import override_settings
 
-from games.services import player_ban
 from leagues import services
 from leagues.models import Follow
+from ranking.actions import player_ban
 
 
 def signed_in(client, player):

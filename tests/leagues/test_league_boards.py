@@ -13,15 +13,14 @@ import datetime
 
 import pytest
 
-from easyharp_site.accounts.deletion import player_delete
 from games.models import DailyDeal
-from games.services import game_void, player_ban, player_unban
 from leaderboards.models import Board
 from leaderboards.selectors import leaderboard_among, leaderboard_page
 from leaderboards.services import board_mirror_build
 from leagues import services
 from leagues.models import Membership
 from leagues.selectors import league_members_sql
+from ranking.actions import game_void, player_ban, player_delete, player_unban
 from tests.fixtures import PASSWORD, stored_game
 
 

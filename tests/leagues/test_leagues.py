@@ -7,9 +7,9 @@ import pytest
 from django.conf import settings
 from django.test import override_settings
 
-from easyharp_site.accounts.deletion import player_delete
 from leagues import services
 from leagues.models import Follow, League, Membership
+from ranking.actions import player_delete
 from tests.fixtures import PASSWORD, client_for, stored_game
 
 

@@ -21,13 +21,13 @@ from django.contrib.auth.base_user import AbstractBaseUser
 
 from easyharp_site.asgi import application
 from games.models import DailyDeal, Game
-from games.services import game_void, player_ban, player_unban
 from leaderboards import live
 from leaderboards.consumers import CLOSE_NO_BOARD, CLOSE_NOT_SIGNED_IN
 from leaderboards.mirror import KIND, ON_MOVES, ON_SCORE, PENDING, WON, mirror_read
 from leaderboards.services import board_mirror_build
 from leagues import services
 from leagues.models import Follow, League, Membership
+from ranking.actions import game_void, player_ban, player_unban
 from tests.fixtures import WIN_LOG, stored_game
 from tests.leaderboards.test_consumers import (  # noqa: F401 - fixtures of the live tests
     QUIET,

@@ -11,9 +11,8 @@ from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
-from easyharp_site.accounts.deletion import player_delete
-from games.services import player_ban
 from leagues import selectors, services
+from ranking.actions import player_ban, player_delete
 from tests.fixtures import PASSWORD, client_for
 
 SEARCH = "/api/players/"

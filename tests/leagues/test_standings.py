@@ -9,13 +9,13 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from games.models import DailyDeal
-from games.services import game_void
 from leaderboards import tasks as board_tasks
 from leaderboards.models import DayResult
 from leaderboards.services import day_close, days_to_close
 from leagues import services, tasks
 from leagues.models import DayPoints, SettledDay
 from leagues.periods import period_bounds
+from ranking.actions import game_void
 from tests.fixtures import DEAL_NUMBER, client_for, stored_game
 
 MONDAY = datetime.date(2026, 11, 23)

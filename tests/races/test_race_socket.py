@@ -22,10 +22,10 @@ from django.db import connections
 from django.utils import timezone
 
 from games.consumers import CLOSE_FLOOD
-from games.services import player_ban
 from races import services
 from races.consumers import CLOSE_NO_RACE
 from races.models import Race, Racer
+from ranking.actions import player_ban
 from tests.fixtures import WIN_LOG, client_for
 from tests.races.racing import open_socket, race_for, racer, rewind, running, welcomed
 

@@ -16,11 +16,11 @@ from games import rules
 from games.holds import deal_held
 from games.models import DailyDeal, Game, GameFingerprint
 from games.selectors import game_get_unlocked
-from games.services import player_ban
 from leaderboards.models import BoardEntry, PlayerStats
 from races import selectors, services
 from races.models import AWAY_AFTER, COUNTDOWN, RACERS_MAX, Race, Racer
 from races.tasks import races_end
+from ranking.actions import player_ban
 from tests.fixtures import WIN_LOG, client_for
 from tests.races.racing import RACE_DEAL, race_for, racer, rewind, running, store
 

@@ -15,7 +15,7 @@ from django.test import Client, override_settings
 from rest_framework.test import APIClient
 
 from games.models import DailyDeal, Game
-from games.services import game_submit
+from ranking.actions import game_submit
 from tests.fixtures import close_day
 from tests.security.conftest import PASSWORD, WON_DEAL, WON_LOG, assert_error_shape
 

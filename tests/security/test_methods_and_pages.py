@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from games.services import game_submit
+from ranking.actions import game_submit
 from tests.security.conftest import WON_DEAL, WON_LOG, assert_error_shape
 
 pytestmark = pytest.mark.django_db

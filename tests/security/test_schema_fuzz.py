@@ -33,7 +33,7 @@ from rest_framework.authtoken.models import Token
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from games.models import Game
-from games.services import game_submit
+from ranking.actions import game_submit
 from tests.security.conftest import WON_DEAL, WON_LOG, assert_error_shape
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]

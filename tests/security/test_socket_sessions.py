@@ -24,9 +24,9 @@ from rest_framework.authtoken.models import Token
 
 from easyharp_site.asgi import application
 from games.models import DailyDeal
-from games.services import player_ban
 from leaderboards.consumers import CLOSE_NO_BOARD, CLOSE_NOT_SIGNED_IN
 from leagues import services as leagues
+from ranking.actions import player_ban
 from tests.fixtures import client_for
 from tests.leaderboards.test_consumers import (  # noqa: F401 - fixtures of the live tests
     _close_database_thread_connections,

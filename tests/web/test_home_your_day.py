@@ -141,7 +141,7 @@ class TestAfterPlaying:
     def test_a_voided_game_says_so(
         self, client: Client, daily: DailyDeal, make_player, submit
     ) -> None:
-        from games.services import game_void
+        from ranking.actions import game_void
 
         alice = make_player("alice")
         game_void(game=submit(alice, WIN_LOG))

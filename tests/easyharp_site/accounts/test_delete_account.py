@@ -8,19 +8,17 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.test import Client
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from easyharp_site.accounts import signals
-from easyharp_site.accounts.deletion import TOMBSTONE_PREFIX, player_erase
+from easyharp_site.accounts.deletion import TOMBSTONE_PREFIX
 from easyharp_site.accounts.models import Account, ReservedUsername
 from easyharp_site.errors import ServiceError
 from games.models import DailyDeal, Game
-from games.services import game_submit, game_void
 from leaderboards.models import BoardEntry
+from ranking.actions import game_submit, game_void, player_erase
 from tests.fixtures import (
     STOCK_CYCLE,
     WIN_LOG,
@@ -206,27 +204,6 @@ def test_deleting_twice_changes_nothing_more(alice: Any, played: dict) -> None:
 
     alice.refresh_from_db()
     assert alice.username == name
-
-
-def test_the_signals_are_sent_inside_the_deletions_transaction(alice: Any) -> None:
-    heard: list[tuple[str, bool, str]] = []
-
-    def deleting(*, player: Any, **_: Any) -> None:
-        heard.append(("deleting", connection.in_atomic_block, player.username))
-
-    def deleted(*, player: Any, **_: Any) -> None:
-        heard.append(("deleted", connection.in_atomic_block, player.username))
-
-    signals.player_deleting.connect(deleting)
-    signals.player_deleted.connect(deleted)
-    try:
-        player_erase(player=alice)
-    finally:
-        signals.player_deleting.disconnect(deleting)
-        signals.player_deleted.disconnect(deleted)
-
-    assert heard[0] == ("deleting", True, "alice")
-    assert heard[1][:2] == ("deleted", True) and heard[1][2].startswith(TOMBSTONE_PREFIX)
 
 
 def test_the_page_deletes_the_account_once_the_password_is_confirmed(

@@ -10,7 +10,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from games.models import Game
-from games.services import game_void
+from ranking.actions import game_void
 from tests.fixtures import WIN, WIN_LOG, client_for, submit, submit_ranked
 
 pytestmark = pytest.mark.django_db

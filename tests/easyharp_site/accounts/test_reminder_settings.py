@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from easyharp_site.accounts.deletion import player_erase
 from easyharp_site.accounts.models import Account
 from easyharp_site.accounts.reminders import reminder_token
+from ranking.actions import player_erase
 from tests.fixtures import client_for
 
 pytestmark = pytest.mark.django_db

@@ -6,8 +6,8 @@ from typing import Any
 
 from django.test import Client
 
-from easyharp_site.accounts.deletion import player_erase
 from easyharp_site.accounts.models import Account
+from ranking.actions import player_erase
 from tests.fixtures import client_for
 from tests.web.test_pages import page_config
 

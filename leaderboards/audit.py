@@ -1,4 +1,4 @@
-"""A check that mends: a day's derived copies recomputed from its games, compared, repaired.
+"""A check that mends: a day's derived stores recomputed from its games, compared, repaired.
 
 Everything the boards keep of a day is a cache of its games: the board entries,
 the board counters (`BoardTotal`, `BoardBucket`, with the changes not folded
@@ -6,8 +6,8 @@ into them yet), the board mirror in Redis,
 the players' records (`PlayerStats`) and, once the day is closed, the final
 ranks and the day's results. `board_check` recomputes each from the games and
 reports every difference by kind and player (`Drift`); with `repair` it puts
-them right. The apps above add checks of their own copies (the leagues' day
-points and standings) with `check_register`.
+them right. The apps above add checks of their own stores (the leagues' day
+points and standings), run after it (`board_check`'s `then`, from `ranking.audit`).
 
 Bounded memory whatever the day's size: the players are read in chunks of
 `CHUNK` by player id (their games, entries, mirror records and records, each
@@ -34,7 +34,6 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 
-from easyharp_site.dates import today
 from games.models import DailyDeal, Game, ReviewState
 from leaderboards import live, mirror
 from leaderboards.models import (
@@ -65,7 +64,7 @@ EXAMPLES_KEPT = 50
 
 @dataclass(frozen=True)
 class Drift:
-    """One difference between a derived copy and what the games give."""
+    """One difference between a derived store and what the games give."""
 
     kind: str  # entry, counter, mirror, record, final_rank, day_result, and the apps' own
     player_id: int | None
@@ -80,19 +79,10 @@ Found = Callable[[Drift], None]
 
 
 class DayCheck(Protocol):
-    """A check of an app's own copies of a day, registered with `check_register`."""
+    """A check of an app's own stores of a day, run after the boards' (`board_check`'s
+    `then`), so that a repair reads mended boards."""
 
     def __call__(self, *, date: datetime.date, repair: bool, found: Found) -> None: ...
-
-
-_CHECKS: list[DayCheck] = []
-
-
-def check_register(check: DayCheck) -> None:
-    """Add an app's check of its copies of a day, run after the boards' own (so that
-    a repair reads mended boards)."""
-    if check not in _CHECKS:
-        _CHECKS.append(check)
 
 
 @dataclass
@@ -344,7 +334,7 @@ def _chunk_compare(chunk: _Chunk, found: Found) -> tuple[set[int], set[int], set
 def _player_mend(
     *, player_id: int, date: datetime.date, entries: bool, mirrored: bool, record: bool
 ) -> None:
-    """Put one player's copies of `date` right, from their games read under their lock."""
+    """Put one player's stores of `date` right, from their games read under their lock."""
     with transaction.atomic():
         player = get_user_model().objects.select_for_update().get(pk=player_id)
         if entries:
@@ -498,15 +488,19 @@ def _day_result_check(
 
 
 def board_check(
-    *, date: datetime.date, repair: bool = False, on_drift: Found | None = None
+    *,
+    date: datetime.date,
+    repair: bool = False,
+    on_drift: Found | None = None,
+    then: Sequence[DayCheck] = (),
 ) -> CheckResult:
-    """Recompute the day's derived copies from its games and report every difference
+    """Recompute the day's derived stores from its games and report every difference
     (to `on_drift` as found, and counted in the result); with `repair`, mend them.
 
-    The per-player copies first (entries, the mirror when the day's is complete,
+    The per-player stores first (entries, the mirror when the day's is complete,
     records), then the counters, then, for a closed day, the final ranks and
-    results, then the apps' registered checks. The result is stored as the day's
-    `BoardCheck`, for the operators.
+    results, then the checks `then` (an app's own stores: the leagues'). The
+    result is stored as the day's `BoardCheck`, for the operators.
     """
     started = time.monotonic()
     result = CheckResult(date=date, repaired=repair)
@@ -540,7 +534,7 @@ def board_check(
     if DayResult.objects.filter(date=date).exists():
         _final_ranks_check(date, daily_id, repair, found)
         _day_result_check(date, expected, repair, found)
-    for check in _CHECKS:
+    for check in then:
         check(date=date, repair=repair, found=found)
     result.seconds = time.monotonic() - started
     BoardCheck.objects.update_or_create(
@@ -554,12 +548,3 @@ def board_check(
         },
     )
     return result
-
-
-def boards_check_recent(*, repair: bool = True, on_drift: Found | None = None) -> list[CheckResult]:
-    """The scheduled job: check (and by default mend) today's and yesterday's boards."""
-    day = today()
-    return [
-        board_check(date=date, repair=repair, on_drift=on_drift)
-        for date in (day - datetime.timedelta(days=1), day)
-    ]

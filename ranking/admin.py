@@ -18,7 +18,7 @@ from django.template.response import TemplateResponse
 
 from games.models import Attempt, DailyDeal, FlaggedGame, Game, ModerationAction, ReviewState
 from games.review import FLAGS, flag_reasons
-from games.services import game_review_clear, game_void, player_ban, player_unban
+from ranking.actions import game_review_clear, game_void, player_ban, player_unban
 
 
 class NoAddNoDelete(admin.ModelAdmin):

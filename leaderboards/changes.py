@@ -1,10 +1,8 @@
 """Every write the boards make when games change, one call per store, in order.
 
-The game services reach these through `games.derived` (registered in
-`LeaderboardsConfig.ready`), and a deleted account through
-`easyharp_site.accounts.signals`. Each runs inside the announcing service's
-transaction, with the player's row locked; the live boards hear of a change
-only after it commits. The stores, and who writes them:
+`ranking.actions` calls these inside its transaction, with the player's row
+locked; the live boards hear of a change only after it commits. The stores,
+and who writes them:
 
 - `BoardEntry`, with the changes of the boards' counts (`BoardCountChange`):
   `board_entries_offer` (a new ranked game) or `board_entries_recompute`;
@@ -20,14 +18,10 @@ from __future__ import annotations
 import datetime
 from collections.abc import Collection, Sequence
 from functools import partial
-from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.dispatch import receiver
 
-from easyharp_site.accounts.signals import player_deleted
-from games.derived import DerivedStores
 from games.models import Game
 from leaderboards import live
 from leaderboards.models import BoardEntry
@@ -48,7 +42,7 @@ def _announce(date: datetime.date, orders: Collection[str], player: int) -> None
         )
 
 
-def game_ranked(game: Game) -> None:
+def game_ranked(*, game: Game) -> None:
     """A stored game of a day that counts goes on its boards, into the mirror and
     into its player's record; the live boards hear of it after the commit.
 
@@ -74,7 +68,7 @@ def _player_day_rebuilt(player: User, date: datetime.date) -> None:
     _announce(date, moved, player.pk)
 
 
-def game_unranked(game: Game) -> None:
+def game_unranked(*, game: Game) -> None:
     """A voided game of a day leaves the boards (the player's entries are rebuilt)
     and, when it was ranked, their record."""
     if game.daily is not None:
@@ -83,7 +77,7 @@ def game_unranked(game: Game) -> None:
             player_stats_recompute(player=game.player)
 
 
-def player_reranked(player: User, dates: Sequence[datetime.date]) -> None:
+def player_reranked(*, player: User, dates: Sequence[datetime.date]) -> None:
     """A banned player leaves every board at once; a lifted ban or a held game
     cleared brings their games back."""
     for date in dates:
@@ -91,16 +85,7 @@ def player_reranked(player: User, dates: Sequence[datetime.date]) -> None:
     player_stats_recompute(player=player)
 
 
-BOARDS = DerivedStores(
-    app="leaderboards",
-    game_stored=game_ranked,
-    game_voided=game_unranked,
-    player_games_changed=player_reranked,
-)
-
-
-@receiver(player_deleted, dispatch_uid="leaderboards.player_deleted")
-def player_unranked(*, player: User, **_: Any) -> None:
+def player_unranked(*, player: User) -> None:
     """A deleted player's games leave every board at once: each day they are on is
     rebuilt (without them), and the live boards hear of it after commit."""
     dates = (
@@ -109,4 +94,4 @@ def player_unranked(*, player: User, **_: Any) -> None:
         .distinct()
         .order_by("date")
     )
-    player_reranked(player, list(dates))
+    player_reranked(player=player, dates=list(dates))

@@ -9,7 +9,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from easyharp_site.dates import day_argument
-from leaderboards.checks import CheckResult, Drift, board_check, boards_check_recent
+from leaderboards.audit import CheckResult, Drift
+from ranking.audit import day_check, days_check_recent
 
 # The exit status when a day differed from its games, mended or not: not 1,
 # which a failure (a traceback) gives, so a job can tell drift from an error.
@@ -23,7 +24,7 @@ class Command(BaseCommand):
         "standings from its games, and print every difference by kind and player. "
         "Exits with status 3 when it found any (even if it mended them), else 0 (1 is "
         "an error). With --repair it mends them, player by player under each player's lock, while "
-        "submissions go on. Without --date: yesterday and today."
+        "submissions go on. Without --date: the last three days, today included."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -34,9 +35,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, date: datetime.date | None, repair: bool, **options: Any) -> None:
         if date is not None:
-            results = [board_check(date=date, repair=repair, on_drift=self.show)]
+            results = [day_check(date=date, repair=repair, on_drift=self.show)]
         else:
-            results = boards_check_recent(repair=repair, on_drift=self.show)
+            results = days_check_recent(repair=repair, on_drift=self.show)
         for result in results:
             self.summary(result)
         if any(not result.clean for result in results):

@@ -1,4 +1,4 @@
-"""The leagues' copies of a closed day, checked with the boards (`leaderboards.checks`):
+"""The leagues' stores of a closed day, checked with the boards (`leaderboards.audit`):
 the day's points, recomputed from its games, and the standings of its week
 and month, recomputed from the settled days' points.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime
 
 from games.models import DailyDeal, ReviewState
-from leaderboards.checks import COUNTED_SQL, Drift, Found, rows_streamed
+from leaderboards.audit import COUNTED_SQL, Drift, Found, rows_streamed
 from leaderboards.models import DURATION_UNKNOWN
 from leagues.models import Period, SettledDay, StandingsPeriod
 from leagues.periods import period_bounds

@@ -1,0 +1,117 @@
+"""The doors of `ranking.actions` in the REST API: submitting a game, deleting an account."""
+
+from __future__ import annotations
+
+from django.contrib.auth import logout
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from easyharp_site.accounts.api import PasswordField, signed_in
+from easyharp_site.errors import BODY_REFUSALS, ServiceError, error_responses
+from easyharp_site.fields import StrictBooleanField
+from games.api import DealCodeField, GameOutput, LogField, TimesField
+from ranking import actions
+
+IDEMPOTENCY_KEY_MAX = 255
+
+
+class GameCreateApi(APIView):
+    """Submit a game: the server replays the log and stores what it computed.
+
+    With an `Idempotency-Key` header, a retry with the same key, deal and log
+    returns the game stored the first time with 200 (the first answer is 201);
+    the same key with another deal or log is a 409 `idempotency_key_reused`.
+
+    A game of today's deal by a player whose ranked attempt of today is open
+    is their ranked game (`ranked` true) and closes the attempt, won or not,
+    unless it says `practice`; every other game is practice. `times`
+    (optional) are the per-action times.
+    """
+
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "submit"
+
+    @extend_schema_serializer(component_name="GameSubmission")
+    class InputSerializer(serializers.Serializer):
+        deal = DealCodeField()
+        log = LogField()
+        times = TimesField(required=False)
+        practice = StrictBooleanField(
+            required=False,
+            default=False,
+            help_text="True: store the game as practice even while the player's ranked attempt "
+            "is open (a game begun before the attempt's clock started, offline for example); "
+            "the attempt stays open.",
+        )
+
+    @extend_schema(
+        request=InputSerializer,
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                {"type": "string", "minLength": 1, "maxLength": IDEMPOTENCY_KEY_MAX},
+                OpenApiParameter.HEADER,
+                description=f"Any text of 1 to {IDEMPOTENCY_KEY_MAX} characters, unique per "
+                "game for this player.",
+            )
+        ],
+        responses={
+            201: GameOutput,
+            200: GameOutput,
+            **error_responses(
+                *BODY_REFUSALS,
+                409,
+                429,
+                codes={
+                    400: "`invalid_deal`, `empty_log`, `log_too_long`, `illegal_action` (a log "
+                    "the rules refuse, with `index`, `token`, `reason`, `reason_code` and "
+                    "`params`), `invalid_idempotency_key`.",
+                    409: "`idempotency_key_reused`: the key was used for another deal or log.",
+                },
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        key = request.headers.get("Idempotency-Key")
+        if key is not None and not 0 < len(key) <= IDEMPOTENCY_KEY_MAX:
+            raise ServiceError(
+                "invalid_idempotency_key",
+                f"An Idempotency-Key has 1 to {IDEMPOTENCY_KEY_MAX} characters.",
+            )
+        assert request.user.is_authenticated  # permission_classes: IsAuthenticated
+        game, created = actions.game_submit(
+            player=request.user, idempotency_key=key, **data.validated_data
+        )
+        output = GameOutput(game, context={"request": request})
+        return Response(output.data, status=status.HTTP_201_CREATED if created else 200)
+
+
+class PasswordInput(serializers.Serializer):
+    password = PasswordField()
+
+
+class AccountDeleteApi(APIView):
+    """Delete the account, confirmed with the password.
+
+    The player's games leave every board at once; their replays stay, under an
+    anonymous name. The username is reserved for a while, then free.
+    """
+
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "auth"
+
+    @extend_schema(
+        request=PasswordInput, responses={204: None, **error_responses(*BODY_REFUSALS, 429)}
+    )
+    def post(self, request: Request) -> Response:
+        data = PasswordInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        actions.player_delete(player=signed_in(request), password=data.validated_data["password"])
+        logout(request._request)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,11 @@
+"""Routes of the ranking API (included under api/)."""
+
+from django.urls import path
+
+from ranking import api
+
+urlpatterns = [
+    path("games/", api.GameCreateApi.as_view(), name="api-game-create"),
+    # With the account's other flows, under auth/ (easyharp_site/accounts/urls.py).
+    path("auth/delete/", api.AccountDeleteApi.as_view(), name="api-account-delete"),
+]

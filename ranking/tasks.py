@@ -1,0 +1,29 @@
+"""The ranking's jobs, run by the job worker (easyharp_site/jobs.py)."""
+
+from __future__ import annotations
+
+import logging
+
+from easyharp_site.jobs import job_schedule
+from ranking.audit import days_check_recent
+
+logger = logging.getLogger(__name__)
+
+
+def boards_check() -> str:
+    """The job: check the last days' boards and every store derived from their games
+    against the games, and mend what drifted (`ranking.audit`). A day in step is
+    left alone, so a second run mends nothing."""
+    results = days_check_recent(repair=True)
+    for result in results:
+        if not result.clean:
+            logger.warning("%s: boards mended: %s", result.date, dict(result.drift))
+    return "; ".join(
+        f"{result.date.isoformat()}: "
+        + ("in step" if result.clean else f"{sum(result.drift.values())} mended")
+        for result in results
+    )
+
+
+def schedule() -> None:
+    job_schedule(name="check boards", func="ranking.tasks.boards_check", minutes=60)

@@ -52,9 +52,15 @@ from leaderboards.services import (
     board_counter_add,
     board_entries_rewrite,
     board_total_mend,
+    day_close,
+    days_to_close,
     final_ranks_store,
     player_stats_recompute,
 )
+
+# How long a job that runs every few minutes may take to do its part (close a
+# day, settle it) before the check calls it left undone.
+JOB_GRACE = datetime.timedelta(minutes=30)
 
 # Players read per chunk: their games, entries, mirror records and records.
 CHUNK = 5_000
@@ -218,13 +224,15 @@ class _Chunk:
     counted: dict[int, tuple[Any, ...]]  # player: (game id, score, moves, won, duration, at)
     played: set[int]  # players with any game of the day (a voided one changes a record)
     entries: dict[tuple[int, str], tuple[Any, ...]]
+    claimed: set[int]  # players whose record says they played that day
     records: dict[int, Record]
     stored_records: dict[int, Record]
     mirrored: dict[int, mirror.Fields] | None
+    mirror_complete: bool
 
 
 def _chunk_read(
-    date: datetime.date, daily_id: int | None, after: int, until: int, with_mirror: bool
+    date: datetime.date, daily_id: int | None, after: int, until: int, mirror_complete: bool
 ) -> _Chunk:
     with _snapshot():
         counted: dict[int, tuple[Any, ...]] = {}
@@ -240,14 +248,23 @@ def _chunk_read(
             (player_id, board): tuple(values)
             for player_id, board, *values in _rows(_ENTRIES_OF_CHUNK, [date, after, until])
         }
-        players = sorted(played | {player_id for player_id, _ in entries})
+        # A record can say the player played that day when they did not.
+        claimed = set(
+            PlayerStats.objects.filter(
+                last_date=date, player_id__gt=after, player_id__lte=until
+            ).values_list("player_id", flat=True)
+        )
+        players = sorted(played | claimed | {player_id for player_id, _ in entries})
         records = _records_of(players)
         stored_records = {
             stats.player_id: stats_record(stats)
             for stats in PlayerStats.objects.filter(player_id__in=players)
         }
-    mirrored = mirror.mirror_read(date=date, player_ids=players) if with_mirror else None
-    return _Chunk(counted, played, entries, records, stored_records, mirrored)
+    # A mirror being built is checked too: the records it holds already.
+    mirrored = mirror.mirror_read(date=date, player_ids=players, built=True)
+    return _Chunk(
+        counted, played, entries, claimed, records, stored_records, mirrored, mirror_complete
+    )
 
 
 def _records_of(player_ids: Sequence[int]) -> dict[int, Record]:
@@ -278,7 +295,7 @@ def _chunk_compare(chunk: _Chunk, found: Found) -> tuple[set[int], set[int], set
     entries_off: set[int] = set()
     mirror_off: set[int] = set()
     records_off: set[int] = set()
-    players = chunk.played | {player_id for player_id, _ in chunk.entries}
+    players = chunk.played | chunk.claimed | {player_id for player_id, _ in chunk.entries}
     for player_id in sorted(players):
         game = chunk.counted.get(player_id)
         for board in BOARDS:
@@ -300,6 +317,8 @@ def _chunk_compare(chunk: _Chunk, found: Found) -> tuple[set[int], set[int], set
             expected_record = _game_record(game)
             if fields is not None and fields[mirror.KIND] == mirror.PENDING:
                 pass  # a writer's commit is on its way; readers read the table meanwhile
+            elif fields is None and not chunk.mirror_complete:
+                pass  # not built yet: the build adds it
             elif tuple(fields or mirror.NO_ENTRY) != tuple(expected_record):
                 mirror_off.add(player_id)
                 found(
@@ -497,8 +516,9 @@ def board_check(
     """Recompute the day's derived stores from its games and report every difference
     (to `on_drift` as found, and counted in the result); with `repair`, mend them.
 
-    The per-player stores first (entries, the mirror when the day's is complete,
-    records), then the counters, then, for a closed day, the final ranks and
+    The per-player stores first (entries, the records the day's mirror holds,
+    records), then the counters, then whether a day over was closed, then, for
+    a closed day, the final ranks and
     results, then the checks `then` (an app's own stores: the leagues'). The
     result is stored as the day's `BoardCheck`, for the operators.
     """
@@ -513,7 +533,7 @@ def board_check(
             on_drift(drift)
 
     daily_id = DailyDeal.objects.filter(date=date).values_list("id", flat=True).first()
-    result.mirror_checked = mirror.mirror_complete(date=date)
+    result.mirror_checked = mirror.mirror_complete(date=date)  # else: what it holds
     for after, until in _chunks(daily_id):
         chunk = _chunk_read(date, daily_id, after, until, result.mirror_checked)
         entries_off, mirror_off, records_off = _chunk_compare(chunk, found)
@@ -531,6 +551,10 @@ def board_check(
             if entries_off:
                 live.board_changed(date=date, orders=BOARDS, players=entries_off)
     expected = _counters_check(date, daily_id, repair, found)
+    if date in days_to_close(now=timezone.now() - JOB_GRACE):
+        found(Drift("day_unclosed", None, "the day is over and its close never ran"))
+        if repair:
+            day_close(date=date)
     if DayResult.objects.filter(date=date).exists():
         _final_ranks_check(date, daily_id, repair, found)
         _day_result_check(date, expected, repair, found)

@@ -242,15 +242,18 @@ def _call(action: Callable[[redis.Redis], T], *, lost: datetime.date | None = No
         return None
 
 
-def mirror_read(*, date: datetime.date, player_ids: Sequence[int]) -> dict[int, Fields] | None:
+def mirror_read(
+    *, date: datetime.date, player_ids: Sequence[int], built: bool = False
+) -> dict[int, Fields] | None:
     """The records of these players on `date` (a player without one has no entry),
     as plain tuples in `DayRecord`'s order, those of kind PENDING to be read from
     the table; None when the mirror is off, unavailable or not complete for the
-    day. One request (HMGET)."""
+    day (with `built`, the records there are even so: the check reads a mirror
+    being built). One request (HMGET)."""
     if not mirror_enabled():
         return None
     values = _call(lambda client: client.hmget(_key(date), [_COMPLETE, *player_ids]))
-    if values is None or values[0] is None:
+    if values is None or (values[0] is None and not built):
         return None
     held = [
         (player_id, cast(bytes, value))

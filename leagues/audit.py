@@ -2,19 +2,22 @@
 the day's points, recomputed from its games, and the standings of its week
 and month, recomputed from the settled days' points.
 
-Only a settled day is checked (one not settled yet, or gone stale, is the
-standings job's to settle); a repair settles the day again and ranks its
-week and month again, each one short set-based transaction.
+Only a settled day is checked (one gone stale is the standings job's to settle
+again), and a closed day that the job left unsettled is found; a repair
+settles the day again and ranks its week and month again, each one short
+set-based transaction.
 """
 
 from __future__ import annotations
 
 import datetime
 
+from django.utils import timezone
+
 from games.models import DailyDeal, ReviewState
-from leaderboards.audit import COUNTED_SQL, Drift, Found, rows_streamed
-from leaderboards.models import DURATION_UNKNOWN
-from leagues.models import Period, SettledDay, StandingsPeriod
+from leaderboards.audit import COUNTED_SQL, JOB_GRACE, Drift, Found, rows_streamed
+from leaderboards.models import DURATION_UNKNOWN, DayResult
+from leagues.models import DayPoints, Period, SettledDay, Standing, StandingsPeriod
 from leagues.periods import period_bounds
 from leagues.services import DAY_POINTS_BASE, DAY_POINTS_SPREAD, day_points_settle, standings_rank
 
@@ -65,11 +68,39 @@ def _text(rank: int | None, points: int | None) -> str:
     return "none" if rank is None else f"rank {rank}, {points} points"
 
 
+def _settle(date: datetime.date) -> None:
+    day_points_settle(date=date)
+    for period in Period.values:
+        standings_rank(period=period, start=period_bounds(period=period, at=date)[0])
+
+
 def standings_check(*, date: datetime.date, repair: bool, found: Found) -> None:
     """Compare the settled day's points with its games, and its week's and month's
-    standings with the settled points; with `repair`, settle and rank them again."""
-    if not SettledDay.objects.filter(date=date, stale=False).exists():
+    standings with the settled points, and their counts; find a closed day the
+    standings job left unsettled. With `repair`, settle and rank them again."""
+    settled = SettledDay.objects.filter(date=date).first()
+    if settled is None:
+        closed = DayResult.objects.filter(date=date).values_list("closed_at", flat=True).first()
+        if closed is None:
+            return
+        if closed < timezone.now() - JOB_GRACE:
+            found(Drift("day_unsettled", None, "closed, and its points were never settled"))
+        if repair:
+            _settle(date)  # the standings job's own work, done now (a day just closed too)
         return
+    if settled.stale:
+        return  # a change since: the standings job settles it again within minutes
+    points_count = DayPoints.objects.filter(date=date).count()
+    if settled.players != points_count:
+        found(
+            Drift(
+                "settled_count",
+                None,
+                f"stored {settled.players} players, day points give {points_count}",
+            )
+        )
+        if repair:
+            _settle(date)
     daily_id = DailyDeal.objects.filter(date=date).values_list("id", flat=True).first()
     points_off = False
     for player_id, rank, points, rank_given, points_given in rows_streamed(
@@ -100,6 +131,18 @@ def standings_check(*, date: datetime.date, repair: bool, found: Found) -> None:
                     player_id,
                     f"{period} of {first.isoformat()}: stored {_text(rank, points)}, "
                     f"day points give {_text(rank_given, points_given)}",
+                )
+            )
+        stored = StandingsPeriod.objects.get(period=period, start=first).players
+        ranked = Standing.objects.filter(period=period, start=first).count()
+        if stored != ranked:
+            off = True
+            found(
+                Drift(
+                    "standings_count",
+                    None,
+                    f"{period} of {first.isoformat()}: stored {stored} players, "
+                    f"standings give {ranked}",
                 )
             )
         if repair and (off or points_off):

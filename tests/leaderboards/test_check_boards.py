@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import redis
 from django.conf import settings as django_settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.management import call_command
 from django.db.models import F
@@ -34,7 +35,7 @@ from leaderboards.models import (
 )
 from leaderboards.selectors import board_buckets, board_totals
 from leaderboards.services import board_counts_fold, board_mirror_build, day_close
-from leagues.models import DayPoints, Period, Standing
+from leagues.models import DayPoints, Period, SettledDay, Standing, StandingsPeriod
 from leagues.periods import period_bounds
 from leagues.services import day_points_settle, standings_rank
 from ranking.actions import game_void
@@ -91,8 +92,9 @@ def derived(date: datetime.date) -> dict[str, Any]:
                 "players", "won", "score_distribution", "moves_distribution"
             )
         ),
+        # An empty record is no record.
         "records": sorted(
-            PlayerStats.objects.values_list(
+            PlayerStats.objects.exclude(played=0).values_list(
                 "player_id", "played", "won", "last_date", "run_length", "max_streak"
             )
         ),
@@ -100,6 +102,8 @@ def derived(date: datetime.date) -> dict[str, Any]:
         "standings": sorted(
             Standing.objects.values_list("period", "start", "player_id", "rank", "points")
         ),
+        "settled": sorted(SettledDay.objects.values_list("date", "players", "stale")),
+        "periods": sorted(StandingsPeriod.objects.values_list("period", "start", "players")),
     }
 
 
@@ -185,6 +189,32 @@ def _standing_altered(date: datetime.date) -> None:
     Standing.objects.filter(period="month", player__username="ann").update(rank=3)
 
 
+def _record_of_a_day_not_played(date: datetime.date) -> None:
+    eve = get_user_model().objects.create_user(username="eve", password=None)
+    PlayerStats.objects.create(player=eve, played=1, last_date=date, run_length=0)
+
+
+def _close_missed(date: datetime.date) -> None:
+    FinalRank.objects.filter(entry__date=date).delete()
+    DayResult.objects.filter(date=date).delete()
+    DayPoints.objects.filter(date=date).delete()
+    SettledDay.objects.filter(date=date).delete()
+
+
+def _settle_missed(date: datetime.date) -> None:
+    DayPoints.objects.filter(date=date).delete()
+    SettledDay.objects.filter(date=date).delete()
+    DayResult.objects.filter(date=date).update(closed_at=timezone.now() - audit.JOB_GRACE * 2)
+
+
+def _settled_count_altered(date: datetime.date) -> None:
+    SettledDay.objects.filter(date=date).update(players=9)
+
+
+def _standings_count_altered(date: datetime.date) -> None:
+    StandingsPeriod.objects.filter(period="week").update(players=9)
+
+
 BREAKS: list[tuple[Callable[[datetime.date], None], set[tuple[str, str | None]]]] = [
     # The moves entry goes with its final rank (a cascade).
     (_entry_deleted, {("entry", "ann"), ("final_rank", "ann")}),
@@ -200,6 +230,12 @@ BREAKS: list[tuple[Callable[[datetime.date], None], set[tuple[str, str | None]]]
     # The week's and month's sums are of the stored day points: they differ too.
     (_points_altered, {("day_points", "ben"), ("standing", "ben")}),
     (_standing_altered, {("standing", "ann")}),
+    (_record_of_a_day_not_played, {("record", "eve")}),
+    # A day whose close never ran: closed and settled by the repair.
+    (_close_missed, {("day_unclosed", None)}),
+    (_settle_missed, {("day_unsettled", None)}),
+    (_settled_count_altered, {("settled_count", None)}),
+    (_standings_count_altered, {("standings_count", None)}),
 ]
 
 
@@ -213,6 +249,8 @@ def test_each_copy_broken_is_found_and_mended(
     names[DailyDeal.objects.get(date=day).games.get(player__username="cat").player_id] = "cat"
     before = derived(day)
     damage(day)
+    eve = get_user_model().objects.filter(username="eve").values_list("pk", flat=True)
+    names.update({pk: "eve" for pk in eve})
 
     kinds, result = found(day)
     assert {(kind, names.get(p) if p else None) for kind, p in kinds} == expected
@@ -296,12 +334,27 @@ def test_a_mirror_record_lost_or_wrong_is_found_and_mended(
 
 
 @pytest.mark.redis
-def test_an_incomplete_mirror_is_not_checked(day: datetime.date, settings: Any) -> None:
+def test_a_mirror_being_built_is_checked_for_the_records_it_holds(
+    day: datetime.date, settings: Any
+) -> None:
     settings.BOARD_MIRROR = True
-    redis.Redis.from_url(django_settings.REDIS_URL).delete(f"eh:day-entries:{day.isoformat()}")
+    client = redis.Redis.from_url(django_settings.REDIS_URL)
+    key = f"eh:day-entries:{day.isoformat()}"
+    client.delete(key)
+    assert board_mirror_build(date=day) == 3
+    ann, ben, dan = player("ann"), player("ben"), player("dan")
+    client.hdel(key, "complete", ann)  # a build cut short: ann not added yet
+    client.hset(key, ben, client.hget(key, dan))  # ben shown with dan's game
+
     out = io.StringIO()
-    call_command("check_boards", "--date", day.isoformat(), stdout=out)
-    assert "board mirror not complete: not checked" in out.getvalue()
+    with pytest.raises(SystemExit):
+        call_command("check_boards", "--date", day.isoformat(), stdout=out)
+    assert "board mirror being built or off: the records it holds checked" in out.getvalue()
+    kinds, _ = found(day)
+    assert kinds == {("mirror", ben)}  # ann is the build's to add
+
+    day_check(date=day, repair=True)
+    assert found(day)[0] == set()
 
 
 def test_players_are_read_in_chunks(

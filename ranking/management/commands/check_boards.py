@@ -49,7 +49,11 @@ class Command(BaseCommand):
     def summary(self, result: CheckResult) -> None:
         """One line per day: in step, or what differed by kind (and whether it was mended)."""
         day = result.date.isoformat()
-        mirror = "" if result.mirror_checked else " (board mirror not complete: not checked)"
+        mirror = (
+            ""
+            if result.mirror_checked
+            else " (board mirror being built or off: the records it holds checked)"
+        )
         if result.clean:
             self.stdout.write(f"{day}: in step with its games{mirror}, {result.seconds:.1f} s")
             return

@@ -15,8 +15,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.api import GameCreateApi, GameOutput
+from games.api import GameOutput
 from games.models import Game
+from ranking.api import GameCreateApi
 
 
 def code_number(code: str) -> int:

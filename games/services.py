@@ -503,7 +503,10 @@ def _request_digest(deal_number: int, tokens: Sequence[str]) -> str:
     return hashlib.sha256(f"{deal_number}\n{' '.join(tokens)}".encode()).hexdigest()
 
 
-@transaction.atomic
+# No savepoint of its own inside a caller's transaction (`ranking.actions`): a
+# refusal rolls that transaction back whole. A caller that catches a refusal and
+# goes on (a race's end) wraps the call in an atomic block of its own.
+@transaction.atomic(savepoint=False)
 def game_store(
     *,
     player: User,

@@ -374,7 +374,11 @@ def player_stats_count(*, game: Game) -> None:
         moves=game.moves,
         par=game.daily.par,
     )
-    _stats_store(game.player_id, record)
+    values = {name: getattr(record, name) for name in RECORD_FIELDS}
+    if stored is None:
+        PlayerStats.objects.create(player_id=game.player_id, **values)
+    else:
+        PlayerStats.objects.filter(player_id=game.player_id).update(**values)
 
 
 # --- Closing a day ---------------------------------------------------------------------

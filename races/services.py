@@ -231,14 +231,15 @@ def _racer_game(race: Race, racer: Racer) -> int | None:
     if not racer.log:
         return None
     try:
-        game, _ = game_store(
-            player=racer.player,
-            deal=Deal(race.deal_number).code,
-            log=racer.log,
-            idempotency_key=f"race:{race.code}",
-            times=racer.times,
-            no_day=True,
-        )
+        with transaction.atomic():  # a refusal undoes this game only, not the race's end
+            game, _ = game_store(
+                player=racer.player,
+                deal=Deal(race.deal_number).code,
+                log=racer.log,
+                idempotency_key=f"race:{race.code}",
+                times=racer.times,
+                no_day=True,
+            )
     except ServiceError as error:
         logger.info("Race %s: no game stored for %s (%s)", race.code, racer.player_id, error.code)
         return None

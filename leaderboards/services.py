@@ -18,6 +18,7 @@ record and its changes of the day's counts (`BoardCountChange`), which
 from __future__ import annotations
 
 import datetime
+import json
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
@@ -35,7 +36,6 @@ from leaderboards.models import (
     BoardEntry,
     BoardTotal,
     DayResult,
-    PlayerStats,
     board_sort_key,
 )
 from leaderboards.records import RECORD_FIELDS, Record, record_fold
@@ -131,13 +131,19 @@ def _counts_change(*, date: datetime.date, moves: list[_Move]) -> None:
             buckets[board, old] = buckets.get((board, old), 0) - 1
         if new is not None:
             buckets[board, new] = buckets.get((board, new), 0) + 1
+    day = connection.ops.adapt_datefield_value(date)
     changes = [
-        BoardCountChange(date=date, board=board, key1=key1, players=delta)
-        for (board, key1), delta in sorted(buckets.items())
-        if delta
+        (day, board, key1, delta) for (board, key1), delta in sorted(buckets.items()) if delta
     ]
     if changes:
-        BoardCountChange.objects.bulk_create(changes)
+        # One plain INSERT with its columns named: in every ranked submission.
+        marks = ", ".join(["(%s, %s, %s, %s)"] * len(changes))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO leaderboards_boardcountchange (date, board, key1, players) "
+                f"VALUES {marks}",
+                [value for change in changes for value in change],
+            )
 
 
 # Changes folded per transaction.
@@ -195,6 +201,11 @@ def _counters_add(
         )
 
 
+_ENTRY_COLUMNS = (
+    "date, board, player_id, game_id, key1, key2, duration_ms, submitted_at, score, moves, won"
+)
+
+
 def board_entries_offer(*, game: Game) -> list[str]:
     """Put a newly stored ranked game of the day on its boards.
 
@@ -209,12 +220,23 @@ def board_entries_offer(*, game: Game) -> list[str]:
     assert game.daily is not None
     date = game.daily.date
     boards = [board for board in BOARDS if game_counts_on(board=board, game=game)]
-    entries = [
-        BoardEntry(date=date, board=board, player_id=game.player_id, **_entry_values(board, game))
-        for board in boards
-    ]
-    BoardEntry.objects.bulk_create(entries)
-    _counts_change(date=date, moves=[(entry.board, None, entry.key1) for entry in entries])
+    # One plain INSERT with its columns named: in every ranked submission.
+    day = connection.ops.adapt_datefield_value(date)
+    submitted = connection.ops.adapt_datetimefield_value(game.created_at)
+    rows = []
+    for board in boards:
+        values = _entry_values(board, game)
+        rows.append(
+            (day, board, game.player_id, game.pk, values["key1"], values["key2"])
+            + (values["duration_ms"], submitted, game.score, game.moves, game.won)
+        )
+    marks = ", ".join(["(" + ", ".join(["%s"] * len(rows[0])) + ")"] * len(rows))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO leaderboards_boardentry ({_ENTRY_COLUMNS}) VALUES {marks}",
+            [value for row in rows for value in row],
+        )
+    _counts_change(date=date, moves=[(row[1], None, row[4]) for row in rows])
     return boards
 
 
@@ -325,12 +347,44 @@ def board_mirror_build(*, date: datetime.date, batch: int = MIRROR_BUILD_BATCH) 
 # --- Players' records ----------------------------------------------------------------
 
 
+# A player's record, read and written as plain statements, each on its own: in
+# every ranked submission, where the ORM's building of them cost more than the
+# statements (docs/PERFORMANCE.md).
+_STATS_COLUMNS = ", ".join(RECORD_FIELDS)
+_STATS_READ_SQL = f"SELECT {_STATS_COLUMNS} FROM leaderboards_playerstats WHERE player_id = %s"
+_STATS_STORE_SQL = f"""
+INSERT INTO leaderboards_playerstats (player_id, {_STATS_COLUMNS})
+VALUES (%s, {", ".join(["%s"] * len(RECORD_FIELDS))})
+ON CONFLICT (player_id) DO UPDATE SET
+{", ".join(f"{name} = excluded.{name}" for name in RECORD_FIELDS)}
+"""
+
+
+def _stats_read(player_id: int) -> Record:
+    """A player's kept record (an empty one when nothing is counted yet)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_STATS_READ_SQL, [player_id])
+        row = cursor.fetchone()
+        names = [column[0] for column in cursor.description]
+    if row is None:
+        return Record()
+    values = dict(zip(names, row, strict=True))
+    if values["last_date"] is None:
+        return Record()
+    # JSON arrives as text from both backends (as Django's field reads it).
+    histogram = values["moves_vs_par"]
+    values["moves_vs_par"] = json.loads(histogram) if isinstance(histogram, str) else histogram
+    return Record(**values)
+
+
 def _stats_store(player_id: int, record: Record) -> None:
-    """Write a player's record. The caller holds the player's lock, so no other
-    transaction writes this row."""
+    """Write a player's record, the first one too. The caller holds the player's lock,
+    so no other transaction writes this row."""
     values = {name: getattr(record, name) for name in RECORD_FIELDS}
-    if not PlayerStats.objects.filter(player_id=player_id).update(**values):
-        PlayerStats.objects.create(player_id=player_id, **values)
+    values["last_date"] = connection.ops.adapt_datefield_value(record.last_date)
+    values["moves_vs_par"] = json.dumps(record.moves_vs_par)
+    with connection.cursor() as cursor:
+        cursor.execute(_STATS_STORE_SQL, [player_id, *(values[name] for name in RECORD_FIELDS)])
 
 
 def player_stats_recompute(*, player: User) -> None:
@@ -358,12 +412,7 @@ def player_stats_count(*, game: Game) -> None:
     if not game_is_ranked(game):
         return
     assert game.daily is not None
-    stored = PlayerStats.objects.filter(player_id=game.player_id).first()
-    record = (
-        Record(**{name: getattr(stored, name) for name in RECORD_FIELDS})
-        if stored is not None and stored.last_date is not None
-        else Record()
-    )
+    record = _stats_read(game.player_id)
     if record.last_date is not None and game.daily.date <= record.last_date:
         player_stats_recompute(player=game.player)
         return
@@ -374,11 +423,7 @@ def player_stats_count(*, game: Game) -> None:
         moves=game.moves,
         par=game.daily.par,
     )
-    values = {name: getattr(record, name) for name in RECORD_FIELDS}
-    if stored is None:
-        PlayerStats.objects.create(player_id=game.player_id, **values)
-    else:
-        PlayerStats.objects.filter(player_id=game.player_id).update(**values)
+    _stats_store(game.player_id, record)
 
 
 # --- Closing a day ---------------------------------------------------------------------

@@ -482,18 +482,13 @@ def attempt_assist(*, player: User, deal: str) -> bool:
     return True
 
 
-def _open_attempt(*, player: User, date: datetime.date, number: int) -> Attempt | None:
-    """The player's open attempt at deal `number` on `date`, with its day, or None.
-
-    Read after the player's lock, so that it sees a submission that just closed it.
-    The day's solver line is left unread (the copy check reads it).
-    """
-    return (
-        Attempt.objects.select_related("daily")
-        .defer("daily__par_log")
-        .filter(player=player, daily__date=date, daily__number=number, game__isnull=True)
-        .first()
-    )
+def _open_attempt(*, player: User, day: DailyDeal) -> Attempt | None:
+    """The player's open attempt of `day`, or None. Read after the player's lock, so
+    that it sees a submission that just closed it."""
+    attempt = Attempt.objects.filter(player=player, daily=day, game__isnull=True).first()
+    if attempt is not None:
+        attempt.daily = day
+    return attempt
 
 
 # --- Games -------------------------------------------------------------------------
@@ -562,20 +557,16 @@ def game_store(
                 )
             return earlier, False
 
+    # Days are prepared ahead (`daily_deals_prepare`); a submission never chooses one.
+    # The day's solver line is left unread (the copy check reads it).
+    daily: DailyDeal | None = None
+    if not no_day:
+        today_deal = DailyDeal.objects.defer("par_log").filter(date=now.date()).first()
+        if today_deal is not None and today_deal.number == parsed_deal.number:
+            daily = today_deal
     attempt = (
-        _open_attempt(player=player, date=now.date(), number=parsed_deal.number)
-        if not (practice or no_day)
-        else None
+        _open_attempt(player=player, day=daily) if daily is not None and not practice else None
     )
-    if attempt is not None:
-        daily: DailyDeal | None = attempt.daily
-    elif no_day:
-        daily = None
-    else:
-        # Days are prepared ahead (`daily_deals_prepare`); a submission never chooses one.
-        today_deal = DailyDeal.objects.filter(date=now.date()).first()
-        is_today = today_deal is not None and today_deal.number == parsed_deal.number
-        daily = today_deal if is_today else None
 
     played = log_replay(parsed_deal, tokens)
     canonical = played.log

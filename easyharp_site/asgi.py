@@ -19,9 +19,9 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
-from easyharp_site.collector import collector_lifespan  # noqa: E402
 from easyharp_site.compat import daphne_without_form_parsing  # noqa: E402
 from easyharp_site.fairness import FairShareMiddleware  # noqa: E402
+from easyharp_site.lifespan import server_lifespan  # noqa: E402
 from easyharp_site.middleware import BodyCapMiddleware  # noqa: E402
 from easyharp_site.sockets import DirectFrames, OriginCheck, refuse_socket  # noqa: E402
 from games.routing import websocket_urlpatterns as game_urlpatterns  # noqa: E402
@@ -37,7 +37,7 @@ daphne_without_form_parsing()
 
 application = ProtocolTypeRouter(
     {
-        "lifespan": collector_lifespan,
+        "lifespan": server_lifespan,
         "http": FairShareMiddleware(BodyCapMiddleware(django_asgi_app)),
         "websocket": DirectFrames(
             OriginCheck(

@@ -11,8 +11,8 @@ docs/PERFORMANCE.md). Almost everything the process frees, reference counting
 frees; the passes of the two young generations still run as before and free
 the young cycles.
 
-So, in a server process (`collector_lifespan`, the ASGI server's startup, on
-the Python versions it was measured on): what was imported by then is frozen
+So, in a server process (from its ASGI lifespan's startup, `easyharp_site.lifespan`,
+on the Python versions it was measured on): what was imported by then is frozen
 (never walked again), the full passes by count are off, and a thread makes one
 full pass every `FULL_PASS_SECONDS`. A cycle that became garbage after
 reaching the oldest generation waits at most that long.
@@ -31,7 +31,6 @@ import gc
 import sys
 import threading
 import time
-from typing import Any
 
 # The collector of other versions differs (3.14's is incremental): measure it there first.
 MEASURED_ON = frozenset({(3, 11)})
@@ -73,21 +72,9 @@ def passes_on_a_timer(
     return thread
 
 
-async def collector_lifespan(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """The ASGI lifespan of a server process: the collector's passes go on a timer when
-    the server starts (on the Python versions of `MEASURED_ON`), and stop with it.
-
-    Only a server that sends lifespan events starts it (uvicorn with
-    `--lifespan=on`); an import of the application (a test, a command) does not.
-    """
-    stop = threading.Event()
-    while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            if sys.version_info[:2] in MEASURED_ON:
-                passes_on_a_timer(stop=stop)
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            stop.set()
-            await send({"type": "lifespan.shutdown.complete"})
-            return
+def passes_on_a_timer_where_measured(stop: threading.Event) -> threading.Thread | None:
+    """`passes_on_a_timer` on the Python versions of `MEASURED_ON` (until `stop` is
+    set); nothing on another."""
+    if sys.version_info[:2] not in MEASURED_ON:
+        return None
+    return passes_on_a_timer(stop=stop)

@@ -12,6 +12,7 @@ from redis.exceptions import RedisError
 
 from easyharp_site.errors import error_body
 from easyharp_site.jobs import jobs_queue_size, jobs_report
+from easyharp_site.loop_pool import pools_report
 
 # What the service still does, and what it does not, while Redis is away.
 WITHOUT_REDIS = {
@@ -44,7 +45,8 @@ def healthz(request: HttpRequest) -> JsonResponse:
     A missing Redis leaves the process able to serve, so a load balancer keeps it.
     With `?details=1` the answer also lists each periodic job's last run and
     next run (`jobs`), and how many jobs (mails among them) wait in the queue
-    or are being run (`queue`).
+    or are being run (`queue`), and the pools of this process's event loop
+    connections (`loop_pools`: size, idle, waiting, errors).
     """
     try:
         with connection.cursor() as cursor:
@@ -59,4 +61,5 @@ def healthz(request: HttpRequest) -> JsonResponse:
     if request.GET.get("details") == "1":
         body["jobs"] = jobs_report()
         body["queue"] = jobs_queue_size()
+        body["loop_pools"] = pools_report()
     return JsonResponse(body)

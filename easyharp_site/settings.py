@@ -322,6 +322,14 @@ if DATABASE_POOL_MAX_SIZE > 0 and DATABASES["default"]["ENGINE"].endswith("postg
         "timeout": env_float("DATABASE_POOL_TIMEOUT", 10.0),
     }
 
+# The event loop's own PostgreSQL connections, for the sockets' streamed writes
+# (easyharp_site.loop_pool): a pool per server process's loop, at most this many
+# connections, a wait of this long for one, and timeouts to connect and per statement.
+LOOP_POOL_MAX_SIZE = env_int("LOOP_POOL_MAX_SIZE", 2)
+LOOP_POOL_TIMEOUT = env_float("LOOP_POOL_TIMEOUT", 5.0)
+LOOP_POOL_CONNECT_TIMEOUT = env_int("LOOP_POOL_CONNECT_TIMEOUT", 5)
+LOOP_POOL_STATEMENT_TIMEOUT_MS = env_int("LOOP_POOL_STATEMENT_TIMEOUT_MS", 5_000)
+
 REDIS_URL = env_str("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {

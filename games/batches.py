@@ -3,9 +3,10 @@
 A socket acknowledges an action only once it is in the database, so a crash
 never loses an acknowledged action. One write per action would be one
 transaction per action; here every socket hands its write to the loop's
-`StreamWriter`, which writes whatever is waiting in one transaction (in a
-thread, on Django's connection: `services.attempts_stream_save`) while the
-next writes gather. At a human pace
+`StreamWriter`, which writes whatever is waiting in one transaction while the
+next writes gather: in a server on PostgreSQL on a connection of the loop's
+own pool (`services.attempts_stream_save_on_loop`, `easyharp_site.loop_pool`),
+else in a thread (`services.attempts_stream_save`). At a human pace
 each write holds one action; under load one transaction carries the actions
 of hundreds of sockets, and the database sees a bounded number of writes
 whatever the number of players. A race's sockets (`races.consumers`) group their
@@ -22,6 +23,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from channels.db import database_sync_to_async
 
+from easyharp_site import loop_pool
 from games import services
 
 Save = TypeVar("Save")
@@ -61,7 +63,10 @@ class StreamWriter(Generic[Save, Result]):
 
     @staticmethod
     def current() -> StreamWriter[Any, services.StreamedSaveResult]:
-        """The running event loop's writer of streamed ranked attempts."""
+        """The running event loop's writer of streamed ranked attempts: on the loop's own
+        connections where its pool is open (`easyharp_site.loop_pool`), else in a thread."""
+        if loop_pool.available():
+            return StreamWriter.of(services.attempts_stream_save_on_loop)
         return StreamWriter.of(services.attempts_stream_save)
 
     async def save(self, save: Save) -> Result:

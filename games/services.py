@@ -16,7 +16,7 @@ import hashlib
 import hmac
 import json
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
@@ -28,6 +28,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from rest_framework import status
 
+from easyharp_site import loop_pool
 from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
@@ -339,14 +340,59 @@ def _json(value: object) -> object:
     return json.loads(value) if isinstance(value, str) else value
 
 
-def _rows_of(cursor: Any, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    cursor.execute(sql, params)
-    return list(cursor.fetchall())
-
-
 @transaction.atomic
 def attempts_stream_save(*, saves: Sequence[StreamedSave]) -> list[StreamedSaveResult]:
-    """Write the streamed games of many sockets in one transaction; one result per save.
+    """Write the streamed games of many sockets in one transaction; one result per save
+    (`_streamed_save_steps` says what goes through). On Django's connection, in a
+    thread: the embedded database's way, and any caller's outside a server's loop."""
+    steps = _streamed_save_steps(saves, lock=connection.features.has_select_for_update)
+    with connection.cursor() as cursor:
+        try:
+            sql, params, many = next(steps)
+            while True:
+                if many:
+                    cursor.executemany(sql, params)
+                    sql, params, many = steps.send([])
+                else:
+                    cursor.execute(sql, params)
+                    sql, params, many = steps.send(cursor.fetchall())
+        except StopIteration as done:
+            results: list[StreamedSaveResult] = done.value
+            return results
+
+
+async def attempts_stream_save_on_loop(
+    *, saves: Sequence[StreamedSave]
+) -> list[StreamedSaveResult]:
+    """`attempts_stream_save` on a PostgreSQL connection of the running loop
+    (`easyharp_site.loop_pool`): no thread, so no wait for the interpreter lock
+    between the round trips of a busy server."""
+    steps = _streamed_save_steps(saves, lock=True)
+    async with loop_pool.transaction() as cursor:
+        try:
+            sql, params, many = next(steps)
+            while True:
+                if many:
+                    await cursor.executemany(sql, params)
+                    sql, params, many = steps.send([])
+                else:
+                    await cursor.execute(sql, params)
+                    sql, params, many = steps.send(await cursor.fetchall())
+        except StopIteration as done:
+            results: list[StreamedSaveResult] = done.value
+            return results
+
+
+# One statement of a streamed save: its SQL, its parameters (a list of them for
+# each row when the third item is True, an `executemany`); the rows it read go back.
+_Step = tuple[str, Sequence[Any], bool]
+
+
+def _streamed_save_steps(
+    saves: Sequence[StreamedSave], *, lock: bool
+) -> Generator[_Step, list[tuple[Any, ...]], list[StreamedSaveResult]]:
+    """The statements of a group of streamed saves, one at a time, for a driver that runs
+    them in one transaction and sends back each one's rows; one result per save.
 
     The sockets checked every action with the engine already, so this only
     writes: each save goes through if its attempt is still at the version
@@ -360,62 +406,65 @@ def attempts_stream_save(*, saves: Sequence[StreamedSave]) -> list[StreamedSaveR
     users = get_user_model()._meta.db_table
     # Locked in one order, so that two such writes never wait on each other in a circle.
     marks = ", ".join(["%s"] * len(players))
-    for_update = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    with connection.cursor() as cursor:
-        active_rows = _rows_of(
-            cursor,
-            f"SELECT id, is_active FROM {users} WHERE id IN ({marks}) ORDER BY id{for_update}",
-            players,
-        )
-        active = {row[0]: bool(row[1]) for row in active_rows}
-        attempt_rows = _rows_of(
-            cursor, _STREAMED_ATTEMPTS_SQL.format(ids=", ".join(["%s"] * len(ids))), ids
-        )
-        rows = {row[0]: row for row in attempt_rows}
-        now = timezone.now()
-        day = now.date()
-        written: dict[int, tuple[str, str, datetime.datetime, int, int]] = {}
-        results: list[StreamedSaveResult | int] = []
-        for save in saves:
-            row = rows.get(save.attempt_id)
-            if row is None or not active.get(save.player_id, False):
-                results.append(StreamedSaveResult("player_banned"))
-                continue
-            attempt_id, started_at, version, date, game = row
-            if game is not None:
-                results.append(StreamedSaveResult("attempt_closed", game=game))
-            elif date != day:
-                results.append(StreamedSaveResult("day_closed"))
-            elif version != save.version:
-                results.append(attempt_id)  # stale: its stored game is read below
-            else:
-                version += 1
-                # Two sockets of one attempt in one group: the second sees the first's write.
-                rows[attempt_id] = (attempt_id, started_at, version, date, None)
-                written[attempt_id] = (
-                    " ".join(save.log),
-                    json.dumps(save.times),
-                    now,
-                    version,
-                    attempt_id,
-                )
-                results.append(StreamedSaveResult("saved", version))
-        stale_ids = [result for result in results if isinstance(result, int)]
-        games: dict[int, tuple[str, Any, datetime.datetime | None]] = {
-            attempt_id: (log, times, saved_at)
-            for attempt_id, (log, times, saved_at, _, _) in written.items()
-            if attempt_id in stale_ids
-        }
-        unread = sorted(set(stale_ids) - set(games))
-        if unread:
-            read = _rows_of(
-                cursor, _STREAMED_GAMES_SQL.format(ids=", ".join(["%s"] * len(unread))), unread
+    for_update = " FOR UPDATE" if lock else ""
+    active_rows = yield (
+        f"SELECT id, is_active FROM {users} WHERE id IN ({marks}) ORDER BY id{for_update}",
+        players,
+        False,
+    )
+    active = {row[0]: bool(row[1]) for row in active_rows}
+    attempt_rows = yield (
+        _STREAMED_ATTEMPTS_SQL.format(ids=", ".join(["%s"] * len(ids))),
+        ids,
+        False,
+    )
+    rows = {row[0]: row for row in attempt_rows}
+    now = timezone.now()
+    day = now.date()
+    written: dict[int, tuple[str, str, datetime.datetime, int, int]] = {}
+    results: list[StreamedSaveResult | int] = []
+    for save in saves:
+        row = rows.get(save.attempt_id)
+        if row is None or not active.get(save.player_id, False):
+            results.append(StreamedSaveResult("player_banned"))
+            continue
+        attempt_id, started_at, version, date, game = row
+        if game is not None:
+            results.append(StreamedSaveResult("attempt_closed", game=game))
+        elif date != day:
+            results.append(StreamedSaveResult("day_closed"))
+        elif version != save.version:
+            results.append(attempt_id)  # stale: its stored game is read below
+        else:
+            version += 1
+            # Two sockets of one attempt in one group: the second sees the first's write.
+            rows[attempt_id] = (attempt_id, started_at, version, date, None)
+            written[attempt_id] = (
+                " ".join(save.log),
+                json.dumps(save.times),
+                now,
+                version,
+                attempt_id,
             )
-            for attempt_id, log, times, saved_at in read:
-                games[attempt_id] = (log, times, utc_aware(saved_at) if saved_at else None)
-        stale = _streamed_games(stale_ids, rows, games)
-        if written:
-            cursor.executemany(_STREAMED_SAVE_SQL, list(written.values()))
+            results.append(StreamedSaveResult("saved", version))
+    stale_ids = [result for result in results if isinstance(result, int)]
+    games: dict[int, tuple[str, Any, datetime.datetime | None]] = {
+        attempt_id: (log, times, saved_at)
+        for attempt_id, (log, times, saved_at, _, _) in written.items()
+        if attempt_id in stale_ids
+    }
+    unread = sorted(set(stale_ids) - set(games))
+    if unread:
+        read = yield (
+            _STREAMED_GAMES_SQL.format(ids=", ".join(["%s"] * len(unread))),
+            unread,
+            False,
+        )
+        for attempt_id, log, times, saved_at in read:
+            games[attempt_id] = (log, times, utc_aware(saved_at) if saved_at else None)
+    stale = _streamed_games(stale_ids, rows, games)
+    if written:
+        yield (_STREAMED_SAVE_SQL, list(written.values()), True)
     return [stale[result] if isinstance(result, int) else result for result in results]
 
 

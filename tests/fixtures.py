@@ -25,6 +25,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from easyharp_site import loop_pool
 from games.models import Attempt, DailyDeal, Game
 from games.services import attempt_assist, attempt_start
 from leaderboards import changes
@@ -235,6 +236,19 @@ def at_once(*calls: Callable[[], Any]) -> list[Any]:
     for thread in threads:
         thread.join()
     return results
+
+
+def end_loop_sessions() -> int:
+    """End the event loops' sessions on this test database (`easyharp_site.loop_pool`),
+    as a restart of the database would; how many."""
+    with other_session() as other:
+        row = other.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND application_name = %s",
+            [loop_pool.APPLICATION_NAME],
+        ).fetchone()
+    assert row is not None
+    return int(row[0])
 
 
 def other_session() -> Any:

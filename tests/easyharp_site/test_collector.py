@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from easyharp_site import collector
+from easyharp_site import collector, lifespan
 from easyharp_site.collector import passes_on_a_timer
 
 
@@ -108,7 +108,7 @@ def _lifespan(monkeypatch: pytest.MonkeyPatch, version: tuple[int, int]) -> list
     async def send(message: dict[str, str]) -> None:
         sent.append(message["type"])
 
-    asyncio.run(collector.collector_lifespan({"type": "lifespan"}, receive, send))
+    asyncio.run(lifespan.server_lifespan({"type": "lifespan"}, receive, send))
     assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
     return started
 

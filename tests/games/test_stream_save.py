@@ -1,4 +1,7 @@
-"""The write of a group of streamed games (`games.services.attempts_stream_save`)."""
+"""The write of a group of streamed games (`games.services`): on a connection of the
+loop's own pool (`attempts_stream_save_on_loop`, PostgreSQL) and on Django's in a
+thread (`attempts_stream_save`, any database), the same statements with the same
+results."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from asgiref.sync import async_to_sync
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.utils import timezone
 
+from easyharp_site import loop_pool
 from games.batches import StreamWriter
 from games.models import Attempt, DailyDeal
 from games.services import (
@@ -17,10 +21,28 @@ from games.services import (
     attempt_save,
     attempt_start,
     attempts_stream_save,
+    attempts_stream_save_on_loop,
 )
 from tests.fixtures import WIN_LOG, play_ranked
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _on_loop(*, saves: list[StreamedSave]) -> Any:
+    async def write() -> Any:
+        await loop_pool.open_pool()
+        try:
+            return await attempts_stream_save_on_loop(saves=saves)
+        finally:
+            await loop_pool.close()
+
+    return async_to_sync(write)()
+
+
+DRIVERS = [
+    pytest.param(attempts_stream_save, id="thread"),
+    pytest.param(_on_loop, id="loop", marks=pytest.mark.postgres),
+]
 
 
 def save_of(attempt: Attempt, log: list[str], version: int) -> StreamedSave:
@@ -33,7 +55,9 @@ def save_of(attempt: Attempt, log: list[str], version: int) -> StreamedSave:
     )
 
 
+@pytest.mark.parametrize("write", DRIVERS)
 def test_each_save_goes_through_or_says_why_not(
+    write: Callable[..., Any],
     make_player: Callable[[str], AbstractBaseUser],
     daily: DailyDeal,
 ) -> None:
@@ -52,7 +76,7 @@ def test_each_save_goes_through_or_says_why_not(
     banned.is_active = False
     banned.save(update_fields=["is_active"])
 
-    results = attempts_stream_save(
+    results = write(
         saves=[
             save_of(attempts["fresh"], WIN_LOG[:1], 0),
             save_of(attempts["behind"], WIN_LOG[:1], 0),
@@ -74,9 +98,14 @@ def test_each_save_goes_through_or_says_why_not(
     assert Attempt.objects.get(pk=attempts["banned"].pk).log == ""
 
 
-def test_the_sockets_write_through_one_writer_per_loop() -> None:
-    async def writers() -> tuple[StreamWriter[Any, Any], StreamWriter[Any, Any]]:
-        return StreamWriter.current(), StreamWriter.of(attempts_stream_save)
+def test_the_sockets_write_on_the_loop_where_its_pool_is_open() -> None:
+    async def writers() -> tuple[bool, bool]:
+        without = StreamWriter.current() is StreamWriter.of(attempts_stream_save)
+        opened = await loop_pool.open_pool()
+        try:
+            with_pool = StreamWriter.current() is StreamWriter.of(attempts_stream_save_on_loop)
+        finally:
+            await loop_pool.close()
+        return without, with_pool == opened
 
-    current, of_save = async_to_sync(writers)()
-    assert current is of_save
+    assert async_to_sync(writers)() == (True, True)

@@ -204,7 +204,7 @@ def measure_boards(repeat: int) -> None:
 
 
 def build_mirror() -> None:
-    """Build the day's board mirror as compose's `board-mirror` job does, from scratch,
+    """Build the day's board mirror as the worker's `build the board mirror` job does, from scratch,
     and print its time and the Redis memory it takes."""
     import redis
     from django.conf import settings

@@ -18,8 +18,8 @@ table that is one index lookup per player; from the mirror, one request.
   replaces a later version: two writes arriving out of order leave the later
   one, and a lost write after the commit leaves the player pending, read
   from the table.
-- **The build** (`leaderboards.services.board_mirror_build`, compose's
-  `board-mirror` job) adds every entry of the day from the table with
+- **The build** (`leaderboards.services.board_mirror_build`, the worker's
+  `build the board mirror` job) adds every entry of the day from the table with
   version 0, only where a field is empty (a writer's record wins), then marks
   the hash complete, unless the hash was dropped meanwhile.
 - **Readers** (`mirror_read`) use a complete hash only: a player without a

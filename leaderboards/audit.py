@@ -518,9 +518,9 @@ def board_check(
 
     The per-player stores first (entries, the records the day's mirror holds,
     records), then the counters, then whether a day over was closed, then, for
-    a closed day, the final ranks and
-    results, then the checks `then` (an app's own stores: the leagues'). The
-    result is stored as the day's `BoardCheck`, for the operators.
+    a closed day, the final ranks and results, then the checks `then` (an app's
+    own stores: the leagues'). The result is stored as the day's `BoardCheck`,
+    for the operators.
     """
     started = time.monotonic()
     result = CheckResult(date=date, repaired=repair)

@@ -153,8 +153,8 @@ FOLD_BATCH = 2_000
 def board_counts_fold(*, batch: int = FOLD_BATCH) -> int:
     """Fold the waiting count changes into the boards' counters; the number folded.
 
-    A job (`fold_board_counts`), run every minute by the worker and before a day
-    closes. Each batch is one transaction: the changes are locked (a fold
+    The worker's job `fold board counts` runs it every minute. Each batch is one
+    transaction: the changes are locked (a fold
     running at the same time waits, then finds them gone), added to their
     counters (totals before buckets, each in key order, so two folds never
     wait on each other in a circle) and deleted. Counts read the same before

@@ -90,8 +90,10 @@ def standings_check(*, date: datetime.date, repair: bool, found: Found) -> None:
         return
     if settled.stale:
         return  # a change since: the standings job settles it again within minutes
+    # A settled count that drifted is mended as drifted points are: by settling again.
     points_count = DayPoints.objects.filter(date=date).count()
-    if settled.players != points_count:
+    points_off = settled.players != points_count
+    if points_off:
         found(
             Drift(
                 "settled_count",
@@ -99,10 +101,7 @@ def standings_check(*, date: datetime.date, repair: bool, found: Found) -> None:
                 f"stored {settled.players} players, day points give {points_count}",
             )
         )
-        if repair:
-            _settle(date)
     daily_id = DailyDeal.objects.filter(date=date).values_list("id", flat=True).first()
-    points_off = False
     for player_id, rank, points, rank_given, points_given in rows_streamed(
         _DAY_POINTS_DIFF, [daily_id, ReviewState.HELD, date]
     ):

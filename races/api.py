@@ -37,7 +37,10 @@ def _code_parameter() -> OpenApiParameter:
 
 class RacerOutput(serializers.Serializer):
     player = serializers.CharField()
-    place = serializers.IntegerField(help_text="The place in the race order, final once over.")
+    place = serializers.IntegerField(
+        allow_null=True,
+        help_text="The place in the race order, final once over (none when nobody played).",
+    )
     score = serializers.IntegerField()
     moves = serializers.IntegerField()
     foundations = serializers.IntegerField(help_text="Cards on the foundations, 0 to 104.")

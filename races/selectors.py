@@ -81,6 +81,14 @@ def racers_in_order(racers: list[Racer], *, winner_id: int | None = None) -> lis
     return sorted(racers, key=lambda racer: _order_key(racer, winner_id))
 
 
+def race_places(ordered: list[Racer], *, over: bool) -> list[int | None]:
+    """Each player's place in `ordered` (the race order): 1, 2, 3, ... while the race
+    runs, and once over; none at all for a race over in which nobody played an action."""
+    if over and all(racer.last_action_ms is None for racer in ordered):
+        return [None] * len(ordered)
+    return list(range(1, len(ordered) + 1))
+
+
 def race_winner(race: Race, ordered: list[Racer]) -> Racer | None:
     """Who wins: the first to win, else (once over) the first in order if they played."""
     if race.winner_id is not None:
@@ -141,7 +149,9 @@ def race_state(
                 "away": _racer_away(race, racer, status=status_now, now=now),
                 "game": racer.game_id,
             }
-            for place, racer in enumerate(ordered, start=1)
+            for place, racer in zip(
+                race_places(ordered, over=status_now == "over"), ordered, strict=True
+            )
         ],
     }
 

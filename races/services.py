@@ -38,7 +38,7 @@ from games.rules import DEAL_MAX, Deal
 from games.services import game_store
 from races import live
 from races.models import COUNTDOWN, LOBBY_KEPT, RACERS_MAX, TIME_LIMITS_MINUTES, Race, Racer
-from races.selectors import race_winner, racers_in_order
+from races.selectors import race_places, race_winner, racers_in_order
 
 logger = logging.getLogger(__name__)
 
@@ -255,7 +255,7 @@ def _end(race: Race, *, end: str, now: datetime.datetime, winner: User | None = 
     ordered = racers_in_order(racers, winner_id=winner.pk if winner is not None else None)
     first = race_winner(race, ordered)
     race.winner = first.player if first is not None else None
-    for rank, racer in enumerate(ordered, start=1):
+    for rank, racer in zip(race_places(ordered, over=True), ordered, strict=True):
         racer.rank = rank
         racer.game_id = _racer_game(race, racer)
         racer.save(update_fields=["rank", "game"])

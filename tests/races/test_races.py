@@ -305,6 +305,33 @@ def test_ties_go_to_fewer_moves_then_the_earlier_last_action(make_player: Player
     assert order == ["carol", "bob", "alice", "dan"]
 
 
+def test_a_race_where_nobody_played_gives_no_places(make_player: Players) -> None:
+    alice, bob, carol = make_player("alice"), make_player("bob"), make_player("carol")
+    race = running(race_for(alice, bob, carol, minutes=5))
+    rewind(race, 5 * 60)
+
+    # Over before its end is stored, and once stored: nobody placed, nobody won.
+    assert [p["place"] for p in state(race)["players"]] == [None, None, None]
+    assert races_end() == "1 race(s) ended"
+
+    race.refresh_from_db()
+    assert (race.end, race.winner) == (Race.End.TIME, None)
+    assert [racer(race, p).rank for p in (alice, bob, carol)] == [None, None, None]
+    assert [p["place"] for p in state(race)["players"]] == [None, None, None]
+    assert selectors.player_races(player=alice)[0]["place"] is None
+
+
+def test_one_action_is_enough_to_place_everyone(make_player: Players) -> None:
+    alice, bob = make_player("alice"), make_player("bob")
+    race = running(race_for(alice, bob, minutes=5))
+    store(race, bob, ["S"], at_ms=100)
+    rewind(race, 5 * 60)
+
+    races_end()
+
+    assert (racer(race, bob).rank, racer(race, alice).rank) == (1, 2)
+
+
 def test_the_end_races_job_ends_a_race_no_socket_watches(
     alice: AbstractBaseUser, bob: AbstractBaseUser
 ) -> None:

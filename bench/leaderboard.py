@@ -135,7 +135,7 @@ def fill(*, games: int, players: int, seed: int) -> None:
                 for board in ("score", "moves"):
                     if board == "moves" and not won:
                         continue
-                    key1, key2 = board_sort_key(board=board, score=score, moves=moves)
+                    key1, key2 = board_sort_key(board=board, score=score, moves=moves, won=won)
                     ranked[board][pid] = (key1, key2, duration_ms, at, gid, score, moves, won)
         print(f"  {games:,} games in {time.perf_counter() - t:.1f} s", flush=True)
 

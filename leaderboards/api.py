@@ -86,9 +86,9 @@ class LeaderboardApi(APIView):
     they follow, ranked among them, with the player's own entry in `me`, and
     lists the friends off the board: `assisted` (a hint was used) and
     `not_played` (no ranked game of the day yet).
-    Boards: `score` (high score, then fewer moves, then shorter duration, then
-    earlier) and `moves` (won games only: fewer moves, then high score, then
-    shorter duration, then earlier).
+    Boards: `score` (won games before the others, then high score, then fewer
+    moves, then shorter duration, then earlier) and `moves` (won games only:
+    fewer moves, then high score, then shorter duration, then earlier).
     """
 
     class InputSerializer(serializers.Serializer):

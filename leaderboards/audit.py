@@ -38,6 +38,7 @@ from games.models import DailyDeal, Game, ReviewState
 from leaderboards import live, mirror
 from leaderboards.models import (
     DURATION_UNKNOWN,
+    WON_AHEAD,
     Board,
     BoardCheck,
     DayResult,
@@ -45,7 +46,13 @@ from leaderboards.models import (
     board_sort_key,
 )
 from leaderboards.records import RECORD_FIELDS, Record, record_fold
-from leaderboards.selectors import board_buckets, board_totals, day_records, stats_record
+from leaderboards.selectors import (
+    board_buckets,
+    board_totals,
+    day_records,
+    score_distribution,
+    stats_record,
+)
 from leaderboards.services import (
     BOARDS,
     CLOSE_BATCH,
@@ -130,9 +137,11 @@ ORDER BY player_id LIMIT 1 OFFSET %s
 # The highest player id there is: the end of the last chunk.
 _NO_END = 2**63 - 1
 
+# A counted game's key1 on the score board (`board_sort_key`), as SQL over `g`.
+SCORE_KEY_SQL = f"(-g.score - CASE WHEN g.won THEN {WON_AHEAD} ELSE 0 END)"
 # Each board's key1 per counted game (`board_sort_key`), and whether it counts there.
 _BOARD_KEYS: dict[str, tuple[str, str, str]] = {
-    Board.SCORE: ("-g.score", "g.moves", "true"),
+    Board.SCORE: (SCORE_KEY_SQL, "g.moves", "true"),
     Board.MOVES: ("g.moves", "-g.score", "g.won"),
 }
 
@@ -140,7 +149,7 @@ _BOARD_KEYS: dict[str, tuple[str, str, str]] = {
 def _expected_entry(board: str, game: tuple[Any, ...]) -> tuple[Any, ...]:
     """The entry a counted game gives on `board`, as `_ENTRIES_OF_CHUNK` reads one."""
     game_id, score, moves, won, duration_ms, created_at = game
-    key1, key2 = board_sort_key(board=board, score=score, moves=moves)
+    key1, key2 = board_sort_key(board=board, score=score, moves=moves, won=won)
     duration = duration_ms if duration_ms is not None else DURATION_UNKNOWN
     return (game_id, key1, key2, duration, created_at, score, moves, won)
 
@@ -371,7 +380,7 @@ def _player_mend(
 # --- The whole board: counters, final ranks, results ------------------------------------------
 
 _EXPECTED_BUCKETS = f"""
-SELECT b.board, CASE WHEN b.board = 'score' THEN -g.score ELSE g.moves END, count(*)
+SELECT b.board, CASE WHEN b.board = 'score' THEN {SCORE_KEY_SQL} ELSE g.moves END, count(*)
 FROM games_game g JOIN auth_user u ON u.id = g.player_id
 CROSS JOIN (SELECT 'score' AS board UNION ALL SELECT 'moves') AS b
 WHERE g.daily_id = %s AND {COUNTED_SQL} AND (b.board = 'score' OR g.won)
@@ -470,7 +479,9 @@ def _final_ranks_check(
 
 
 def _distributions(expected: dict[tuple[str, int], int]) -> tuple[list[list[int]], ...]:
-    score = sorted([-key1, n] for (board, key1), n in expected.items() if board == Board.SCORE)
+    score = score_distribution(
+        (key1, n) for (board, key1), n in expected.items() if board == Board.SCORE
+    )
     moves = sorted([key1, n] for (board, key1), n in expected.items() if board == Board.MOVES)
     return score, moves
 

@@ -34,11 +34,32 @@ class Board(models.TextChoices):
     MOVES = "moves", "By moves"
 
 
-def board_sort_key(*, board: str, score: int, moves: int) -> tuple[int, int]:
-    """(key1, key2) of an entry: ascending on both boards, best first."""
+# Taken from a won game's `key1` on the score board, so that every win sorts
+# before every loss whatever their scores. No score comes near it (1,515 at
+# most, docs/RULES.md 6.2), so a bucket still holds one score and one result.
+WON_AHEAD = 1_000_000
+
+
+def board_sort_key(*, board: str, score: int, moves: int, won: bool) -> tuple[int, int]:
+    """(key1, key2) of an entry: ascending on both boards, best first.
+
+    >>> board_sort_key(board="score", score=1300, moves=190, won=False)
+    (-1300, 190)
+    >>> board_sort_key(board="score", score=1280, moves=170, won=True)
+    (-1001280, 170)
+    """
     if board == Board.SCORE:
-        return -score, moves
+        return -score - (WON_AHEAD if won else 0), moves
     return moves, -score
+
+
+def score_bucket(key1: int) -> tuple[bool, int]:
+    """(won, score) of a score board's `key1`: `board_sort_key` read back.
+
+    >>> score_bucket(-1001280), score_bucket(-1300)
+    ((True, 1280), (False, 1300))
+    """
+    return key1 <= -WON_AHEAD, -key1 % WON_AHEAD
 
 
 # The duration of an entry whose game has none (ranked before games were
@@ -50,7 +71,8 @@ class EntryColumns(models.Model):
     """The columns of an entry on a day's board, besides its player and game.
 
     Sort key, ascending on both boards:
-    - score board: `key1 = -score`, `key2 = moves` (high score, then fewer moves);
+    - score board: `key1 = -score`, less `WON_AHEAD` for a won game, `key2 = moves`
+      (a win before a loss, then high score, then fewer moves);
     - moves board: `key1 = moves`, `key2 = -score` (fewer moves, then high score);
     then the shorter duration, then the earlier submission, then the lower
     game id (which never ties).
@@ -116,7 +138,8 @@ class BoardTotal(models.Model):
 
 
 class BoardBucket(models.Model):
-    """How many entries of one day's board share one `key1` (a score, or a move count).
+    """How many entries of one day's board share one `key1` (a result and a score, or a
+    move count: `board_sort_key`).
 
     A rank adds the buckets before the player's to a count inside the player's
     own bucket, so it never counts more than one bucket of entries, wherever

@@ -3,8 +3,8 @@
 Every board is read through the composite index
 (date, board, key1, key2, duration_ms, submitted_at, game_id): a page is an index range, the
 neighbours of a player are two short index scans from their entry, and a rank
-adds the stored bucket counts of the better `key1` values (a score, or a move
-count) to a count over the shorter side of the player's own bucket, so a rank
+adds the stored bucket counts of the better `key1` values (a result and a
+score, or a move count) to a count over the shorter side of the player's own bucket, so a rank
 costs about the same anywhere on a board of a million.
 
 The reads are plain SQL (row-value comparisons, which the ORM cannot express,
@@ -18,7 +18,8 @@ from __future__ import annotations
 import bisect
 import datetime
 import functools
-from collections.abc import Collection, Sequence
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -49,6 +50,7 @@ from leaderboards.models import (
     DayResult,
     PlayerStats,
     board_sort_key,
+    score_bucket,
 )
 from leaderboards.records import (
     MOVES_OVER_PAR_BUCKETS,
@@ -151,6 +153,15 @@ def board_buckets(*, date: datetime.date) -> list[tuple[str, int, int]]:
             [date],
         )
     ]
+
+
+def score_distribution(buckets: Iterable[tuple[int, int]]) -> list[list[int]]:
+    """[[score, players], ...] by ascending score, from the score board's `(key1, players)`
+    buckets (a won and a lost bucket of one score make one)."""
+    players: Counter[int] = Counter()
+    for key1, count in buckets:
+        players[score_bucket(key1)[1]] += count
+    return [[score, players[score]] for score in sorted(players)]
 
 
 def _page(
@@ -453,18 +464,20 @@ def _mirror_ranking(date: datetime.date, order: str, audience: AudienceSql) -> _
     if pending:
         records.update(day_records(date=date, player_ids=pending))
     # `_ORDER_ASC`, whose (key1, key2) are `board_sort_key`'s, then the player.
-    if order == Board.SCORE:
-        keyed = (
-            (-r[SCORE], r[MOVES], r[DURATION], r[SUBMITTED], r[GAME], player_id)
-            for player_id, r in records.items()
-            if r[KIND] & mirror.ON_SCORE
+    on_board = mirror.ON_SCORE if order == Board.SCORE else mirror.ON_MOVES
+    keyed = (
+        (
+            *board_sort_key(
+                board=order, score=r[SCORE], moves=r[MOVES], won=bool(r[KIND] & mirror.WON)
+            ),
+            r[DURATION],
+            r[SUBMITTED],
+            r[GAME],
+            player_id,
         )
-    else:
-        keyed = (
-            (r[MOVES], -r[SCORE], r[DURATION], r[SUBMITTED], r[GAME], player_id)
-            for player_id, r in records.items()
-            if r[KIND] & mirror.ON_MOVES
-        )
+        for player_id, r in records.items()
+        if r[KIND] & on_board
+    )
     return sorted(keyed), records
 
 
@@ -503,10 +516,11 @@ def _mirror_rows(
     rows = []
     for place, player_id in chosen:
         r = records[player_id]
-        key1, key2 = board_sort_key(board=order, score=r[SCORE], moves=r[MOVES])
+        won = bool(r[KIND] & mirror.WON)
+        key1, key2 = board_sort_key(board=order, score=r[SCORE], moves=r[MOVES], won=won)
         rows.append(
             (player_id, key1, key2, r[DURATION], mirror.moment(r[SUBMITTED]), r[GAME])
-            + (r[SCORE], r[MOVES], bool(r[KIND] & mirror.WON), names.get(player_id), place)
+            + (r[SCORE], r[MOVES], won, names.get(player_id), place)
         )
     return len(ranked), named[0][0], rows
 
@@ -757,7 +771,9 @@ def day_results(*, date: datetime.date) -> dict[str, Any]:
         totals = board_totals(date=date)
         players, won = totals.get(Board.SCORE, 0), totals.get(Board.MOVES, 0)
         buckets = board_buckets(date=date)
-        scores = sorted([-key1, count] for board, key1, count in buckets if board == Board.SCORE)
+        scores = score_distribution(
+            (key1, count) for board, key1, count in buckets if board == Board.SCORE
+        )
         moves = [[key1, count] for board, key1, count in buckets if board == Board.MOVES]
     return {
         "date": date.isoformat(),

@@ -39,7 +39,13 @@ from leaderboards.models import (
     board_sort_key,
 )
 from leaderboards.records import RECORD_FIELDS, Record, record_fold
-from leaderboards.selectors import board_buckets, board_totals, day_records, day_records_after
+from leaderboards.selectors import (
+    board_buckets,
+    board_totals,
+    day_records,
+    day_records_after,
+    score_distribution,
+)
 
 BOARDS: tuple[str, ...] = (Board.SCORE, Board.MOVES)
 
@@ -47,7 +53,7 @@ BOARDS: tuple[str, ...] = (Board.SCORE, Board.MOVES)
 # with no measured duration comes after those with one, as on the boards.
 _DURATION = F("duration_ms").asc(nulls_last=True)
 GAME_ORDERINGS: dict[str, tuple[Any, ...]] = {
-    Board.SCORE: ("-score", "moves", _DURATION, "created_at", "id"),
+    Board.SCORE: ("-won", "-score", "moves", _DURATION, "created_at", "id"),
     Board.MOVES: ("moves", "-score", _DURATION, "created_at", "id"),
 }
 
@@ -88,7 +94,7 @@ def _ranked_games(*, player: User, date: datetime.date) -> QuerySet[Game]:
 
 
 def _entry_values(board: str, game: Game) -> dict[str, Any]:
-    key1, key2 = board_sort_key(board=board, score=game.score, moves=game.moves)
+    key1, key2 = board_sort_key(board=board, score=game.score, moves=game.moves, won=game.won)
     return {
         "game": game,
         "key1": key1,
@@ -500,10 +506,10 @@ def final_ranks_store(*, date: datetime.date, board: str, batch: int = CLOSE_BAT
 
 def _distribution(*, date: datetime.date, board: str) -> list[list[int]]:
     """[[value, players], ...] by ascending value: the score or the moves of a board's buckets."""
-    buckets = [[key1, players] for of, key1, players in board_buckets(date=date) if of == board]
+    buckets = [(key1, players) for of, key1, players in board_buckets(date=date) if of == board]
     if board == Board.SCORE:
-        return sorted([-key1, players] for key1, players in buckets)
-    return buckets
+        return score_distribution(buckets)
+    return [[key1, players] for key1, players in buckets]
 
 
 def day_close(*, date: datetime.date, batch: int = CLOSE_BATCH) -> DayResult:

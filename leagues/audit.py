@@ -15,7 +15,7 @@ import datetime
 from django.utils import timezone
 
 from games.models import DailyDeal, ReviewState
-from leaderboards.audit import COUNTED_SQL, JOB_GRACE, Drift, Found, rows_streamed
+from leaderboards.audit import COUNTED_SQL, JOB_GRACE, SCORE_KEY_SQL, Drift, Found, rows_streamed
 from leaderboards.models import DURATION_UNKNOWN, DayResult
 from leagues.models import DayPoints, Period, SettledDay, Standing, StandingsPeriod
 from leagues.periods import period_bounds
@@ -28,7 +28,7 @@ WITH expected AS (
     FROM (
         SELECT g.player_id,
                row_number() OVER (
-                   ORDER BY -g.score, g.moves, coalesce(g.duration_ms, {DURATION_UNKNOWN}),
+                   ORDER BY {SCORE_KEY_SQL}, g.moves, coalesce(g.duration_ms, {DURATION_UNKNOWN}),
                        g.created_at, g.id
                ) AS place,
                count(*) OVER () AS players

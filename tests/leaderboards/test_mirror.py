@@ -93,7 +93,7 @@ def test_a_friends_board_from_the_mirror_follows_every_change(
 
     step(stored_game, player=outsider, daily=daily, score=999, moves=10, won=True)
     step(stored_game, player=alice, daily=daily, score=400, moves=90, won=True, at=at)
-    bobs = step(stored_game, player=bob, daily=daily, score=500, moves=80)
+    bobs = step(stored_game, player=bob, daily=daily, score=500, moves=80, won=True)
     # The same score and moves as alice's, later: the tie goes to the earlier game.
     later = at + datetime.timedelta(seconds=1)
     step(stored_game, player=carol, daily=daily, score=400, moves=90, won=True, at=later)
@@ -310,7 +310,7 @@ def test_with_redis_down_the_boards_read_the_table_and_drop_the_day_when_it_is_b
     working = settings.REDIS_URL
     settings.REDIS_URL = "redis://127.0.0.1:9/0"  # nothing listens there
     with django_capture_on_commit_callbacks(execute=True):
-        stored_game(player=bob, daily=daily, score=500, moves=80)
+        stored_game(player=bob, daily=daily, score=500, moves=80, won=True)
     board = friends_board(settings, alice, daily.date, Board.SCORE, mirrored=True)
     assert [e["player"] for e in board["entries"]] == ["bob", "alice"]
     assert "board mirror unavailable" in caplog.text
@@ -357,3 +357,25 @@ def test_a_won_game_is_on_both_boards_and_a_lost_one_on_the_score_board() -> Non
     assert mirror.game_record(won=False, **game) == mirror.DayRecord(
         mirror.ON_SCORE, 7, 400, 90, 1_000, mirror.micros(at)
     )
+
+
+def test_a_friends_board_from_the_mirror_ranks_a_win_above_a_loss_that_outscored_it(
+    settings, alice, bob, make_player, daily, django_capture_on_commit_callbacks
+) -> None:
+    carol = make_player("carol")
+    for followee in (bob, carol):
+        follow_add(follower=alice, followee=followee)
+    with django_capture_on_commit_callbacks(execute=True):
+        stored_game(player=alice, daily=daily, score=1300, moves=160)
+        stored_game(player=bob, daily=daily, score=1280, moves=170, won=True)
+        stored_game(player=carol, daily=daily, score=1220, moves=150, won=True)
+    assert board_mirror_build(date=daily.date) == 3
+
+    assert assert_in_step(settings, alice, daily.date) == ["bob", "carol", "alice"]
+    board = friends_board(settings, alice, daily.date, Board.SCORE, mirrored=True)
+    assert [(e["rank"], e["player"], e["won"]) for e in board["entries"]] == [
+        (1, "bob", True),
+        (2, "carol", True),
+        (3, "alice", False),
+    ]
+    assert board["mine"][alice.pk]["rank"] == 3

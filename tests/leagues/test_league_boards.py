@@ -75,7 +75,7 @@ def test_a_league_board_follows_every_change_at_once(
 
     step(stored_game, player=outsider, daily=daily, score=999, moves=10, won=True)
     step(stored_game, player=alice, daily=daily, score=400, moves=90, won=True)
-    bobs = step(stored_game, player=bob, daily=daily, score=500, moves=80)
+    bobs = step(stored_game, player=bob, daily=daily, score=500, moves=80, won=True)
     assert assert_narrowed(league, daily) == [["bob", "alice"]]
 
     # A join shows the player's past days too, and their later games.

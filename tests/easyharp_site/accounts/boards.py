@@ -13,12 +13,14 @@ from typing import Any
 
 from easyharp_site.accounts.models import Account
 from games.models import Game
+from leaderboards.models import score_bucket
 from leaderboards.selectors import board_buckets, board_totals, leaderboard_page
 
 
 def _key(order: str, game: Game) -> tuple[Any, ...]:
     if order == "score":
-        return (-game.score, game.moves, game.duration_ms, game.created_at, game.pk)
+        # A win before a loss, whatever the scores.
+        return (not game.won, -game.score, game.moves, game.duration_ms, game.created_at, game.pk)
     return (game.moves, -game.score, game.duration_ms, game.created_at, game.pk)
 
 
@@ -56,8 +58,16 @@ def assert_boards_equal_a_recomputation(date: datetime.date) -> None:
         expected = recomputed(date, order)
         assert stored(date, order) == expected, (date, order)
         assert board_totals(date=date).get(order, 0) == len(expected), (date, order)
-        buckets = Counter(-score if order == "score" else moves for _, _, score, moves in expected)
+        # A bucket of the score board is a result and a score; of the moves board, moves.
+        won = dict(
+            Game.objects.filter(pk__in=[g for _, g, _, _ in expected]).values_list("pk", "won")
+        )
+        buckets = Counter(
+            (won[game], score) if order == "score" else moves for _, game, score, moves in expected
+        )
         stored_buckets = {
-            key1: players for board, key1, players in board_buckets(date=date) if board == order
+            score_bucket(key1) if order == "score" else key1: players
+            for board, key1, players in board_buckets(date=date)
+            if board == order
         }
         assert stored_buckets == dict(buckets), (date, order)

@@ -19,12 +19,15 @@ from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.management import call_command
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.db.models import F
 from django.utils import timezone
 
 from games.models import DailyDeal
 from leaderboards import audit, mirror
 from leaderboards.models import (
+    WON_AHEAD,
     BoardBucket,
     BoardCheck,
     BoardEntry,
@@ -33,11 +36,16 @@ from leaderboards.models import (
     FinalRank,
     PlayerStats,
 )
-from leaderboards.selectors import board_buckets, board_totals
-from leaderboards.services import board_counts_fold, board_mirror_build, day_close
+from leaderboards.selectors import board_buckets, board_totals, leaderboard_page
+from leaderboards.services import (
+    board_counts_fold,
+    board_mirror_build,
+    day_close,
+    final_ranks_store,
+)
 from leagues.models import DayPoints, Period, SettledDay, Standing, StandingsPeriod
 from leagues.periods import period_bounds
-from leagues.services import day_points_settle, standings_rank
+from leagues.services import day_points_settle, standings_rank, standings_settle
 from ranking.actions import game_void
 from ranking.audit import day_check, days_check_recent
 from tests.fixtures import DEAL_NUMBER, stored_game
@@ -371,3 +379,107 @@ def test_players_are_read_in_chunks(
     BoardEntry.objects.filter(date=day).update(moves=F("moves") + 1)
     assert {kind for kind, _ in found(day)[0]} == {"entry"}
     assert len(found(day)[0]) == 3
+
+
+# --- Boards kept before a win ranked above every loss ---------------------------------
+
+
+@pytest.fixture
+def reordered_day(make_player: MakePlayer, settings: Any) -> datetime.date:
+    """Yesterday, closed and settled: lou stopped one card short with 1,300 (stored
+    first), pat won at 1,280, kim lost with 900. Wins first: pat, lou, kim."""
+    settings.BOARD_MIRROR = False
+    yesterday = timezone.now().date() - datetime.timedelta(days=1)
+    daily = DailyDeal.objects.create(date=yesterday, number=DEAL_NUMBER)
+    lou, pat, kim = (make_player(name) for name in ("lou", "pat", "kim"))
+    stored_game(player=lou, daily=daily, score=1300, moves=160, announce=True)
+    stored_game(player=pat, daily=daily, score=1280, moves=170, won=True, announce=True)
+    stored_game(player=kim, daily=daily, score=900, moves=120, announce=True)
+    day_close(date=yesterday)
+    settle(yesterday)
+    return yesterday
+
+
+def settle(date: datetime.date) -> None:
+    day_points_settle(date=date)
+    for period in Period.values:
+        standings_rank(period=period, start=period_bounds(period=period, at=date)[0])
+
+
+def ordered_the_old_way(date: datetime.date) -> None:
+    """The day as it was kept when the score alone came first: each won entry keyed by
+    its score (its bucket with it), and the final ranks, day points and standings of
+    that order."""
+    board_counts_fold()
+    for entry in BoardEntry.objects.filter(date=date, board="score", won=True):
+        old_key = entry.key1 + WON_AHEAD
+        BoardBucket.objects.filter(date=date, board="score", key1=entry.key1).delete()
+        bucket, _ = BoardBucket.objects.get_or_create(date=date, board="score", key1=old_key)
+        BoardBucket.objects.filter(pk=bucket.pk).update(players=F("players") + 1)
+        BoardEntry.objects.filter(pk=entry.pk).update(key1=old_key)
+    final_ranks_store(date=date, board="score")
+    settle(date)
+
+
+def score_ranks(date: datetime.date) -> dict[str, int]:
+    return dict(
+        FinalRank.objects.filter(entry__date=date, entry__board="score").values_list(
+            "entry__player__username", "rank"
+        )
+    )
+
+
+def test_a_day_ordered_the_old_way_is_found_and_ranked_wins_first(
+    reordered_day: datetime.date,
+) -> None:
+    day = reordered_day
+    before = derived(day)
+    assert score_ranks(day) == {"pat": 1, "lou": 2, "kim": 3}
+    ordered_the_old_way(day)
+    assert score_ranks(day) == {"lou": 1, "pat": 2, "kim": 3}
+    assert [e["player"] for e in leaderboard_page(date=day, order="score")["entries"]] == [
+        "lou",
+        "pat",
+        "kim",
+    ]
+
+    # The standings add the stored day points: mended with them.
+    kinds, _ = found(day)
+    pat, lou = player("pat"), player("lou")
+    assert kinds == {
+        ("entry", pat),
+        ("counter", None),
+        ("final_rank", pat),
+        ("final_rank", lou),
+        ("day_points", pat),
+        ("day_points", lou),
+    }
+
+    day_check(date=day, repair=True)
+    assert derived(day) == before
+    assert score_ranks(day) == {"pat": 1, "lou": 2, "kim": 3}
+    assert found(day)[0] == set()
+
+
+def test_the_migration_ranks_the_days_kept_the_old_way_wins_first(
+    reordered_day: datetime.date,
+) -> None:
+    day = reordered_day
+    before = derived(day)
+    ordered_the_old_way(day)
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(
+        [("leaderboards", "0006_board_count_changes"), ("leagues", "0005_player_name_prefix_index")]
+    )
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+    # The entries, their buckets and the final ranks at once; the day's points went
+    # stale, and the standings job settles them again.
+    assert score_ranks(day) == {"pat": 1, "lou": 2, "kim": 3}
+    assert SettledDay.objects.get(date=day).stale
+    assert standings_settle(first_day=day) == [day]
+    assert derived(day) == before
+    assert found(day)[0] == set()

@@ -43,7 +43,7 @@ from leaderboards import live
 from leaderboards.consumers import CLOSE_BAD_ORDER, CLOSE_NO_BOARD, LeaderboardConsumer
 from leaderboards.selectors import leaderboard_entry, leaderboard_page
 from ranking.actions import game_void, player_ban, player_unban
-from tests.fixtures import play_ranked
+from tests.fixtures import play_ranked, stored_game
 from tests.paths import GAME_VECTORS
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -324,6 +324,32 @@ async def test_a_signed_in_player_gets_their_own_entry_and_rank(
     finally:
         await communicator.disconnect()
         await stranger.disconnect()
+
+
+async def test_a_win_scoring_less_than_a_loss_is_sent_above_it(
+    flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
+) -> None:
+    lou, pat = await database_sync_to_async(lambda: (make_player("lou"), make_player("pat")))()
+    # lou stopped one card short with 1,300; pat then wins at par with 1,280.
+    await database_sync_to_async(stored_game)(
+        player=lou, daily=daily, score=1300, moves=160, announce=True
+    )
+    communicator, snapshot = await connect(daily.date, player=lou)
+    try:
+        assert snapshot["me"]["rank"] == 1
+        await database_sync_to_async(stored_game)(
+            player=pat, daily=daily, score=1280, moves=170, won=True, announce=True
+        )
+        board, version = board_of(snapshot), snapshot["version"]
+        version = apply(board, version, await communicator.receive_json_from(timeout=5))
+        await drain(communicator, board, version)
+        assert [(e["rank"], e["player"], e["won"]) for e in board["entries"]] == [
+            (1, "pat", True),
+            (2, "lou", False),
+        ]
+        assert board["me"]["rank"] == 2 and board["total"] == 2
+    finally:
+        await communicator.disconnect()
 
 
 # --- Updates ------------------------------------------------------------------------

@@ -132,6 +132,9 @@ def test_the_board_page_and_the_home_page_rank_the_win_first(day, daily, client:
     assert board.status_code == home.status_code == 200
     assert board_rows(board.content.decode())[:4] == ORDER
     assert board_rows(home.content.decode())[:4] == ORDER
+    # The loser's own day on the home page.
+    client.force_login(day["players"]["lou"])
+    assert '<span id="day-rank-text">2 of 4</span>' in client.get("/").content.decode()
 
 
 def test_the_share_text_gives_the_loss_second_place(day, daily) -> None:

@@ -330,3 +330,37 @@ def test_the_home_pages_own_rank_and_the_days_figures_move_as_others_submit(
     assert "1 van 2 spelers wonnen." in page.inner_text("#today-spread")
     assert page.locator("#today-spread table.bars tr").count() == 2  # two scores, far apart
     assert page.errors == []
+
+
+# The players of the board's rows, in the page's order, as one text.
+BOARD_PLAYERS = """() => [...document.querySelectorAll("table[data-board] td.lead[data-follow]")]
+    .map((cell) => cell.dataset.follow).join(",")"""
+
+
+def test_a_loss_that_outscored_a_win_ranks_below_it_on_the_board_and_home_pages(
+    site: Any, make_player: Any, today: datetime.date
+) -> None:
+    lou, pat, sam = make_player("lou"), make_player("pat"), make_player("sam")
+    daily = DailyDeal.objects.get(date=today)
+    # lou stopped one card short with 1,300 points, before pat won at par with 1,280.
+    stored_game(player=lou, daily=daily, score=1300, moves=160, announce=True)
+    stored_game(player=pat, daily=daily, score=1280, moves=170, won=True, announce=True)
+
+    board = site("/leaderboard/", player=lou)
+    home = site("/", player=lou)
+    for page in (board, home):
+        page.wait_for_selector('[data-live-state][data-state="live"]')
+        assert page.evaluate(BOARD_PLAYERS) == "pat,lou"
+        ranks = page.locator("table[data-board] td.rank").all_inner_texts()
+        assert ranks[:2] == ["1", "2"]
+    assert board.inner_text("#my-rank").startswith("You are ranked 2 (score 1300")
+    assert home.inner_text("#day-rank-text") == "2 of 2"
+
+    # Another win, scoring less than the loss too, goes above it on both pages live.
+    stored_game(player=sam, daily=daily, score=1220, moves=150, won=True, announce=True)
+    for page in (board, home):
+        page.wait_for_function(f"() => ({BOARD_PLAYERS})() === 'pat,sam,lou'")
+    home.wait_for_function(
+        "() => document.getElementById('day-rank-text').textContent === '3 of 3'"
+    )
+    assert board.errors == [] and home.errors == []

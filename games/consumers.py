@@ -369,7 +369,11 @@ class AttemptConsumer(ActionSocket):
         (each watching socket leaves out what its snapshot holds, `games.watch`).
         """
         assert self.attempt is not None
-        count = await database_sync_to_async(live.watchers_count)(self.attempt.attempt_id)
+        try:
+            count = await database_sync_to_async(live.watchers_count)(self.attempt.attempt_id)
+        except Exception:  # the cache is away: the message's count is the best known
+            logger.warning("Could not read the count of watchers", exc_info=True)
+            count = int(event["count"])
         # No await from here to the catch-up: an action stored meanwhile is either in
         # it or passed on by `_stored`, which reads the count after it is stored.
         before, self.watchers = self.watchers, count

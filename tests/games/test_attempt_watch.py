@@ -17,6 +17,7 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.cache import cache
+from django.test import Client
 from django.utils import timezone
 
 from easyharp_site.asgi import application
@@ -202,6 +203,29 @@ async def test_a_watcher_is_shown_the_table_once_the_attempt_is_submitted(
         lambda: client_for(bob).get(f"/api/games/{game.pk}/replay/")
     )()
     assert replay.status_code == 200
+
+
+async def test_no_other_path_gives_a_watcher_the_open_attempts_actions(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, daily: DailyDeal
+) -> None:
+    await database_sync_to_async(play_ranked)(bob, "S")
+    await database_sync_to_async(started)(alice)
+    player, _ = await stream_open(alice)
+    await send_action(player, 1, "41")
+    assert (await next_of(player, "ack"))["n"] == 1
+
+    def reads() -> tuple[dict[str, Any], str]:
+        attempt = client_for(bob).get(f"/api/daily/{daily.date.isoformat()}/attempt/").json()
+        browser = Client()
+        browser.force_login(bob)
+        return attempt, browser.get("/players/alice/").content.decode()
+
+    attempt, page = await database_sync_to_async(reads)()
+    # The attempt API reads the signed-in player's own attempt only: bob's, given up.
+    assert attempt["log"] in ("S", ["S"])
+    # The player's page links the live page; its games are the stored ones only.
+    assert 'id="watch-live"' in page and "/replays/" not in page
+    await player.disconnect()
 
 
 async def test_a_client_that_asks_gets_a_fresh_snapshot(

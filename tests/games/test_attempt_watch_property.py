@@ -28,26 +28,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from easyharp_site.asgi import application
-from games import rules, watch
+from games import watch
 from games.models import DailyDeal
-from tests.fixtures import DEAL, DEAL_NUMBER, play_ranked
+from tests.fixtures import DEAL, play_ranked
 from tests.games.test_attempt_stream import answer, send_action, session_cookie, started
+from tests.games.test_attempt_watch import progress_of
 from tests.streamed import legal_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PLAYERS = itertools.count()
-
-
-def progress_of(log: list[str]) -> dict[str, Any]:
-    game = rules.replay(rules.Deal(DEAL_NUMBER), log)
-    return {
-        "actions": len(log),
-        "score": game.score,
-        "moves": game.moves,
-        "foundations": game.on_foundations,
-        "won": game.is_won,
-    }
 
 
 async def socket_at(path: str, viewer: AbstractBaseUser) -> WebsocketCommunicator:

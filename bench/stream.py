@@ -257,12 +257,13 @@ async def play(
 
 
 async def watch(url: str, origin: str, cookie: str, clock: Clock, results: dict[str, Any]) -> None:
-    """One watcher: hold the socket and count the actions it is sent until the clock's
-    stop."""
+    """One watcher: hold the socket and count the actions it is told of until the clock's
+    stop (as `actions`, or as `progress` while the game is open)."""
     try:
         async with socket_to(url, origin, cookie) as websocket:
             snapshot = json.loads(await websocket.recv())
             assert snapshot["type"] == "snapshot", snapshot
+            have = snapshot["actions"]
             results["watching"] += 1
             clock.arrived()
             _, stop_at = await clock.started()
@@ -277,6 +278,12 @@ async def watch(url: str, origin: str, cookie: str, clock: Clock, results: dict[
                 message = json.loads(text)
                 if message["type"] == "actions":
                     results["watched_actions"] += len(message["actions"])
+                    have += len(message["actions"])
+                elif message["type"] == "progress":
+                    results["watched_actions"] += message["actions"] - have
+                    have = message["actions"]
+                elif message["type"] == "snapshot":
+                    have = message["actions"]
     except Exception as error:  # reported, never hidden
         results["errors"].append(repr(error))
 

@@ -360,9 +360,32 @@ class AttemptConsumer(ActionSocket):
         await self._send_state()
 
     async def attempt_watchers(self, event: dict[str, Any]) -> None:
-        """The number of players watching changed: the player is told."""
-        self.watchers = int(event["count"])
-        await self._send(json.dumps({"type": "watchers", "count": self.watchers}))
+        """The number of players watching changed: the player is told.
+
+        The count is read again from the shared cache, not taken from the message:
+        two changes told by two processes may come in either order. Once someone
+        watches, the stored actions are passed on once more from the first: what
+        was stored while nobody was heard watching reaches the new watcher too
+        (each watching socket leaves out what its snapshot holds, `games.watch`).
+        """
+        assert self.attempt is not None
+        try:
+            count = await database_sync_to_async(live.watchers_count)(self.attempt.attempt_id)
+        except Exception:  # the cache is away: the message's count is the best known
+            logger.warning("Could not read the count of watchers", exc_info=True)
+            count = int(event["count"])
+        # No await from here to the catch-up: an action stored meanwhile is either in
+        # it or passed on by `_stored`, which reads the count after it is stored.
+        before, self.watchers = self.watchers, count
+        if before <= 0 < count and self.stream is not None and self.stream.stored:
+            stored = self.stream.stored
+            live.actions_stored(
+                self.attempt.attempt_id,
+                1,
+                self.stream.tokens[:stored],
+                self.stream.times[stored - 1],
+            )
+        await self._send(json.dumps({"type": "watchers", "count": count}))
 
     async def _tell_watchers(self, message: dict[str, Any]) -> None:
         """Tell the attempt's watchers (a reset), if any watch."""

@@ -10,7 +10,6 @@ is kept in the shared cache, so that every server process reads the same one.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections import defaultdict
 from typing import Any, Protocol
@@ -126,6 +125,9 @@ FEED_MESSAGE = "attempts.actions"
 # that they are dropped, and the socket gets a fresh snapshot once it drains.
 FEED_BACKLOG_MAX = 50
 
+# A feed item as a watching socket is handed it: `first`, `actions`, `elapsed_ms`.
+Fed = tuple[int, list[str], int]
+
 
 def feed_group(shard: int) -> str:
     """The group of the processes with a watcher of an attempt of `shard`."""
@@ -139,8 +141,9 @@ def feed_shard(attempt_id: int) -> int:
 class ActionsWatcher(Protocol):
     """A socket watching an attempt."""
 
-    async def actions_passed(self, text: str) -> None:
-        """Send the `actions` message `text` (JSON) to the client."""
+    async def actions_passed(self, first: int, actions: list[str], elapsed_ms: int) -> None:
+        """Actions `first`, `first + 1`, ... were stored (the last `elapsed_ms` after the
+        start): pass on what the client lacks."""
 
     async def attempt_reset(self, event: dict[str, Any]) -> None:
         """Read the attempt again and send a fresh snapshot (actions may have been lost)."""
@@ -172,9 +175,10 @@ class AttemptFeed(SocketsByKey[int, ActionsWatcher]):
 
     def __init__(self) -> None:
         super().__init__()
-        # Per watching socket with a send on its way, the messages waiting behind it;
-        # None in place of the list: some were dropped, a snapshot follows.
-        self._backlogs: dict[ActionsWatcher, list[str] | None] = {}
+        # Per watching socket with a send on its way, the items waiting behind it
+        # (`first`, `actions`, `elapsed_ms`); None in place of the list: some were
+        # dropped, a snapshot follows.
+        self._backlogs: dict[ActionsWatcher, list[Fed] | None] = {}
 
     def _group(self, key: int) -> str:
         return feed_group(feed_shard(key))
@@ -203,26 +207,20 @@ class AttemptFeed(SocketsByKey[int, ActionsWatcher]):
         if message.get("type") != FEED_MESSAGE or not isinstance(message.get("items"), list):
             return
         for attempt_id, first, actions, elapsed_ms in message["items"]:
-            sockets = self._sockets.get(attempt_id)
-            if not sockets:
-                continue
-            text = json.dumps(
-                {"type": "actions", "from": first, "actions": actions, "elapsed_ms": elapsed_ms}
-            )
-            for socket in sockets:
-                self._pass(socket, text)
+            for socket in self._sockets.get(attempt_id, ()):
+                self._pass(socket, (first, actions, elapsed_ms))
 
-    def _pass(self, socket: ActionsWatcher, text: str) -> None:
-        """Send `text` to `socket` after what it was handed before, without waiting for
+    def _pass(self, socket: ActionsWatcher, fed: Fed) -> None:
+        """Hand `fed` to `socket` after what it was handed before, without waiting for
         it: a client that reads slowly holds up its own messages only."""
         if socket not in self._backlogs:
-            self._backlogs[socket] = [text]
+            self._backlogs[socket] = [fed]
             self._spawn(self._drain(socket))
             return
         backlog = self._backlogs[socket]
         if backlog is not None:
             if len(backlog) < FEED_BACKLOG_MAX:
-                backlog.append(text)
+                backlog.append(fed)
             else:
                 self._backlogs[socket] = None
 
@@ -237,7 +235,7 @@ class AttemptFeed(SocketsByKey[int, ActionsWatcher]):
                     continue
                 if not backlog:
                     return
-                await socket.actions_passed(backlog.pop(0))
+                await socket.actions_passed(*backlog.pop(0))
         except Exception:  # one socket's failure is its own
             logger.warning("Could not pass actions to a watcher", exc_info=True)
         finally:

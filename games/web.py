@@ -236,6 +236,7 @@ def client_strings() -> dict[str, Any]:
         "watch_over": _("Finished"),
         "watch_title_over": _("{player}'s ranked game"),
         "watch_replay": _("Watch the replay"),
+        "watch_foundations": _("{count} of 104 cards on the foundations"),
         "clock": _("Time {time}"),
         "ranked": _("Ranked"),
         "practice": _("Practice: this game is not ranked on any board."),
@@ -493,7 +494,8 @@ def faq_page(request: HttpRequest) -> HttpResponse:
 
 
 def watch_page(request: HttpRequest, username: str) -> HttpResponse:
-    """A player's ranked attempt of today, live: the table moves as they play (watch.js).
+    """A player's ranked attempt of today, live (watch.js): its progress while it is open,
+    its table once it is finished (and always to the player themselves).
 
     Only for a viewer who may see today's games (the no-spoiler rule): until the
     day closes, one who has finished their own ranked attempt; anyone else gets

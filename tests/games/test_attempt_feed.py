@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -14,15 +13,15 @@ from games.live import FEED_BACKLOG_MAX, FEED_SHARDS, AttemptFeed, actions_store
 
 
 class Watcher:
-    """A watching socket: the `actions` messages it was handed."""
+    """A watching socket: the feed items it was handed (`from`, `actions`, `elapsed_ms`)."""
 
     def __init__(self) -> None:
         self.texts: list[dict[str, Any]] = []
         self.resets = 0
         self.more = asyncio.Event()
 
-    async def actions_passed(self, text: str) -> None:
-        self.texts.append(json.loads(text))
+    async def actions_passed(self, first: int, actions: list[str], elapsed_ms: int) -> None:
+        self.texts.append({"from": first, "actions": actions, "elapsed_ms": elapsed_ms})
         self.more.set()
 
     async def attempt_reset(self, event: dict[str, Any]) -> None:
@@ -87,7 +86,7 @@ async def test_each_watcher_gets_its_attempts_actions_in_order_until_it_leaves(
         assert [(move["from"], move["actions"]) for move in moves] == [
             (number, [f"A{number}"]) for number in range(1, 6)
         ]
-        assert moves[0] == {"type": "actions", "from": 1, "actions": ["A1"], "elapsed_ms": 10}
+        assert moves[0] == {"from": 1, "actions": ["A1"], "elapsed_ms": 10}
     assert [move["from"] for move in await other.next_ones(1)] == [1]
 
     feed.unwatch(7, first)
@@ -128,9 +127,9 @@ class SlowWatcher(Watcher):
         super().__init__()
         self.released = asyncio.Event()
 
-    async def actions_passed(self, text: str) -> None:
+    async def actions_passed(self, first: int, actions: list[str], elapsed_ms: int) -> None:
         await self.released.wait()
-        await super().actions_passed(text)
+        await super().actions_passed(first, actions, elapsed_ms)
 
 
 async def test_a_watcher_that_does_not_read_holds_up_no_other_and_catches_up_by_a_snapshot(

@@ -1,12 +1,15 @@
 """ws/daily/{date}/players/{username}/attempt/: watching a player's ranked attempt live.
 
 Through the whole ASGI stack: the watcher is refused until they have finished
-their own ranked attempt of the day (no spoilers); then the player's streamed
-actions reach them as they are stored, and the player is told how many watch.
+their own ranked attempt of the day (no spoilers); then the player's progress
+reaches them as it is stored, never the table or the actions while the game is
+open (it shows once the game is submitted, and to the player themselves), and
+the player is told how many watch.
 """
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import pytest
@@ -14,15 +17,18 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.cache import cache
+from django.test import Client
 from django.utils import timezone
 
 from easyharp_site.asgi import application
+from easyharp_site.dates import today
+from games import rules
 from games.consumers import CLOSE_FLOOD
 from games.models import DailyDeal
 from games.services import attempt_assist
-from games.watch import CLOSE_LOCKED, CLOSE_NOT_FOUND, CLOSE_NOT_SIGNED_IN
+from games.watch import CLOSE_LOCKED, CLOSE_NOT_FOUND, CLOSE_NOT_SIGNED_IN, table_shown
 from ranking.actions import game_submit
-from tests.fixtures import DEAL, client_for, play_ranked
+from tests.fixtures import DEAL, DEAL_NUMBER, client_for, play_ranked
 from tests.games.test_attempt_stream import (
     _close_database_thread_connections,  # noqa: F401 - the fixture of the socket tests
     answer,
@@ -98,10 +104,24 @@ async def test_a_visitor_and_an_unknown_player_are_refused(
     assert (error["code"], code) == ("player_not_found", CLOSE_NOT_FOUND)
 
 
-async def test_after_their_own_ranked_game_a_player_watches_the_table_move_and_is_counted(
+def progress_of(log: list[str]) -> dict[str, Any]:
+    """What the progress view says of the game after `log`."""
+    game = rules.replay(rules.Deal(DEAL_NUMBER), log)
+    return {
+        "actions": len(log),
+        "score": game.score,
+        "moves": game.moves,
+        "foundations": game.on_foundations,
+        "won": game.is_won,
+    }
+
+
+async def test_while_the_game_is_open_a_watcher_sees_its_progress_never_its_table_or_actions(
     alice: AbstractBaseUser, bob: AbstractBaseUser, daily: DailyDeal
 ) -> None:
-    await database_sync_to_async(play_ranked)(bob, "S S")  # bob has played the day
+    # The copying channel: bob gave up his own attempt, and would play alice's
+    # actions on a third account as they arrive.
+    await database_sync_to_async(play_ranked)(bob, "S")
     await database_sync_to_async(started)(alice)
     player, state = await stream_open(alice)
     assert state["watchers"] == 0
@@ -109,40 +129,123 @@ async def test_after_their_own_ranked_game_a_player_watches_the_table_move_and_i
     assert (await next_of(player, "ack"))["n"] == 1
 
     watcher = await watch_socket(bob)
-    snapshot = await next_of(watcher, "snapshot")
-    assert (snapshot["player"], snapshot["deal"], snapshot["log"]) == ("alice", DEAL, "S")
+    snapshot = await answer(watcher)
+    assert snapshot["type"] == "snapshot" and snapshot["view"] == "progress"
+    assert (snapshot["player"], snapshot["deal"], snapshot["log"]) == ("alice", None, None)
     assert (snapshot["status"], snapshot["game"], snapshot["watchers"]) == ("open", None, 1)
+    assert {key: snapshot[key] for key in progress_of(["S"])} == progress_of(["S"])
     assert (await next_of(player, "watchers"))["count"] == 1
 
-    await send_action(player, 2, "41")
-    await send_action(player, 3, "S")
-    seen: list[str] = ["S"]
-    while len(seen) < 3:
-        moved = await next_of(watcher, "actions")
-        assert moved["from"] <= len(seen) + 1
-        seen[moved["from"] - 1 :] = moved["actions"]
-    assert seen == ["S", "41", "S"]
+    game = ["S", "41", "S", "S", "U", "S"]
+    for number, token in enumerate(game[1:], start=2):
+        await send_action(player, number, token)
+    progress: dict[str, Any] = {"actions": 1}
+    while progress["actions"] < len(game):
+        message = await answer(watcher)
+        assert message["type"] == "progress", message  # never `actions`, never a log
+        assert message["actions"] > progress["actions"]
+        progress = message
+    assert {key: progress[key] for key in progress_of(game)} == progress_of(game)
+    assert await watcher.receive_nothing(timeout=0.2)
 
     await watcher.disconnect()
     assert (await next_of(player, "watchers"))["count"] == 0
     await player.disconnect()
 
 
-async def test_a_watcher_is_told_when_the_attempt_is_submitted(
+async def test_the_player_watching_their_own_game_sees_its_table_move(
+    alice: AbstractBaseUser, daily: DailyDeal
+) -> None:
+    await database_sync_to_async(started)(alice)
+    player, _ = await stream_open(alice)
+    await send_action(player, 1, "S")
+    assert (await next_of(player, "ack"))["n"] == 1
+
+    watcher = await watch_socket(alice)
+    snapshot = await next_of(watcher, "snapshot")
+    assert (snapshot["view"], snapshot["deal"], snapshot["log"]) == ("table", DEAL, "S")
+
+    await send_action(player, 2, "41")
+    await send_action(player, 3, "S")
+    seen: list[str] = ["S"]
+    while len(seen) < 3:
+        moved = await next_of(watcher, "actions")
+        assert moved["from"] == len(seen) + 1, "each follows what was sent before"
+        seen += moved["actions"]
+    assert seen == ["S", "41", "S"]
+    await watcher.disconnect()
+    await player.disconnect()
+
+
+async def test_a_watcher_is_shown_the_table_once_the_attempt_is_submitted(
     alice: AbstractBaseUser, bob: AbstractBaseUser, daily: DailyDeal
 ) -> None:
-    watcher, _ = await bob_watches_alice(alice, bob)
+    watcher, snapshot = await bob_watches_alice(alice, bob)
+    assert snapshot["view"] == "progress"
 
     game, _ = await database_sync_to_async(game_submit)(player=alice, deal=DEAL, log="S S")
 
     assert await next_of(watcher, "closed") == {"type": "closed", "game": game.pk}
+    finished = await next_of(watcher, "snapshot")
+    assert (finished["view"], finished["status"], finished["game"]) == ("table", "closed", game.pk)
+    assert (finished["deal"], finished["log"]) == (DEAL, "S S")
     await watcher.disconnect()
 
     # A watcher who comes afterwards learns it from the snapshot.
     later = await watch_socket(bob)
     snapshot = await next_of(later, "snapshot")
     assert (snapshot["status"], snapshot["game"], snapshot["log"]) == ("closed", game.pk, "S S")
+    assert snapshot["view"] == "table"
     await later.disconnect()
+
+    # And its replay is open to him.
+    replay = await database_sync_to_async(
+        lambda: client_for(bob).get(f"/api/games/{game.pk}/replay/")
+    )()
+    assert replay.status_code == 200
+
+
+async def test_no_other_path_gives_a_watcher_the_open_attempts_actions(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, daily: DailyDeal
+) -> None:
+    await database_sync_to_async(play_ranked)(bob, "S")
+    await database_sync_to_async(started)(alice)
+    player, _ = await stream_open(alice)
+    await send_action(player, 1, "41")
+    assert (await next_of(player, "ack"))["n"] == 1
+
+    def reads() -> tuple[dict[str, Any], str]:
+        attempt = client_for(bob).get(f"/api/daily/{daily.date.isoformat()}/attempt/").json()
+        browser = Client()
+        browser.force_login(bob)
+        return attempt, browser.get("/players/alice/").content.decode()
+
+    attempt, page = await database_sync_to_async(reads)()
+    # The attempt API reads the signed-in player's own attempt only: bob's, given up.
+    assert attempt["log"] in ("S", ["S"])
+    # The player's page links the live page; its games are the stored ones only.
+    assert 'id="watch-live"' in page and "/replays/" not in page
+    await player.disconnect()
+
+
+async def test_a_client_that_asks_gets_a_fresh_snapshot(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, daily: DailyDeal
+) -> None:
+    watcher, _ = await bob_watches_alice(alice, bob)
+
+    await watcher.send_json_to({"type": "snapshot"})
+
+    again = await answer(watcher)
+    assert (again["type"], again["view"], again["actions"]) == ("snapshot", "progress", 0)
+    await watcher.disconnect()
+
+
+def test_the_table_is_shown_once_the_game_is_finished_or_its_day_closed_or_to_its_player() -> None:
+    running, closed = today(), today() - datetime.timedelta(days=1)
+    assert not table_shown(finished=False, date=running, own=False)
+    assert table_shown(finished=True, date=running, own=False)
+    assert table_shown(finished=False, date=closed, own=False)
+    assert table_shown(finished=False, date=running, own=True)
 
 
 async def test_a_hint_asked_while_watched_makes_the_watchers_snapshot_assisted(

@@ -1,9 +1,11 @@
 """Watching a player's ranked attempt live, in a real browser.
 
 A player who has finished their own ranked game of the day opens another
-player's live page: the table, the score and the moves follow the player's
-actions as they are stored, and the player sees how many watch. A player who
-has not finished theirs gets the no-spoiler refusal instead.
+player's live page: while the game is open, its progress (cards on the
+foundations, score, moves) follows the player's actions as they are stored,
+never its table; the table shows once the game is submitted, and to the player
+themselves. The player sees how many watch. A player who has not finished
+theirs gets the no-spoiler refusal instead.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def bob_watches_alice_play(
     return alice, bob, player, watcher
 
 
-def test_a_watcher_sees_the_table_move_and_the_player_sees_the_watcher(
+def test_a_watcher_sees_the_progress_move_never_the_table_and_the_player_sees_the_watcher(
     site: Any, make_player: Any, submit: Any
 ) -> None:
     alice, bob = make_player("alice"), make_player("bob")
@@ -64,12 +66,35 @@ def test_a_watcher_sees_the_table_move_and_the_player_sees_the_watcher(
 
     play_keys(player, " ".join(WIN_LOG[5:12]))
     watcher.wait_for_function("() => document.getElementById('moves').textContent === '12'")
-    assert watcher.locator("#table .card").count() > 0
+    assert watcher.locator("#watch-progress").is_visible()
+    assert watcher.locator("#table").is_hidden()
+    assert watcher.locator("#table .card").count() == 0, "no card of an open game is drawn"
+    assert watcher.inner_text("#watch-deal") == ""
+    assert watcher.inner_text("#watch-foundations-count").endswith(
+        "of 104 cards on the foundations"
+    )
+    assert "copy it move by move" in watcher.inner_text("#watch-progress")
     assert watcher.errors == [] and player.errors == []
     shot(watcher, "watch-live")
 
     watcher.close()
     player.wait_for_selector("#attempt-watchers", state="hidden")
+
+
+def test_the_player_watching_their_own_game_sees_its_table_move(
+    site: Any, make_player: Any
+) -> None:
+    alice = make_player("alice")
+    player = playing(site, alice, 4)
+
+    own = site("/live/alice/", player=alice)
+    own.wait_for_selector('#watch-state[data-state="live"]')
+    own.wait_for_function("() => document.getElementById('moves').textContent === '4'")
+    play_keys(player, " ".join(WIN_LOG[4:8]))
+    own.wait_for_function("() => document.getElementById('moves').textContent === '8'")
+    assert own.locator("#table .card").count() > 0
+    assert own.locator("#watch-progress").is_hidden()
+    assert own.errors == [] and player.errors == []
 
 
 def test_a_live_page_opened_before_the_player_starts_goes_live_when_they_do(
@@ -119,6 +144,10 @@ def test_the_live_page_says_the_game_is_over_and_links_its_replay(
     assert watcher.inner_text("h1") == "alice's ranked game"  # no longer ", live"
     assert watcher.inner_text("#watch-message").startswith("This ranked game is over.")
     assert watcher.get_attribute("#watch-replay", "href") == f"/replays/{game.pk}/"
+    # Finished, the game shows its table.
+    watcher.wait_for_selector("#table .card")
+    assert watcher.locator("#watch-progress").is_hidden()
+    shot(watcher, "watch-over")
 
     # Opened later, in Spanish, the page knows it from the first snapshot.
     later = site("/live/alice/", player=bob, language="es")
@@ -159,5 +188,14 @@ def test_the_live_page_speaks_the_viewers_language_on_a_phone(
     page.wait_for_function("() => document.getElementById('moves').textContent === '3'")
 
     assert page.inner_text("#watch-state") == {"es": "En directo", "nl": "Live"}[language]
+    assert page.inner_text("#watch-foundations-count").endswith(
+        {"es": "de 104 cartas en las fundaciones", "nl": "van de 104 kaarten op de fundamenten"}[
+            language
+        ]
+    )
+    assert {"es": "jugada a jugada", "nl": "zet voor zet"}[language] in page.inner_text(
+        "#watch-progress"
+    )
+    assert page.locator("#table .card").count() == 0
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 320
     shot(page, f"watch-live-320-{language}")

@@ -1,14 +1,16 @@
 /**
  * Watching a player's ranked attempt live: the socket
  * ws/daily/<date>/players/<username>/attempt/ sends the stored game once
- * (`snapshot`), then each action as it is stored (`actions`); the page plays
- * them with the engine and draws the table, the score, the moves and the
- * clock. For a screen reader, a polite live region says the score and the
- * moves at most every 15 seconds, never each move.
+ * (`snapshot`), then what moves (watchfeed.js). While the game of the running
+ * day is open, a watcher gets its progress only (cards on the foundations,
+ * score, moves: `progress`); once it is finished, or to its player, the table
+ * (`actions`, played with the engine). For a screen reader, a polite live
+ * region says the score and the moves at most every 15 seconds, never each move.
  */
 import { Game, splitLog } from "./engine.js";
 import { clock, config, renderTable, t } from "./ui.js";
 import { RECONNECT_FIRST_MS, nextDelay } from "./stream.js";
+import { actionsOutcome, progressNewer, progressOf } from "./watchfeed.js";
 
 const SUMMARY_EVERY_MS = 15_000;
 // The player has no ranked game today yet: look again this often, so that the
@@ -17,7 +19,11 @@ const NO_GAME_RETRY_MS = 10_000;
 
 const tableElement = document.getElementById("table");
 const state = {
-  game: null,
+  view: null, // "table" or "progress", as the last snapshot said
+  game: null, // the table view's game
+  progress: null, // the progress view's: actions, score, moves, foundations, won
+  socket: null,
+  waiting: false, // a gap was seen: a snapshot was asked for
   open: false,
   start: null, // the attempt's start on the page's clock
   delay: RECONNECT_FIRST_MS,
@@ -26,14 +32,32 @@ const state = {
   error: null, // the code of the server's last error: the close that follows says why
 };
 
+/** What the page shows of the game: score, moves and cards on the foundations. */
+function shown() {
+  if (state.view === "table" && state.game) {
+    const table = state.game.table();
+    return { table, score: table.score, moves: table.moves };
+  }
+  return state.progress;
+}
+
 function draw() {
-  const game = state.game;
-  if (!game) return;
-  const table = game.table();
-  renderTable(tableElement, table);
-  document.getElementById("score").textContent = String(table.score);
-  document.getElementById("moves").textContent = String(table.moves);
-  document.getElementById("watch-deal").textContent = config.deal ?? "";
+  const now = shown();
+  if (!now) return;
+  const table = state.view === "table";
+  tableElement.hidden = !table;
+  document.getElementById("watch-table-note").hidden = !table;
+  document.getElementById("watch-progress").hidden = table;
+  if (table) renderTable(tableElement, now.table);
+  else {
+    document.getElementById("watch-foundations").value = now.foundations;
+    document.getElementById("watch-foundations-count").textContent = t("watch_foundations", {
+      count: now.foundations,
+    });
+  }
+  document.getElementById("score").textContent = String(now.score);
+  document.getElementById("moves").textContent = String(now.moves);
+  document.getElementById("watch-deal").textContent = table ? (config.deal ?? "") : "";
   showClock();
   summarize();
 }
@@ -54,10 +78,11 @@ function summarize() {
   state.summaryTimer = setTimeout(() => {
     state.summaryTimer = null;
     state.summarizedAt = performance.now();
-    const table = state.game.table();
+    const now = shown();
+    if (!now) return;
     document.getElementById("watch-summary").textContent = t("watch_summary", {
-      score: table.score,
-      moves: table.moves,
+      score: now.score,
+      moves: now.moves,
       time: clock(elapsed() ?? 0),
     });
   }, wait);
@@ -93,12 +118,22 @@ function showOver(game) {
 }
 
 function takeSnapshot(snapshot) {
-  config.deal = snapshot.deal;
-  try {
-    state.game = Game.replay(snapshot.deal, splitLog(snapshot.log ?? ""));
-  } catch {
-    return;
+  if (snapshot.view === "table") {
+    try {
+      state.game = Game.replay(snapshot.deal, splitLog(snapshot.log ?? ""));
+    } catch {
+      return;
+    }
+    config.deal = snapshot.deal;
+    state.progress = null;
+  } else {
+    const progress = progressOf(snapshot);
+    if (progress === null) return;
+    state.game = null;
+    state.progress = progress;
   }
+  state.view = snapshot.view;
+  state.waiting = false;
   state.open = snapshot.status === "open";
   document.getElementById("watch-assisted").hidden = !snapshot.assisted;
   state.start = performance.now() - (snapshot.elapsed_ms ?? 0);
@@ -109,12 +144,30 @@ function takeSnapshot(snapshot) {
 
 function takeActions(message) {
   const game = state.game;
-  if (!game || !Array.isArray(message.actions)) return;
-  message.actions.forEach((token, i) => {
-    // Actions this page has are skipped; a gap waits for the next snapshot.
-    if (message.from + i === game.log.length + 1) game.play(token);
-  });
+  if (state.view !== "table" || !game || state.waiting) return;
+  const { play, gap } = actionsOutcome(game.log.length, message);
+  if (gap) return askSnapshot();
+  try {
+    play.forEach((token) => game.play(token));
+  } catch {
+    return askSnapshot();
+  }
   draw();
+}
+
+function takeProgress(message) {
+  const progress = progressOf(message);
+  if (state.view !== "progress" || !progressNewer(state.progress, progress)) return;
+  state.progress = progress;
+  draw();
+}
+
+/** Something was lost on the way: the server sends the game whole again. */
+function askSnapshot() {
+  state.waiting = true;
+  if (state.socket?.readyState === WebSocket.OPEN) {
+    state.socket.send(JSON.stringify({ type: "snapshot" }));
+  }
 }
 
 function connect() {
@@ -123,6 +176,7 @@ function connect() {
   const socket = new WebSocket(
     `${scheme}://${location.host}/ws/daily/${config.date}/players/${player}/attempt/`,
   );
+  state.socket = socket;
   socket.addEventListener("message", (event) => {
     let message;
     try {
@@ -134,6 +188,7 @@ function connect() {
       state.delay = RECONNECT_FIRST_MS;
       takeSnapshot(message);
     } else if (message.type === "actions") takeActions(message);
+    else if (message.type === "progress") takeProgress(message);
     else if (message.type === "error") state.error = message.error?.code ?? null;
     else if (message.type === "closed") {
       state.open = false;

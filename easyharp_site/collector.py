@@ -5,9 +5,8 @@ Python's collector walks every tracked object of the oldest generation in a
 full pass, and starts one after every ten passes of the middle generation
 once enough objects were promoted. A server process holding thousands of
 open sockets has about a million such objects: each full pass stopped the
-whole process for about 300 ms, every five seconds or so, while 2,000 players
-streamed their actions, and found nothing to free (bench/stream.py,
-docs/PERFORMANCE.md). Almost everything the process frees, reference counting
+whole process every few seconds while players streamed their actions, and
+found nothing to free (docs/PERFORMANCE.md). Almost everything the process frees, reference counting
 frees; the passes of the two young generations still run as before and free
 the young cycles.
 
@@ -21,8 +20,8 @@ The same thread makes a pass of the two young generations every
 `YOUNG_PASS_SECONDS`. The collector starts those passes by a count of
 allocations less deallocations, and an old object freed counts against a new
 one kept: while thousands of sockets replaced their old objects by new ones,
-150,000 objects piled up in the youngest generation without a pass, and the
-pass that came at last stopped the process for 80 to 100 ms (bench/stream.py).
+the youngest generation grew without a pass, and the pass that came at last
+stopped the process (docs/PERFORMANCE.md).
 """
 
 from __future__ import annotations

@@ -4,8 +4,7 @@ A server process runs every request's Python under one interpreter lock. Sixty
 requests from one address at once (a burst of replays, say, each a few
 milliseconds of work) all run in threads of their own and take turns on that
 lock with whoever else is served, so a bystander's request waited behind the
-whole burst: 130 to 260 ms at the 99th percentile on a quiet machine
-(`bench/abuse.py --only floods`, docs/RELIABILITY.md).
+whole burst (docs/RELIABILITY.md).
 
 `FairShareMiddleware` (ASGI, in front of Django) lets at most
 `REQUEST_CONCURRENCY_PER_ADDRESS` HTTP requests of one client address run in

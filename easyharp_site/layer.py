@@ -128,7 +128,7 @@ class Gathering(Generic[T]):
     otherwise on the loop itself. Elsewhere (a job, a command, a test without a
     server) `flush([item])` runs before `add` returns. So one message or one
     Redis round trip serves every submission of those milliseconds, instead of
-    one each (bench/submit.py, docs/PERFORMANCE.md). `flush` must not raise; an
+    one each (docs/PERFORMANCE.md). `flush` must not raise; an
     exception it lets through is logged.
     """
 

@@ -2,8 +2,8 @@
 
 Django runs the database in a thread (`database_sync_to_async`). Under a busy
 loop that thread waits for the interpreter lock after each round trip, and a
-streamed action's acknowledgement waited seconds for it (docs/PERFORMANCE.md,
-"Streamed ranked attempts"). `transaction()` runs one on an asynchronous
+streamed action's acknowledgement waited seconds for it
+(docs/PERFORMANCE.md). `transaction()` runs one on an asynchronous
 connection that the loop resumes as soon as each answer comes.
 
 The connections come from a `psycopg_pool.AsyncConnectionPool` of the server's

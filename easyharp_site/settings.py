@@ -337,8 +337,7 @@ if REDIS_URL:
             # Pub/sub: a board change is one PUBLISH, pushed to every server
             # process at once, and a stopped process leaves nothing behind. The
             # queue-based RedisChannelLayer needs four round trips per received
-            # message, which fell behind 50 changes a second on a busy machine
-            # (docs/PERFORMANCE.md, "Live leaderboards"). Pub/sub may drop a
+            # message, and fell behind on a busy machine (docs/PERFORMANCE.md). Pub/sub may drop a
             # message; the live boards refresh periodically to cover that.
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             "CONFIG": {"hosts": [REDIS_URL]},
@@ -398,7 +397,7 @@ if LIVE_WATCHERS_MAX < 1:
     raise ImproperlyConfigured("LIVE_WATCHERS_MAX must be above 0")
 
 # Argon2id with this service's parameters first (easyharp_site/accounts/hashers.py,
-# figures from bench/hashing.py); PBKDF2 after it, so that passwords hashed
+# docs/RELIABILITY.md); PBKDF2 after it, so that passwords hashed
 # before still log in, and are rehashed with Argon2 at that log-in.
 PASSWORD_HASHERS = [
     "easyharp_site.accounts.hashers.ServiceArgon2PasswordHasher",

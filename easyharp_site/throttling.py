@@ -70,8 +70,8 @@ ViewFunction: TypeAlias = Callable[..., HttpResponseBase]
 # Reads are public and cheap, so only writes are limited...
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # ...except reads expensive enough to be a lever for abuse: a replay of a
-# 20,000-action game is 20,001 tables, seconds of CPU and ~15 MB of JSON; a
-# share picture drawn (not one served from the cache) is ~0.1 s of CPU; a search
+# long game costs seconds of CPU to build; a share picture drawn (not one
+# served from the cache) costs a drawing; a search
 # for players reads an index range of the players' table.
 READ_SCOPES = frozenset({"replay", "card", "search"})
 # Limits that protect accounts: counted per address, never per account.

@@ -377,8 +377,8 @@ class GameReplayApi(APIView):
     after action i. Always JSON, gzip-compressed for clients that accept it.
     """
 
-    # Always JSON, whatever the `Accept` header: the browsable API rendered a
-    # 20,000-action replay as 81 MB of HTML. Kept gzipped, and sent so to the
+    # Always JSON, whatever the `Accept` header: the browsable API's HTML of a
+    # long replay is many times its JSON. Kept gzipped, and sent so to the
     # clients that accept it, because the body is large and safe to compress:
     # it holds no secret and echoes nothing of the request, so BREACH has
     # nothing to find. Pages that carry a CSRF token are left uncompressed (no

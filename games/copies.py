@@ -118,7 +118,7 @@ def fingerprint_store(*, game: Game, tables: Collection[int]) -> None:
     if not hashes:
         return
     # One plain statement: in every daily submission, and the ORM's building of
-    # 24 rows cost more than their insert (bench/copy_check.py). On PostgreSQL the
+    # 24 rows cost more than their insert (docs/PERFORMANCE.md). On PostgreSQL the
     # hashes go as one array: psycopg parses a statement of more than 50
     # parameters afresh each time, and that cost more than the insert.
     table = GameFingerprint._meta.db_table

@@ -112,12 +112,12 @@ def _watchers_send(attempt_id: int, message: dict[str, object], *, failed: str) 
 
 # --- The feed of stored actions ------------------------------------------------------
 #
-# One channel layer message per stored write cost the server about twice the
-# write itself (a publish, a receive, a consumer's dispatch: bench/stream.py,
-# docs/PERFORMANCE.md). So a process gathers the stored actions of all its
-# watched attempts for GATHER_SECONDS and sends one message per shard of
-# attempts; every process with a watcher of a shard hears it once, and hands
-# each attempt's actions to its own watchers of it.
+# One channel layer message per stored write cost the server more than the
+# write itself (a publish, a receive, a consumer's dispatch: docs/PERFORMANCE.md).
+# So a process gathers the stored actions of all its watched attempts for
+# GATHER_SECONDS and sends one message per shard of attempts; every process
+# with a watcher of a shard hears it once, and hands each attempt's actions to
+# its own watchers of it.
 
 FEED_SHARDS = 16
 FEED_MESSAGE = "attempts.actions"

@@ -1,8 +1,8 @@
 """A bounded pool of processes for the heavy work of requests (hints, replays).
 
 The solver and a long replay cost seconds of CPU. Run in the server process,
-they held its one interpreter lock, so every other request waited: 30 hints
-at once sent a bystander's read from 8 ms to 4.2 s. Here they run in
+they held its one interpreter lock, so every other request waited behind
+them (docs/RELIABILITY.md). Here they run in
 `HEAVY_WORK_PROCESSES` processes of their own, at a lower CPU priority
 (`HEAVY_WORK_NICENESS`), started once per server process and kept.
 

@@ -152,9 +152,8 @@ def _changes_gathered(changes: list[tuple[list[BoardKey], frozenset[int] | None]
 
 
 # Board changes a server process's requests hand on within GATHER_SECONDS go
-# out together, one message per board however many games moved it: two
-# messages per ranked submission cost the server about 0.5 ms of CPU each time
-# (bench/submit.py, docs/PERFORMANCE.md).
+# out together, one message per board however many games moved it, rather
+# than messages of each submission (docs/PERFORMANCE.md).
 _changes = Gathering(_changes_gathered, blocking=False, logger=logger)
 
 

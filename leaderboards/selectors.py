@@ -384,7 +384,7 @@ def _among_rows(
     narrowing = f"e.player_id IN ({subquery})"
     if connection.vendor == "postgresql":
         # The ids as one sorted array: one index scan walks them in order,
-        # 7 % faster than a lookup per row of the subquery (bench/leagues.py).
+        # faster than a lookup per row of the subquery (docs/PERFORMANCE.md).
         narrowing = (
             f"e.player_id = ANY(ARRAY(SELECT id FROM ({subquery}) AS audience(id) ORDER BY id))"
         )
@@ -913,8 +913,8 @@ COURSE_PARTS = 4
 def game_course(*, game: Game) -> list[int]:
     """Cards on the foundations after each quarter of the game's log (the engine's
     replay of the stored log): four counts of 0 to 104, from which nothing of the
-    deal or of the play can be rebuilt. Costs one replay: 2.4 to 4 ms for the longest
-    log accepted (20,000 actions), as cheap as reading that log, so it is not kept."""
+    deal or of the play can be rebuilt. Costs one replay, about as cheap as reading
+    the log, so it is not kept."""
     return foundations_course(game.deal_code, game.log, COURSE_PARTS)
 
 

@@ -9,7 +9,7 @@ actions are announced by the sockets that stored them, through their event
 loop's `RaceAnnouncer`: at most RACE_UPDATES_PER_SECOND times a second for a
 race, the last change always sent, so that a race of eight players at play
 costs a few reads and messages a second rather than one per action
-(bench/races.py). A socket also reads the state itself on each heartbeat, so
+(docs/PERFORMANCE.md). A socket also reads the state itself on each heartbeat, so
 a player who stopped answering shows as away without anyone's action.
 """
 

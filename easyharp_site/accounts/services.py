@@ -24,7 +24,7 @@ def player_register(*, username: str, password: str) -> tuple[User, str]:
     must pass Django's validators. The password is hashed before any database
     work: a request holds its database connection from its first query to its
     end, so hashing after one let a burst of sign-ups hold every pooled
-    connection (bench/load.py).
+    connection (docs/RELIABILITY.md).
     """
     user_model = get_user_model()
     # Check the name as it will be stored: create_user() applies NFKC, so

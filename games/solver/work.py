@@ -48,12 +48,12 @@ class Work:
         return any((self.beam_nodes, self.quick_tries, self.thorough_tries, self.tail_nodes))
 
 
-# Deciding: the dives of `games.solver.decide` win the median deal of 1..400
-# within 160 positions, the slowest within 17,504.
+# Deciding: the dives of `games.solver.decide` win every deal measured well
+# within this many positions (docs/PERFORMANCE.md).
 DECIDE = 100_000
 
-# The par of a deal of the day: the work that makes its win short (median
-# 308 actions over deals 1..200; `docs/PERFORMANCE.md`).
+# The par of a deal of the day: the work that makes its win short
+# (docs/PERFORMANCE.md).
 PAR = Work(
     decide=DECIDE,
     beam_nodes=8_000,
@@ -82,8 +82,8 @@ HINT = Work(
 FIRST_WIN = Work(decide=DECIDE)
 
 
-# The default cap: more than twice the slowest full `PAR` solve measured on this
-# machine when busy (123 s at load 12; 14 s is the median at load 3 to 7).
+# The default cap: more than twice the slowest full `PAR` solve measured on a
+# busy machine (docs/PERFORMANCE.md).
 CAP_SECONDS = 300.0
 
 

@@ -1,9 +1,10 @@
-"""The README's examples, run: every fenced block is executed or checked, so it cannot drift.
+"""The examples of the README and of docs/, run: every fenced block is executed or
+checked, so none can drift.
 
 Each block's info string names how it is checked:
 
-- `sh api`: run in one bash session against a live server (uvicorn on the
-  embedded default); a `# → STATUS JSON` line after a command is its expected
+- `sh api` (docs/API.md): run in one bash session against a live server
+  (uvicorn, on SQLite and on PostgreSQL); a `# → STATUS JSON` line after a command is its expected
   HTTP status and body. In the JSON, `…` stands for any value and objects may
   have more keys than shown.
 - `sh cli`: run in the project folder; `# → JSON` is the expected output,
@@ -13,10 +14,14 @@ Each block's info string names how it is checked:
   `make test` is the command that runs this test (`.ci/run` calls it).
 - `sh deploy`: docker compose needs a Docker engine, which the test machines
   lack; the block's files and services are checked against the repository.
+- `json socket` (docs/SOCKETS.md): checked against the consumers by
+  tests/docs/test_sockets_doc.py; `example` (docs/RULES.md) by
+  tests/games/rules/test_rules_doc.py.
 """
 
 from __future__ import annotations
 
+import contextlib
 import doctest
 import json
 import os
@@ -26,10 +31,13 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
+import psycopg
 import pytest
 
 from tests.servers import (
@@ -43,21 +51,38 @@ from tests.servers import (
 )
 
 README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```(\w+)(?: (\w+))?\n(.*?)^```$", re.MULTILINE | re.DOTALL)
-KINDS = {("sh", "api"), ("sh", "cli"), ("pycon", None), ("sh", "quickstart"), ("sh", "deploy")}
+KINDS = {
+    ("sh", "api"), ("sh", "cli"), ("pycon", None), ("sh", "quickstart"), ("sh", "deploy"),
+    ("json", "socket"), ("example", None),
+}  # fmt: skip
 ANY = "…"
 
 
 def blocks(kind: str, tag: str | None = None) -> list[str]:
-    text = README.read_text()
-    found = [m.group(3) for m in FENCE.finditer(text) if m.groups()[:2] == (kind, tag)]
-    assert found, f"the README has no ```{kind} {tag or ''} block"
+    """Every ```KIND TAG block of the README and docs/, in page order."""
+    found = [
+        m.group(3)
+        for page in PAGES
+        for m in FENCE.finditer(page.read_text())
+        if m.groups()[:2] == (kind, tag)
+    ]
+    assert found, f"no page has a ```{kind} {tag or ''} block"
     return found
 
 
 def test_every_block_says_how_it_is_checked() -> None:
-    for match in FENCE.finditer(README.read_text()):
-        assert match.groups()[:2] in KINDS, f"unchecked README block: {match.group(0)[:80]!r}"
+    fence = re.compile(r"^```(.*)$", re.MULTILINE)
+    for page in PAGES:
+        text = page.read_text()
+        checked = {m.start() for m in FENCE.finditer(text) if m.groups()[:2] in KINDS}
+        # Every opening fence starts a block of a checked kind (closing fences pair with them).
+        openings = [m for m in fence.finditer(text)][::2]
+        for opening in openings:
+            assert opening.start() in checked, (
+                f"unchecked block in {page.name}: {opening.group(0)!r}"
+            )
 
 
 # --- Commands and their expectations ------------------------------------------------
@@ -122,11 +147,33 @@ def run_session(pairs: list[tuple[str, str | None]], env: dict[str, str]) -> lis
 # --- sh api -----------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Any:
+@contextlib.contextmanager
+def fresh_postgres() -> Iterator[str]:
+    """A PostgreSQL database of this test's own beside the suite's, dropped afterwards."""
+    url = urlsplit(os.environ["DATABASE_URL"])
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    name = f"{url.path.strip('/') or 'easyharp'}_walkthrough_{worker}"
+    admin = urlunsplit(url._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        connection.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit(url._replace(path=f"/{name}"))
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(
+    scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
+def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Any:
     today = time.strftime("%Y-%m-%d", time.gmtime())
     env = server_env(tmp_path_factory.mktemp("readme") / "db.sqlite3")
-    with uvicorn(env, days=[today]) as server:
+    with contextlib.ExitStack() as stack:
+        if request.param == "postgres":
+            env["DATABASE_URL"] = stack.enter_context(fresh_postgres())
+        server = stack.enter_context(uvicorn(env, days=[today]))
         yield server, env
 
 
@@ -187,7 +234,7 @@ def test_the_python_examples_run_as_shown() -> None:
     parser = doctest.DocTestParser()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     for number, block in enumerate(blocks("pycon")):
-        test = parser.get_doctest(block, {}, f"README block {number}", str(README), 0)
+        test = parser.get_doctest(block, {}, f"docs block {number}", str(README), 0)
         runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
 

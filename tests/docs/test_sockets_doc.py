@@ -161,11 +161,12 @@ async def attempt_and_watch_exchange(
     await player.until("watchers")
     await player.send({"type": "action", "n": 1, "action": WIN_LOG[0]})
     await player.until("ack")
-    await watcher.until("actions")
+    await watcher.until("progress")
     await player.send({"type": "action", "n": 2, "action": "12"})
     await player.until("refused")
     await database_sync_to_async(game_submit)(player=alice, deal=DEAL, log=WIN_LOG[0])
     await watcher.until("closed")
+    await watcher.until("snapshot")
     await watcher.close()
     await player.close()
     return seen, watched

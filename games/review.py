@@ -172,8 +172,9 @@ def moves_pace(log: Sequence[str], points: Sequence[Sequence[int]]) -> MovesPace
 
     A move arrived between the point before the one that brought it and that one: a
     window of moves took at most from the first's earlier bound to the last's
-    arrival. So a save of twenty actions is read as the time since the save before,
-    and a burst after a silence is counted from its second move on.
+    arrival. So a save of twenty actions is read as played since the save before;
+    the moves that arrived with a burst, within `BURST_WINDOW_MS` of its first
+    window, belong to it.
     """
     moves = _moves_arrival(log, points)
     count = len(moves)
@@ -184,14 +185,12 @@ def moves_pace(log: Sequence[str], points: Sequence[Sequence[int]]) -> MovesPace
             in_burst[first : last + 1] = [True] * BURST_WINDOW_MOVES
     # A burst's first moves arrived with it, after the silence (the windows above
     # read them as played during it): they belong to it.
-    for index in range(count - 1, 0, -1):
-        if in_burst[index] and not in_burst[index - 1]:
-            arrived = moves[index][1]
-            while index > 0 and not in_burst[index - 1]:
-                if moves[index - 1][1] < arrived - BURST_WINDOW_MS:
-                    break
-                index -= 1
-                in_burst[index] = True
+    for start in range(count - 1, 0, -1):
+        if in_burst[start] and not in_burst[start - 1]:
+            earlier = start - 1
+            while earlier >= 0 and moves[earlier][1] >= moves[start][1] - BURST_WINDOW_MS:
+                in_burst[earlier] = True
+                earlier -= 1
     largest, silence, run_start = 0, 0, None
     for index, bursting in enumerate([*in_burst, False]):
         if bursting and run_start is None:

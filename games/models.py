@@ -323,8 +323,9 @@ class Attempt(models.Model):
         """The server's time of each action of the saved log (ms since the start).
 
         A streamed action's is when the server received it; an action that
-        came in a save of the whole log (`PATCH`) has the time of that save,
-        the latest it can have been played.
+        came in a save of the whole log (`PATCH`) has the time of the save that
+        brought it (of the last save, past the saves kept), the latest it can
+        have been played.
         """
         actions = len(self.log.split())
         saved_ms = (
@@ -332,8 +333,16 @@ class Attempt(models.Model):
             if self.saved_at is not None
             else 0
         )
+        by_save: list[int] = []
+        for elapsed_ms, count in self.saves:
+            # A save that shortened the game dropped the later actions' times.
+            del by_save[count:]
+            by_save.extend([int(elapsed_ms)] * (count - len(by_save)))
         times = [int(time) for time in self.times[:actions]]
-        return times + [max(saved_ms, times[-1] if times else 0)] * (actions - len(times))
+        for index in range(len(times), actions):
+            at = by_save[index] if index < len(by_save) else saved_ms
+            times.append(max(at, times[-1] if times else 0))
+        return times
 
     @property
     def current_log(self) -> str:

@@ -35,7 +35,7 @@ from easyharp_site.errors import ServiceError
 from games import live, rules, solver
 from games.models import Attempt, DailyDeal, Game, ModerationAction, ReviewState
 from games.parsing import deal_parse, log_replay, log_tokens, times_check
-from games.review import review_game
+from games.review import review_game, steps_of
 from games.selectors import attempt_get, daily_deal_get
 
 logger = logging.getLogger(__name__)
@@ -329,7 +329,7 @@ WHERE a.id IN ({ids})
 # The stored game of attempts a socket fell behind (rare: another device wrote).
 _STREAMED_GAMES_SQL = "SELECT id, log, times, saved_at FROM games_attempt WHERE id IN ({ids})"
 # Log and times only: a streamed attempt's progress for review is read off its
-# times (`_steps_of`), so no list of saves grows with each write.
+# times (`review.steps_of`), so no list of saves grows with each write.
 _STREAMED_SAVE_SQL = """
 UPDATE games_attempt SET log = %s, times = %s, saved_at = %s, version = %s WHERE id = %s
 """
@@ -657,7 +657,7 @@ def game_store(
             log=canonical,
             won=played.is_won,
             duration_ms=duration_ms,
-            saves=_steps_of(checked_times) if attempt.times and checked_times else attempt.saves,
+            saves=steps_of(checked_times) if attempt.times and checked_times else attempt.saves,
             times=checked_times,
             times_by_server=bool(attempt.times),
             min_ms_per_action=settings.REVIEW_MIN_MS_PER_ACTION,
@@ -676,18 +676,6 @@ def game_store(
     if attempt is not None:
         transaction.on_commit(partial(live.attempt_closed_announce, attempt.pk, game.pk))
     return game, True
-
-
-def _steps_of(times: Sequence[int]) -> list[list[int]]:
-    """The progress of a streamed attempt as saves, `[ms, actions]`: the actions that
-    arrived at one moment (one write, a `PATCH`, the submission) make one step."""
-    steps: list[list[int]] = []
-    for count, time in enumerate(times, start=1):
-        if steps and steps[-1][0] == time:
-            steps[-1][1] = count
-        else:
-            steps.append([time, count])
-    return steps
 
 
 def _server_times(attempt: Attempt, log: Sequence[str], duration_ms: int) -> list[int]:

@@ -41,7 +41,11 @@ Protocol (JSON text frames; `n` is an action's 1-based place in the log):
   `illegal_action` (the engine's `index`, `token`, `reason`, `reason_code`,
   `params`), `action_conflict` (another action is stored at `n`: `stored`),
   `out_of_order` (a gap: `next`), `log_too_long`, `race_not_started` (before
-  the countdown's end), `race_over`, `left_race`. Nothing is stored.
+  the countdown's end), `race_over`, `left_race`, `too_fast` (a move that
+  makes a burst or a run at a machine's pace, `games.review.pace_refusal`:
+  `retry_after_ms` says when it would count; the limits are `burst_moves`
+  within `burst_ms`, and `run_moves` at `run_ms_per_move` each). Nothing is
+  stored.
 - client: `{"type": "ping"}`, the heartbeat (every 10 s): the player is not
   away; the server answers with the race's state.
 - a message too large, not JSON or not understood gets `{"type": "error",
@@ -72,6 +76,13 @@ from django.utils import timezone
 from easyharp_site.errors import ServiceError
 from games.batches import StreamWriter
 from games.consumers import CLOSE_FLOOD, ActionBucket, ActionSocket
+from games.review import (
+    BURST_WINDOW_MOVES,
+    BURST_WINDOW_MS,
+    RUN_MAX_MS_PER_MOVE,
+    RUN_MOVES,
+    pace_refusal,
+)
 from games.streaming import ActionStream
 from races import selectors, services
 from races.live import RaceAnnouncer, race_group, race_watchers_join, race_watchers_leave
@@ -298,6 +309,14 @@ class RaceConsumer(ActionSocket):
             await self._send_refused(number, ServiceError(*REFUSALS["not_started"]))
             return
         at_ms = max(0, int((timezone.now() - seat.starts_at).total_seconds() * 1000))
+        if number == len(self.stream.tokens) + 1:
+            # A race is a contest: moves at a machine's pace are refused as they come.
+            wait = pace_refusal(
+                log=self.stream.tokens, times=self.stream.times, token=token.strip(), at_ms=at_ms
+            )
+            if wait is not None:
+                await self._send_refused(number, _too_fast(wait))
+                return
         await self._answer(self.stream.offer(number, token, at_ms=at_ms))
         self._start_writing()
 
@@ -335,6 +354,19 @@ class RaceConsumer(ActionSocket):
         )
         for number in waiting:
             await self._send_refused(number, ServiceError(*REFUSALS[result.outcome]))
+
+
+def _too_fast(wait_ms: int) -> ServiceError:
+    return ServiceError(
+        "too_fast",
+        f"Moves came faster than a person plays: this one counts if it comes "
+        f"{wait_ms} ms from now or later. Send it again then.",
+        retry_after_ms=wait_ms,
+        burst_moves=BURST_WINDOW_MOVES,
+        burst_ms=BURST_WINDOW_MS,
+        run_moves=RUN_MOVES,
+        run_ms_per_move=RUN_MAX_MS_PER_MOVE,
+    )
 
 
 def _moment(text: str) -> datetime.datetime:

@@ -64,6 +64,10 @@ def race_strings() -> dict[str, Any]:
         "race_players": _("{count} of {max} players"),
         "race_not_started": _("The race has not started yet."),
         "race_refused_over": _("The race is over: that action does not count."),
+        "race_too_fast": _(
+            "Your moves reached the server faster than a person plays: they are sent "
+            "again in a moment."
+        ),
         "race_left_you": _("You left this race: your game stops here."),
         "race_offline": _(
             "Connection lost: reconnecting… Your actions are sent as soon as it is back."

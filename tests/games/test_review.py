@@ -12,12 +12,23 @@ from django.test import Client, RequestFactory
 from django.utils import timezone
 
 from games import copies, review
-from games.models import FlaggedGame, Game, ModerationAction
+from games.models import Attempt, FlaggedGame, Game, ModerationAction
 from games.review import review_game
 from leaderboards.models import BoardEntry, PlayerStats
 from leaderboards.selectors import leaderboard_page
 from ranking.actions import game_review_clear
-from tests.fixtures import WIN_LOG, attempt_url, client_for, rewind, start, submit, submit_ranked
+from tests import timings
+from tests.fixtures import (
+    VECTOR_GAMES,
+    WIN_LOG,
+    attempt_url,
+    client_for,
+    rewind,
+    start,
+    submit,
+    submit_ranked,
+)
+from tests.timings import HONEST, pinned
 
 pytestmark = pytest.mark.django_db
 
@@ -313,3 +324,137 @@ def test_a_few_quick_actions_are_not_too_fast_but_a_sustained_pace_is():
 
     assert "too_fast" not in few.flags
     assert "too_fast" in many.flags
+
+
+# --- The pace of the moves, by the server's receive times -----------------------------
+
+# Games people played, of every length the conformance vectors hold a long one of.
+HONEST_LOGS = {
+    "the win of deal 4": WIN_LOG,
+    **{
+        f"vector game {index}": vector["log"].upper().split()
+        for index, vector in enumerate(VECTOR_GAMES)
+        if "refused_at" not in vector and len(vector["log"].split()) >= 200
+    },
+}
+
+
+def streamed(log, times):
+    """The review of `log` streamed with these receive times, submitted 2 s later."""
+    return review_game(
+        log=log,
+        won=True,
+        duration_ms=times[-1] + 2_000,
+        saves=review.steps_of(times),
+        times=times,
+        times_by_server=True,
+    )
+
+
+@pytest.mark.parametrize("pattern", sorted(HONEST))
+def test_people_playing_as_people_do_are_not_flagged_nor_refused_in_a_race(pattern):
+    for index, (name, log) in enumerate(HONEST_LOGS.items()):
+        for seed in range(5):
+            times = HONEST[pattern](log, seed)
+            found = streamed(log, times)
+            assert found.flags == [], (name, seed, found.signals)
+            # As a race's moves, a few games (the stalled connection's catch-up is
+            # refused, and goes again a moment later).
+            if pattern != "connection stalled" and index < 3 and seed < 2:
+                for count, (token, at) in enumerate(zip(log, times, strict=True)):
+                    refusal = review.pace_refusal(
+                        log=log[:count], times=times[:count], token=token, at_ms=at
+                    )
+                    assert refusal is None, (name, seed, count)
+
+
+def test_a_page_saving_while_its_socket_is_down_is_not_flagged():
+    for seed in range(5):
+        played = timings.played(WIN_LOG, seed, move_median_ms=400)
+        found = signals_of(
+            log=WIN_LOG, duration_ms=played[-1] + 2_000, saves=timings.page_saves(played)
+        )
+        assert found.flags == [], found.signals
+
+
+def test_moves_streamed_at_a_machines_steady_pace_are_a_run_at_a_machines_pace():
+    # Runs of 60 moves at 110 ms each, 10 s apart: slow enough on the whole, and uneven.
+    log = ["12", "21"] * 150
+    times = [5_000 + 110 * index + 10_000 * (index // 60) for index in range(len(log))]
+
+    found = streamed(log, times)
+
+    assert found.flags == ["machine_pace"]
+    assert found.signals["fastest_run_ms_per_move"] == 110
+    assert review.flag_reasons(found.flags, found.signals) == [
+        "50 moves in a row at 110 ms per move, taps of the stock and undos aside "
+        "(a person needs 120 or more)"
+    ]
+
+
+@pytest.mark.parametrize(("silence_ms", "flagged"), [(5_000, False), (20_000, True)])
+def test_a_burst_too_small_a_share_of_a_long_game_is_flagged_after_a_silence(silence_ms, flagged):
+    log = ["12", "21"] * 200
+    at_pace = [1_000 * (index + 1) for index in range(360)]
+    burst = [at_pace[-1] + silence_ms + index // 6 for index in range(40)]
+
+    found = streamed(log, at_pace + burst)
+
+    assert found.signals["burst_moves"] == 40
+    assert found.signals["burst_share"] == 0.1
+    assert found.signals["silence_before_largest_burst_ms"] == silence_ms
+    assert ("bursts" in found.flags) is flagged
+
+
+def test_a_race_refuses_a_bots_tenth_move_within_a_second_and_says_when_it_would_count():
+    log, times = [], []
+    for count, token in enumerate(WIN_LOG):
+        at = count * 300 // len(WIN_LOG)
+        wait = review.pace_refusal(log=log, times=times, token=token, at_ms=at)
+        if wait is not None:
+            break
+        log.append(token)
+        times.append(at)
+
+    assert sum(token not in review.TAPS for token in log) == review.BURST_WINDOW_MOVES - 1
+    assert wait is not None and 0 < wait <= review.BURST_WINDOW_MS
+    later = review.pace_refusal(log=log, times=times, token=token, at_ms=at + wait)
+    assert later is None
+
+
+def test_a_streamed_attempt_saved_whole_first_times_each_action_by_the_save_that_brought_it(
+    alice, daily
+):
+    attempt = Attempt(
+        player=alice,
+        daily=daily,
+        started_at=timezone.now(),
+        log=" ".join(WIN_LOG[:50]),
+        saves=[[10_000, 20], [20_000, 40], [25_000, 50]],
+    )
+    attempt.saved_at = attempt.started_at + datetime.timedelta(seconds=25)
+
+    assert attempt.action_times() == [10_000] * 20 + [20_000] * 20 + [25_000] * 10
+
+
+@pytest.mark.parametrize("won", [True, False])
+def test_a_game_saved_in_many_small_saves_at_once_is_flagged_as_a_streamed_one_would_be(
+    alice, daily, won
+):
+    log = WIN_LOG if won else WIN_LOG[:-40]
+    with pinned(daily.date) as clock:
+        start(client_for(alice))
+        clock.advance(160 * len(log))
+        # Five actions a save, a save every 10 ms: no save brings much.
+        for length in range(5, len(log) + 5, 5):
+            clock.advance(10)
+            response = client_for(alice).patch(
+                attempt_url(daily.date), {"log": log[:length]}, format="json"
+            )
+            assert response.status_code == 200
+        clock.advance(1_000)
+        body = submit(client_for(alice), log).json()
+
+    game = Game.objects.get(pk=body["id"])
+    assert game.review["largest_step_actions"] == 5
+    assert {"bursts", "machine_pace"} <= set(game.flags)

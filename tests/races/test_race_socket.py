@@ -21,6 +21,7 @@ from django.core.cache import cache
 from django.db import connections
 from django.utils import timezone
 
+from games import review
 from games.consumers import CLOSE_FLOOD
 from races import services
 from races.consumers import CLOSE_NO_RACE
@@ -28,6 +29,7 @@ from races.models import Race, Racer
 from ranking.actions import player_ban
 from tests.fixtures import WIN_LOG, client_for
 from tests.races.racing import open_socket, race_for, racer, rewind, running, welcomed
+from tests.timings import pinned
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -351,20 +353,23 @@ async def test_the_others_hear_each_players_progress_but_never_their_actions(
 async def test_a_win_ends_the_race_for_every_player(
     alice: AbstractBaseUser, bob: AbstractBaseUser
 ) -> None:
-    race = await sync(started_race)(alice, bob)
-    alices, _ = await welcomed(alice, race.code)
-    bobs, _ = await welcomed(bob, race.code)
-    await stream(bobs, WIN_LOG[:10])
+    # Every action is received at a person's pace: the server's clock moves 100 ms on
+    # at each reading, two readings or more an action.
+    with pinned(timezone.now().date(), step_ms=100):
+        race = await sync(started_race)(alice, bob)
+        alices, _ = await welcomed(alice, race.code)
+        bobs, _ = await welcomed(bob, race.code)
+        await stream(bobs, WIN_LOG[:10])
 
-    for number, token in enumerate(WIN_LOG, start=1):
-        await send_action(alices, number, token)
-    await next_of(alices, "ack")
-    while True:
-        message = await bobs.receive_json_from(timeout=20)
-        if message["type"] == "race" and message["race"]["status"] == "over":
-            break
-    await send_action(bobs, 11, WIN_LOG[10])
-    refused = await next_of(bobs, "refused")
+        for number, token in enumerate(WIN_LOG, start=1):
+            await send_action(alices, number, token)
+        await next_of(alices, "ack")
+        while True:
+            message = await bobs.receive_json_from(timeout=20)
+            if message["type"] == "race" and message["race"]["status"] == "over":
+                break
+        await send_action(bobs, 11, WIN_LOG[10])
+        refused = await next_of(bobs, "refused")
 
     assert (message["race"]["end"], message["race"]["winner"]) == ("won", "alice")
     assert all(player["game"] for player in message["race"]["players"])
@@ -372,6 +377,42 @@ async def test_a_win_ends_the_race_for_every_player(
     assert (await sync(racer)(race, bob)).log.split() == WIN_LOG[:10]
     await alices.disconnect()
     await bobs.disconnect()
+
+
+async def test_a_bot_sending_its_win_at_once_is_refused_and_the_race_goes_on(
+    alice: AbstractBaseUser, bob: AbstractBaseUser
+) -> None:
+    with pinned(timezone.now().date()) as clock:
+        race = await sync(started_race)(alice, bob)
+        alices, _ = await welcomed(alice, race.code)
+        # The whole win within 0.3 s by the server's clock.
+        refusals = []
+        for number, token in enumerate(WIN_LOG, start=1):
+            clock.advance(300 / len(WIN_LOG))
+            await send_action(alices, number, token)
+            message = await alices.receive_json_from(timeout=10)
+            while message["type"] == "race":
+                message = await alices.receive_json_from(timeout=10)
+            if message["type"] == "refused":
+                refusals.append(message)
+                break
+        held = (await sync(racer)(race, alice)).log.split()
+        state = (await sync(Race.objects.get)(pk=race.pk)).status(clock.at)
+
+        [refused] = refusals
+        assert refused["error"]["code"] == "too_fast"
+        assert refused["error"]["retry_after_ms"] > 0
+        assert "faster than a person plays" in refused["error"]["message"]
+        moves = [token for token in WIN_LOG[: refused["n"]] if token != "S"]
+        # Ten moves within a second of the start: the tenth is refused.
+        assert len(moves) == review.BURST_WINDOW_MOVES
+        assert held == WIN_LOG[: refused["n"] - 1] and state == "running"
+
+        # Sent again when the server said, the move counts.
+        clock.advance(refused["error"]["retry_after_ms"])
+        await send_action(alices, refused["n"], WIN_LOG[refused["n"] - 1])
+        assert (await next_of(alices, "ack"))["n"] == refused["n"]
+        await alices.disconnect()
 
 
 async def test_the_race_ends_at_its_time_limit_with_nobody_acting(

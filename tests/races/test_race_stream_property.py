@@ -17,12 +17,14 @@ from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
 from django.db import connections
+from django.utils import timezone
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from races.models import Racer
 from tests.races.racing import RACE_DEAL, race_for, running, session_cookie
 from tests.streamed import StreamingPage, legal_game, steps
+from tests.timings import pinned
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -43,15 +45,18 @@ def test_any_interleaving_of_actions_reconnects_and_duplicates_stores_the_game_i
 ) -> None:
     game = legal_game(RACE_DEAL, seed, length)
     player = get_user_model().objects.create_user(username=f"racer{next(PLAYERS)}")
-    race = running(race_for(player))
-    page = StreamingPage(
-        session_cookie(player), f"/ws/races/{race.code}/", first="welcome", passing={"race"}
-    )
+    # A person plays: each action is received 100 ms after the server's clock was
+    # last read, or later (a race refuses moves at a machine's pace).
+    with pinned(timezone.now().date(), step_ms=100):
+        race = running(race_for(player))
+        page = StreamingPage(
+            session_cookie(player), f"/ws/races/{race.code}/", first="welcome", passing={"race"}
+        )
 
-    async def run() -> None:
-        await page.play(game, plan)
+        async def run() -> None:
+            await page.play(game, plan)
 
-    async_to_sync(run)()
+        async_to_sync(run)()
     # The socket's database work ran in Channels' database thread: close its connection.
     async_to_sync(database_sync_to_async(connections.close_all))()
 

@@ -56,6 +56,7 @@ const stream = {
   sentUpTo: 0, // the last action sent on this socket
   delay: RECONNECT_FIRST_MS,
   timer: null,
+  held: null, // moves came too fast: the timer that sends them again
   stopped: false, // the race is over: no socket any more
 };
 const timers = [];
@@ -285,7 +286,7 @@ function stopSocket() {
 
 /** Send every action the server has not had on this socket yet (once the race runs). */
 function send() {
-  if (!stream.live || !playing()) return;
+  if (!stream.live || !playing() || stream.held !== null) return;
   const from = Math.max(stream.sentUpTo, stream.stored);
   for (const message of actionMessages(game.log, from)) stream.socket.send(message);
   stream.sentUpTo = Math.max(stream.sentUpTo, game.log.length);
@@ -346,6 +347,23 @@ function refused(error) {
     setTimeout(send, EARLY_RETRY_MS);
     return;
   }
+  if (error.code === "too_fast") {
+    // Moves that came at once (after the connection came back, say) count when
+    // sent at a person's pace: they go again when the server says, the rest wait.
+    say(t("race_too_fast"));
+    stream.sentUpTo = stream.stored;
+    clearTimeout(stream.held);
+    stream.held = setTimeout(
+      () => {
+        stream.held = null;
+        send();
+      },
+      Math.max(error.retry_after_ms ?? 0, EARLY_RETRY_MS),
+    );
+    return;
+  }
+  // The actions sent after a move held back: they go again with it.
+  if (error.code === "out_of_order" && stream.held !== null) return;
   if (error.code === "race_over") say(t("race_refused_over"), "refused");
   else if (error.code === "left_race") say(t("race_left_you"), "refused");
   else if (error.reason_code) say(reasonText(error.reason_code, error.params ?? {}), "refused");

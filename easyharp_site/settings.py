@@ -122,6 +122,10 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 # API links) is built from it, never from a request's Host header, which any
 # client may vary (easyharp_site/site.py). The default serves `make run`.
 SITE_URL = env_site_url("SITE_URL", "http://127.0.0.1:8000")
+# Where the ASGI server listens (the systemd unit passes them to uvicorn); the
+# health check (deploy/healthcheck.py) asks it there.
+WEB_HOST = env_str("WEB_HOST", "127.0.0.1")
+WEB_PORT = env_int("WEB_PORT", 8000, positive=True)
 
 # Transport and cookie security, on by default whenever DEBUG is off
 # (`manage.py check --deploy` is clean with production settings). Behind a

@@ -19,7 +19,8 @@ from games.services import daily_deal_candidates, daily_deal_is_acceptable, dail
 from games.solver import Solution
 from tests.fixtures import client_for
 
-pytestmark = pytest.mark.django_db
+# Days and hours matter here: `.ci/run` runs these again at the turn of a day.
+pytestmark = [pytest.mark.django_db, pytest.mark.clock]
 
 
 def prepare(date: datetime.date) -> DailyDeal:

@@ -247,6 +247,19 @@ def test_the_prepare_job_stores_the_days_ahead_once(today, settings):
     assert set(numbers) == {today, tomorrow}
 
 
+def test_a_prepare_run_past_its_time_leaves_the_days_after_to_the_next_run(
+    today, settings, monkeypatch
+):
+    settings.DAILY_DEAL_DAYS_AHEAD = 3
+    monkeypatch.setattr(games.tasks, "PREPARE_SECONDS", 0)
+
+    # Each run chooses one day, then stops: its time is spent.
+    assert games.tasks.deals_prepare() == "1 new day(s), 0 already stored, 2 left for the next run"
+    assert games.tasks.deals_prepare() == "1 new day(s), 1 already stored, 1 left for the next run"
+    assert games.tasks.deals_prepare() == "1 new day(s), 2 already stored"
+    assert DailyDeal.objects.count() == 3
+
+
 def test_a_past_day_with_no_deal_stored_says_nobody_played_it(anon, today):
     yesterday = today - datetime.timedelta(days=1)
 

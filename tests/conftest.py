@@ -9,27 +9,18 @@ pytest-django gives each its own test database; each also gets a Redis
 database and a channel-layer prefix of its own (`_redis_of_this_worker`), so
 that one process's cache flush or board update never reaches another's.
 
-`--clock=2026-12-31T23:59:30Z` runs the session with the wall clock of this
-process moved to that moment and ticking on from there (time-machine), so the
-tests marked `clock`, those that depend on the hour or the date, can be run at
-the moments where days turn: `.ci/run` runs them at 00:30, at 23:59 and on a
-month's last day. Servers the tests start in processes of their own keep the
-real clock.
+`--clock=MOMENT` moves the wall clock (tests/clock.py).
 """
 
 from __future__ import annotations
 
-import argparse
-import datetime
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
-import time_machine
 from django.conf import settings
 
 from tests.paths import ROOT
@@ -41,7 +32,7 @@ WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 # Fixtures shared across folders, defined once.
 # Fixtures every package of tests shares (players, clients, the pinned day, a
 # loopback SMTP server), loaded once for the whole suite.
-pytest_plugins = ["tests.fixtures", "tests.mailserver", "tests.counting"]
+pytest_plugins = ["tests.fixtures", "tests.mailserver", "tests.counting", "tests.clock"]
 
 
 def _missing_service(marker: str) -> str | None:
@@ -61,53 +52,7 @@ def _missing_service(marker: str) -> str | None:
     return None if available[marker] else reasons[marker]
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption(
-        "--clock",
-        metavar="MOMENT",
-        type=_moment,
-        help="run with the wall clock starting at MOMENT (ISO 8601 in UTC, as "
-        "2026-12-31T23:59:30Z) and ticking from there; see the `clock` marker",
-    )
-
-
-def _moment(text: str) -> datetime.datetime:
-    try:
-        moment = datetime.datetime.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--clock takes a moment written 2026-12-31T23:59:30Z, not {text!r}"
-        ) from None
-    if moment.tzinfo is None:
-        raise argparse.ArgumentTypeError(f"--clock needs a time zone (Z for UTC): {text!r}")
-    return moment
-
-
-def _clock_moved(config: pytest.Config) -> None:
-    """Move this process's wall clock to `--clock`'s moment for the whole session
-    (the fixtures shared by a module or the session see it too)."""
-    moment = config.getoption("clock")
-    if moment is None:
-        return
-    traveller = time_machine.travel(moment, tick=True)
-    traveller.start()
-    config.add_cleanup(traveller.stop)
-
-
-@pytest.fixture(autouse=True)
-def _clock_of_each_test(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Under `--clock`, each test starts at the moment again: at 23:59:30, a test
-    has its 30 s before midnight whatever ran before it."""
-    moment = request.config.getoption("clock")
-    if moment is None:
-        yield
-        return
-    with time_machine.travel(moment, tick=True):
-        yield
-
-
 def pytest_configure(config: pytest.Config) -> None:
-    _clock_moved(config)
     # Test players' passwords are hashed with a fast hasher first (Django's own
     # advice for tests): the real one costs a third of a second per player, and
     # no test is about its strength. Set for the whole session, before any

@@ -23,9 +23,12 @@ PREPARE_EVERY_MINUTES = 60
 
 
 # A run chooses no new day after this many seconds (each takes the solver about
-# ten): it ends well within its timeout, and within the worker's grace on a
-# stop; the next run goes on from there. Days are needed one a day.
+# ten): it ends within its timeout, and within the worker's grace on a stop;
+# the next run goes on from there. Days are needed one a day.
 PREPARE_SECONDS = 60
+# The job's timeout: a day may try up to 20 candidates, each capped by the
+# solver's nodes (about ten seconds), after the run's PREPARE_SECONDS.
+PREPARE_TIMEOUT_SECONDS = 300
 
 
 def deals_prepare() -> str:
@@ -60,7 +63,10 @@ def copies_check() -> str:
 
 def schedule() -> None:
     job_schedule(
-        name="prepare deals", func="games.tasks.deals_prepare", minutes=PREPARE_EVERY_MINUTES
+        name="prepare deals",
+        func="games.tasks.deals_prepare",
+        minutes=PREPARE_EVERY_MINUTES,
+        timeout=PREPARE_TIMEOUT_SECONDS,
     )
     # Every minute (the schedule's shortest): a copy is in the review queue a minute
     # or two after it was submitted.

@@ -9,7 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from django.conf import settings
+from django_q.models import Schedule
 
 from tests.deploy.compose import services
 from tests.paths import ROOT
@@ -55,11 +57,16 @@ def test_the_units_read_only_settings_that_env_example_lists() -> None:
             assert re.search(rf"^{name}=", example, re.MULTILINE), (unit.name, name)
 
 
+@pytest.mark.django_db
 def test_a_stop_of_the_worker_waits_out_its_longest_job_in_compose_and_in_systemd() -> None:
     unit = (UNITS / "easyharp-worker.service").read_text()
     (systemd_grace,) = re.findall(r"^TimeoutStopSec=(\S+)$", unit, re.MULTILINE)
     compose_grace = str(services()["worker"]["stop_grace_period"])
-    mail_timeout = 4 * settings.EMAIL_TIMEOUT
+    # Each job's timeout: the default, a mail's (its claim), each schedule's own.
+    timeouts = [settings.TASK_TIMEOUT_SECONDS, 4 * settings.EMAIL_TIMEOUT]
+    for schedule in Schedule.objects.exclude(kwargs__in=["", None]):
+        timeouts += map(int, re.findall(r"'timeout': (\d+)", schedule.kwargs))
 
+    assert len(timeouts) > 2
     assert seconds(systemd_grace) == seconds(compose_grace)
-    assert seconds(compose_grace) > max(settings.TASK_TIMEOUT_SECONDS, mail_timeout)
+    assert seconds(compose_grace) > max(timeouts)

@@ -454,11 +454,12 @@ ACCOUNT_USERNAME_RESERVED_DAYS = env_int("ACCOUNT_USERNAME_RESERVED_DAYS", 90)
 # beside the server by `make run`). Its queue is a table of the database (the
 # ORM broker): a job queued survives any restart.
 # A job runs at most TASK_TIMEOUT_SECONDS unless it names its own timeout (a
-# mail: 3 x EMAIL_TIMEOUT). A job taken by a worker that died, or that failed,
-# is taken again TASK_RETRY_SECONDS after its own timeout has passed
-# (easyharp_site/job_broker.py): never while it may still be running, and
-# within minutes, not half an hour. A worker told to stop finishes its jobs
-# first, so compose's stop_grace_period is above the longest timeout.
+# mail: its claim, 4 x EMAIL_TIMEOUT; prepare deals: 300 s). A job taken by a
+# worker that died, or that failed, is taken again once its own timeout and
+# TASK_RETRY_SECONDS have passed since it was taken (easyharp_site/job_broker.py):
+# never while it may still be running, and within minutes, not half an hour.
+# A worker told to stop finishes its jobs first, so compose's stop_grace_period
+# is above the longest timeout.
 TASK_TIMEOUT_SECONDS = env_int("TASK_TIMEOUT_SECONDS", 120, positive=True)
 TASK_RETRY_SECONDS = env_int("TASK_RETRY_SECONDS", 30, positive=True)
 # The worker touches this file each time it looks at the queue (every
@@ -478,7 +479,7 @@ Q_CLUSTER = {
     "timeout": TASK_TIMEOUT_SECONDS,
     # The lock of a job of the default timeout (django-q2 checks it against the timeout).
     "retry": TASK_TIMEOUT_SECONDS + TASK_RETRY_SECONDS,
-    # A failed job is tried again (TASK_RETRY_SECONDS after its timeout), three times in all.
+    # A failed job is tried again (once its lock lapses), three times in all.
     "max_attempts": env_int("TASK_MAX_ATTEMPTS", 3, positive=True),
     "ack_failures": False,
     # Seconds between looks at an empty queue: the delay of a new mail.

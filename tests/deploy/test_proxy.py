@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import socket
 import ssl
@@ -451,3 +452,30 @@ def test_the_render_script_says_what_is_missing_and_writes_nothing(tmp_path: Pat
     assert "not set: EDGE_BODY_TIMEOUT, EDGE_CERTS," in result.stderr
     assert "EDGE_UPSTREAMS" in result.stderr
     assert not (tmp_path / "easyharp.conf").exists()
+
+
+def test_the_images_start_script_renders_the_site_where_nginx_reads_it(tmp_path: Path) -> None:
+    # The script as the Dockerfile lays it out, its folders pointed at this checkout.
+    script = (NGINX / "render-site.sh").read_text()
+    assert "/usr/local/lib/easyharp/" in script and "/etc/nginx/conf.d/" in script
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert re.search(r"^COPY deploy/nginx/render-site.sh /docker-entrypoint.d/\S+\.sh$",
+                     dockerfile, re.MULTILINE)  # fmt: skip
+    assert re.search(r"^COPY deploy/nginx/easyharp.conf.template deploy/nginx/render.py "
+                     r"/usr/local/lib/easyharp/$", dockerfile, re.MULTILINE)  # fmt: skip
+    here = tmp_path / "render-site.sh"
+    here.write_text(
+        script.replace("/usr/local/lib/easyharp/", f"{NGINX}/").replace(
+            "/etc/nginx/conf.d/", f"{tmp_path}/"
+        )
+    )
+    values = edge_values(tmp_path, http_port=80, https_port=443, upstreams="web:8000")
+
+    result = subprocess.run(
+        ["sh", str(here)], env={"PATH": os.environ["PATH"], **values},
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+    assert result.returncode == 0, result.stderr
+    site = (tmp_path / "easyharp.conf").read_text()
+    assert "server web:8000;" in site and 'map "443" $https_port_suffix' in site

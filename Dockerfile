@@ -41,13 +41,16 @@ CMD ["uvicorn", "easyharp_site.asgi:application", "--host=0.0.0.0", "--port=8000
      "--proxy-headers", "--ws=websockets-sansio", "--ws-max-size=65536", \
      "--ws-per-message-deflate=false", "--http=h11", "--loop=uvloop", "--lifespan=on"]
 
-# The edge: nginx with the site's configuration, rendered from the template by
-# the image's entrypoint (envsubst of the EDGE_* variables), and the static
-# files of the app image, served by nginx itself.
+# The edge: nginx with the site's configuration, rendered from the template at
+# each start (deploy/nginx/render.py, with the EDGE_* variables; run by the
+# image's entrypoint), and the static files of the app image, served by nginx
+# itself. The template is kept out of /etc/nginx/templates, which the image
+# would hand to envsubst.
 FROM nginx:1.27-alpine AS edge
-RUN apk add --no-cache openssl \
+RUN apk add --no-cache openssl python3 \
     && rm /etc/nginx/conf.d/default.conf
 COPY deploy/nginx/nginx.conf /etc/nginx/nginx.conf
-COPY deploy/nginx/easyharp.conf.template /etc/nginx/templates/easyharp.conf.template
+COPY deploy/nginx/easyharp.conf.template deploy/nginx/render.py /usr/local/lib/easyharp/
 COPY deploy/nginx/self-signed-cert.sh /docker-entrypoint.d/15-self-signed-cert.sh
+COPY deploy/nginx/render-site.sh /docker-entrypoint.d/20-render-site.sh
 COPY --from=app /app/staticfiles /srv/static

@@ -22,31 +22,35 @@ from django.utils import timezone
 # module from their AppConfig, before any model may be.
 
 
-def job_queue(func: str, *args: Any, name: str) -> str:
+def job_queue(func: str, *args: Any, name: str, timeout: int | None = None) -> str:
     """Queue the job `func(*args)` in the current transaction; its task id.
 
     The queue is a table of the same database: when the caller's transaction
-    rolls back, the job was never queued.
+    rolls back, the job was never queued. `timeout`: the most seconds it runs
+    (TASK_TIMEOUT_SECONDS by default); a worker that died running it has it
+    taken again TASK_RETRY_SECONDS after that (easyharp_site/job_broker.py).
     """
     from django_q.tasks import async_task
 
-    return str(async_task(func, *args, task_name=name))
+    options = {} if timeout is None else {"timeout": timeout}
+    return str(async_task(func, *args, task_name=name, **options))
 
 
-def job_schedule(*, name: str, func: str, minutes: int) -> None:
-    """Run `func` every `minutes` (first at once); a schedule already stored keeps
-    its next run, so scheduling again after each `migrate` changes nothing else."""
+def job_schedule(*, name: str, func: str, minutes: int, timeout: int | None = None) -> None:
+    """Run `func` every `minutes` (first at once), for at most `timeout` seconds
+    (TASK_TIMEOUT_SECONDS by default); a schedule already stored keeps its next
+    run, so scheduling again after each `migrate` changes nothing else."""
     from django_q.models import Schedule
 
+    fields = {
+        "func": func,
+        "schedule_type": Schedule.MINUTES,
+        "minutes": minutes,
+        # django-q2 reads a schedule's options from its keyword arguments.
+        "kwargs": "" if timeout is None else f"q_options={{'timeout': {int(timeout)}}}",
+    }
     Schedule.objects.update_or_create(
-        name=name,
-        defaults={"func": func, "schedule_type": Schedule.MINUTES, "minutes": minutes},
-        create_defaults={
-            "func": func,
-            "schedule_type": Schedule.MINUTES,
-            "minutes": minutes,
-            "next_run": timezone.now(),
-        },
+        name=name, defaults=fields, create_defaults={**fields, "next_run": timezone.now()}
     )
 
 

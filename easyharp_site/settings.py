@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -122,6 +123,10 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 # API links) is built from it, never from a request's Host header, which any
 # client may vary (easyharp_site/site.py). The default serves `make run`.
 SITE_URL = env_site_url("SITE_URL", "http://127.0.0.1:8000")
+# Where the ASGI server listens (the systemd unit passes them to uvicorn); the
+# health check (deploy/healthcheck.py) asks it there.
+WEB_HOST = env_str("WEB_HOST", "127.0.0.1")
+WEB_PORT = env_int("WEB_PORT", 8000, positive=True)
 
 # Transport and cookie security, on by default whenever DEBUG is off
 # (`manage.py check --deploy` is clean with production settings). Behind a
@@ -446,19 +451,34 @@ ACCOUNT_USERNAME_RESERVED_DAYS = env_int("ACCOUNT_USERNAME_RESERVED_DAYS", 90)
 # The jobs (preparing deals, closing days, standings, the board mirror, mail)
 # run in django-q2's worker, `manage.py qcluster` (compose's `worker`, started
 # beside the server by `make run`). Its queue is a table of the database (the
-# ORM broker): a job queued survives any restart, and one taken by a worker
-# that died is taken again once TASK_RETRY_SECONDS have passed since it was taken.
-TASK_TIMEOUT_SECONDS = env_int("TASK_TIMEOUT_SECONDS", 1800, positive=True)
-TASK_RETRY_SECONDS = env_int("TASK_RETRY_SECONDS", TASK_TIMEOUT_SECONDS + 60, positive=True)
-if TASK_RETRY_SECONDS <= TASK_TIMEOUT_SECONDS:
-    raise ImproperlyConfigured("TASK_RETRY_SECONDS must be above TASK_TIMEOUT_SECONDS")
+# ORM broker): a job queued survives any restart.
+# A job runs at most TASK_TIMEOUT_SECONDS unless it names its own timeout (a
+# mail: its claim, 4 x EMAIL_TIMEOUT; prepare deals: 300 s). A job taken by a
+# worker that died, or that failed, is taken again once its own timeout and
+# TASK_RETRY_SECONDS have passed since it was taken (easyharp_site/job_broker.py):
+# never while it may still be running, and within minutes, not half an hour.
+# A worker told to stop finishes its jobs first, so compose's stop_grace_period
+# is above the longest timeout.
+TASK_TIMEOUT_SECONDS = env_int("TASK_TIMEOUT_SECONDS", 120, positive=True)
+TASK_RETRY_SECONDS = env_int("TASK_RETRY_SECONDS", 30, positive=True)
+# The worker touches this file each time it looks at the queue (every
+# TASK_POLL_SECONDS when idle); its health check (deploy/worker_healthcheck.py)
+# fails once the file is older than TASK_HEARTBEAT_STALE_SECONDS.
+TASK_HEARTBEAT_FILE = Path(
+    env_str("TASK_HEARTBEAT_FILE", "") or Path(tempfile.gettempdir()) / "easyharp-worker.heartbeat"
+)
+TASK_HEARTBEAT_STALE_SECONDS = env_int("TASK_HEARTBEAT_STALE_SECONDS", 60, positive=True)
 Q_CLUSTER = {
     "name": "easyharp",
     "orm": "default",
+    # The ORM broker, locking each job for its own timeout and TASK_RETRY_SECONDS,
+    # and touching the heartbeat.
+    "broker_class": "easyharp_site.job_broker.JobBroker",
     "workers": env_int("TASK_WORKERS", 2, positive=True),
     "timeout": TASK_TIMEOUT_SECONDS,
-    "retry": TASK_RETRY_SECONDS,
-    # A failed job is tried again (after TASK_RETRY_SECONDS), three times in all.
+    # The lock of a job of the default timeout (django-q2 checks it against the timeout).
+    "retry": TASK_TIMEOUT_SECONDS + TASK_RETRY_SECONDS,
+    # A failed job is tried again (once its lock lapses), three times in all.
     "max_attempts": env_int("TASK_MAX_ATTEMPTS", 3, positive=True),
     "ack_failures": False,
     # Seconds between looks at an empty queue: the delay of a new mail.

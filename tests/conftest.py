@@ -8,6 +8,8 @@ reason; in CI (`CI=true`, set by `.ci/run`) a missing service fails them.
 pytest-django gives each its own test database; each also gets a Redis
 database and a channel-layer prefix of its own (`_redis_of_this_worker`), so
 that one process's cache flush or board update never reaches another's.
+
+`--clock=MOMENT` moves the wall clock (tests/clock.py).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 # Fixtures shared across folders, defined once.
 # Fixtures every package of tests shares (players, clients, the pinned day, a
 # loopback SMTP server), loaded once for the whole suite.
-pytest_plugins = ["tests.fixtures", "tests.mailserver", "tests.counting"]
+pytest_plugins = ["tests.fixtures", "tests.mailserver", "tests.counting", "tests.clock"]
 
 
 def _missing_service(marker: str) -> str | None:

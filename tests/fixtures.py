@@ -12,11 +12,12 @@ from __future__ import annotations
 import datetime
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
 import pytest
+import time_machine
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connection
@@ -55,6 +56,15 @@ WIN_LOG: list[str] = WIN["log"].split()
 @pytest.fixture
 def today() -> datetime.date:
     return timezone.now().date()
+
+
+@pytest.fixture
+def midday() -> Iterator[datetime.datetime]:
+    """The clock at noon (UTC) of today, ticking on: a test that looks an hour back,
+    or half an hour past midnight, holds at whatever hour it runs."""
+    noon = timezone.now().replace(hour=12, minute=0, second=0, microsecond=0)
+    with time_machine.travel(noon, tick=True):
+        yield noon
 
 
 @pytest.fixture

@@ -98,7 +98,13 @@ def mail_queue(
     )
     if failure_key:
         transaction.on_commit(lambda: _mark(failure_key, failed=False))
-    job_queue("easyharp_site.accounts.mail.mail_send", mail.pk, name=f"mail {mail.pk}")
+    # Stopped when its claim lapses, so that a job taken again after it finds the mail free.
+    job_queue(
+        "easyharp_site.accounts.mail.mail_send",
+        mail.pk,
+        name=f"mail {mail.pk}",
+        timeout=int(_claim_time().total_seconds()),
+    )
     return mail
 
 

@@ -1,7 +1,7 @@
 """The edge for real: nginx with deploy/nginx's configuration in front of uvicorn.
 
-The configuration is rendered from the repository's template as the nginx
-image renders it (each `${EDGE_...}` replaced), with loopback ports and short
+The configuration is rendered from the repository's template as the edge image
+renders it (deploy/nginx/render.py), with loopback ports and short
 timeouts, and nginx (Debian's package; `.ci/run` installs it) serves it in
 front of a uvicorn with the production flags that trusts the proxy alone.
 Clients connect from other loopback addresses (127.0.0.5, ...), so the address
@@ -18,9 +18,11 @@ import shutil
 import socket
 import ssl
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ import httpx
 import pytest
 import websockets
 
+from deploy.nginx.render import RenderError, site_render
 from tests.servers import ROOT, free_port, manage, server_env, uvicorn, wait_for_port
 
 pytestmark = pytest.mark.nginx
@@ -47,47 +50,74 @@ def nginx_binary() -> str:
     return found
 
 
-def render(template: str, values: dict[str, str]) -> str:
-    """The template with each `${NAME}` replaced, as envsubst does in the image."""
-    for name, value in values.items():
-        template = template.replace("${" + name + "}", value)
-    left = re.findall(r"\$\{\w+\}", template)
-    assert not left, f"variables of the template without a value: {left}"
-    return template
+def edge_values(
+    folder: Path, *, http_port: int, https_port: int, upstreams: str, **overrides: str
+) -> dict[str, str]:
+    """The EDGE_ variables for an edge on loopback ports (as docker-compose.yml sets them)."""
+    certs = folder / "certs"
+    if not (certs / "fullchain.pem").exists():
+        env = {**os.environ, "EDGE_CERTS": str(certs), "EDGE_SERVER_NAME": "localhost"}
+        subprocess.run([NGINX / "self-signed-cert.sh"], env=env, check=True, timeout=60)
+    return {
+        "EDGE_SERVER_NAME": "localhost",
+        "EDGE_LISTEN_HTTP": f"127.0.0.1:{http_port}",
+        "EDGE_LISTEN_HTTPS": f"127.0.0.1:{https_port}",
+        "EDGE_HTTPS_PORT": str(https_port),
+        "EDGE_UPSTREAMS": upstreams,
+        "EDGE_STATIC_ROOT": str(folder),
+        "EDGE_CERTS": str(certs),
+        "EDGE_HTTPS_REDIRECT": "true",
+        "EDGE_HEADER_TIMEOUT": f"{HEADER_TIMEOUT}s",
+        "EDGE_BODY_TIMEOUT": f"{BODY_TIMEOUT}s",
+        "EDGE_CONNECTIONS_PER_ADDRESS": str(CONNECTIONS_PER_ADDRESS),
+        **overrides,
+    }
+
+
+def main_config(folder: Path, *, globals_: str = "") -> Path:
+    """nginx.conf of the image, including the site rendered into `folder`, for `nginx -p folder`."""
+    shutil.copy("/etc/nginx/mime.types", folder / "mime.types")
+    main = (NGINX / "nginx.conf").read_text()
+    include = "include /etc/nginx/conf.d/*.conf;"
+    assert include in main
+    main = main.replace(include, f"access_log {folder}/access.log; include {folder}/easyharp.conf;")
+    (folder / "nginx.conf").write_text(globals_ + main)
+    return folder / "nginx.conf"
+
+
+def rendered_site(folder: Path, values: dict[str, str]) -> None:
+    """The site's configuration rendered by deploy/nginx/render.py, as the edge image runs it."""
+    result = subprocess.run(
+        [sys.executable, NGINX / "render.py", NGINX / "easyharp.conf.template",
+         folder / "easyharp.conf"],
+        env={"PATH": os.environ["PATH"], **values}, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
 
 
 class Edge:
-    """nginx serving the rendered configuration on loopback ports, until stopped."""
+    """nginx serving the rendered configuration on loopback ports, until stopped.
 
-    def __init__(self, folder: Path, upstream: str, static_root: Path) -> None:
+    `https_port_seen` is the HTTPS port clients are told of, when a port
+    mapping stands between them and nginx (compose's HTTPS_PORT)."""
+
+    def __init__(
+        self,
+        folder: Path,
+        upstreams: str,
+        static_root: Path,
+        *,
+        https_port_seen: int | None = None,
+    ) -> None:
         self.http_port, self.https_port = free_port(), free_port()
-        certs = folder / "certs"
-        env = {**os.environ, "EDGE_CERTS": str(certs), "EDGE_SERVER_NAME": "localhost"}
-        subprocess.run([NGINX / "self-signed-cert.sh"], env=env, check=True, timeout=60)
-        site = render(
-            (NGINX / "easyharp.conf.template").read_text(),
-            {
-                "EDGE_SERVER_NAME": "localhost",
-                "EDGE_LISTEN_HTTP": f"127.0.0.1:{self.http_port}",
-                "EDGE_LISTEN_HTTPS": f"127.0.0.1:{self.https_port}",
-                "EDGE_UPSTREAM": upstream,
-                "EDGE_STATIC_ROOT": str(static_root),
-                "EDGE_CERTS": str(certs),
-                "EDGE_HTTPS_REDIRECT": "true",
-                "EDGE_HEADER_TIMEOUT": f"{HEADER_TIMEOUT}s",
-                "EDGE_BODY_TIMEOUT": f"{BODY_TIMEOUT}s",
-                "EDGE_CONNECTIONS_PER_ADDRESS": str(CONNECTIONS_PER_ADDRESS),
-            },
+        values = edge_values(
+            folder, http_port=self.http_port, https_port=self.https_port, upstreams=upstreams
         )
-        (folder / "easyharp.conf").write_text(site)
-        shutil.copy("/etc/nginx/mime.types", folder / "mime.types")
-        main = (NGINX / "nginx.conf").read_text()
-        include = "include /etc/nginx/conf.d/*.conf;"
-        assert include in main
-        main = main.replace(
-            include, f"access_log {folder}/access.log; include {folder}/easyharp.conf;"
-        )
-        (folder / "nginx.conf").write_text(main)
+        values["EDGE_STATIC_ROOT"] = str(static_root)
+        if https_port_seen is not None:
+            values["EDGE_HTTPS_PORT"] = str(https_port_seen)
+        rendered_site(folder, values)
+        main_config(folder)
         # Run as root (CI), the workers would be `nobody`, who cannot read the test's files.
         user = "user root;" if os.geteuid() == 0 else ""
         globals_ = f"daemon off; pid {folder}/nginx.pid; error_log {folder}/error.log; {user}"
@@ -149,11 +179,19 @@ def edge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Edge]:
 
 def test_plain_http_is_sent_to_https_except_the_health_check(edge: Edge) -> None:
     plain = f"http://127.0.0.1:{edge.http_port}"
-    page = httpx.get(f"{plain}/play/?deal=EH1-N-AAAAAAB", headers={"Host": "localhost"})
+    page = httpx.get(
+        f"{plain}/play/?deal=EH1-N-AAAAAAB", headers={"Host": f"localhost:{edge.http_port}"}
+    )
     health = httpx.get(f"{plain}/healthz/")
 
+    # To the HTTPS port, not HTTPS's default one: the edge here serves it on another.
     assert page.status_code == 301
-    assert page.headers["location"] == "https://localhost/play/?deal=EH1-N-AAAAAAB"
+    assert (
+        page.headers["location"] == f"https://localhost:{edge.https_port}/play/?deal=EH1-N-AAAAAAB"
+    )
+    with client() as http:
+        followed = http.get(page.headers["location"].replace("localhost", "127.0.0.1"))
+    assert followed.status_code == 200
     assert health.status_code == 200 and health.json() == {"status": "ok"}
 
 
@@ -272,9 +310,12 @@ class Recorder(BaseHTTPRequestHandler):
     """An upstream that answers 200 and keeps the headers of the last request."""
 
     seen: dict[str, Any] = {}
+    # The port of the upstream that answered each request.
+    ports: list[int] = []
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
         Recorder.seen = {name.lower(): value for name, value in self.headers.items()}
+        Recorder.ports.append(self.server.server_address[1])
         self.send_response(200)
         self.send_header("Content-Length", "0")
         self.end_headers()
@@ -303,3 +344,138 @@ def test_the_edge_overwrites_a_forwarded_for_the_client_wrote(tmp_path: Path) ->
     assert Recorder.seen["x-forwarded-proto"] == "https"
     assert "forwarded" not in Recorder.seen
     assert Recorder.seen["host"] == f"127.0.0.1:{recording.https_port}"
+
+
+@contextmanager
+def recorders(count: int) -> Iterator[list[int]]:
+    """`count` upstreams answering 200 on loopback; their ports."""
+    Recorder.ports = []
+    servers = [ThreadingHTTPServer(("127.0.0.1", 0), Recorder) for _ in range(count)]
+    for server in servers:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield [server.server_port for server in servers]
+    finally:
+        for server in servers:
+            server.shutdown()
+            server.server_close()
+
+
+def test_the_edge_shares_the_requests_among_every_upstream_listed(tmp_path: Path) -> None:
+    with recorders(3) as ports:
+        (tmp_path / "nginx").mkdir()
+        listed = " ".join(f"127.0.0.1:{port}" for port in ports)
+        edge = Edge(tmp_path / "nginx", listed, tmp_path)
+        try:
+            with client() as http:
+                answers = [http.get(f"{edge.https}/anything/").status_code for _ in range(9)]
+        finally:
+            edge.stop()
+
+    assert answers == [200] * 9
+    assert sorted(set(Recorder.ports)) == sorted(ports)
+
+
+def test_the_redirect_names_no_port_when_clients_reach_https_on_443(tmp_path: Path) -> None:
+    # As in compose: nginx listens on its own port, published to clients as 443.
+    with recorders(1) as (port,):
+        (tmp_path / "nginx").mkdir()
+        edge = Edge(tmp_path / "nginx", f"127.0.0.1:{port}", tmp_path, https_port_seen=443)
+        try:
+            answer = httpx.get(
+                f"http://127.0.0.1:{edge.http_port}/play/", headers={"Host": "localhost:8080"}
+            )
+        finally:
+            edge.stop()
+
+    assert answer.status_code == 301
+    assert answer.headers["location"] == "https://localhost/play/"
+
+
+def test_a_site_with_several_upstreams_and_other_ports_passes_nginx_t(tmp_path: Path) -> None:
+    values = edge_values(
+        tmp_path,
+        http_port=28080,
+        https_port=28443,
+        upstreams="127.0.0.1:8001 127.0.0.1:8002,\n localhost:8003",
+    )
+    rendered_site(tmp_path, values)
+    config = main_config(tmp_path)
+    site = (tmp_path / "easyharp.conf").read_text()
+    user = "user root;" if os.geteuid() == 0 else ""
+    checked = subprocess.run(
+        [nginx_binary(), "-t", "-p", str(tmp_path), "-c", str(config),
+         "-g", f"pid {tmp_path}/nginx.pid; error_log {tmp_path}/error.log; {user}"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+    assert checked.returncode == 0, checked.stderr
+    assert "test is successful" in checked.stderr
+    upstream = site.split("upstream easyharp {", 1)[1].split("}", 1)[0]
+    servers = [line.strip() for line in upstream.splitlines() if "server " in line]
+    assert servers == [
+        "server 127.0.0.1:8001;",
+        "server 127.0.0.1:8002;",
+        "server localhost:8003;",
+    ]
+    assert 'map "28443" $https_port_suffix' in site
+    # nginx's own variables are left for nginx.
+    assert "return 301 https://$host$https_port_suffix$request_uri;" in site
+    assert "$binary_remote_addr" in site and "$http_upgrade" in site
+
+
+def test_rendering_names_every_variable_not_set() -> None:
+    template = "listen ${EDGE_A};\nserver ${EDGE_UPSTREAMS};\nset $own ${EDGE_B};\n"
+
+    with pytest.raises(RenderError, match=r"not set: EDGE_B, EDGE_UPSTREAMS$"):
+        site_render(template, {"EDGE_A": "80", "EDGE_UPSTREAMS": "  "})
+    assert site_render(template, {"EDGE_A": "80", "EDGE_B": "x", "EDGE_UPSTREAMS": "a:1 b:2"}) == (
+        "listen 80;\nserver a:1;\nserver b:2;\nset $own x;\n"
+    )
+
+
+@pytest.mark.parametrize("value", ["web:8000; include /etc/passwd", "web:8000 }", "a\nb"])
+def test_a_value_that_would_write_directives_of_its_own_is_refused(value: str) -> None:
+    with pytest.raises(RenderError, match="may not hold"):
+        site_render("server_name ${EDGE_SERVER_NAME};\n", {"EDGE_SERVER_NAME": value})
+
+
+def test_the_render_script_says_what_is_missing_and_writes_nothing(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, NGINX / "render.py", NGINX / "easyharp.conf.template",
+         tmp_path / "easyharp.conf"],
+        env={"PATH": os.environ["PATH"], "EDGE_SERVER_NAME": "localhost"},
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+    assert result.returncode == 1
+    assert "not set: EDGE_BODY_TIMEOUT, EDGE_CERTS," in result.stderr
+    assert "EDGE_UPSTREAMS" in result.stderr
+    assert not (tmp_path / "easyharp.conf").exists()
+
+
+def test_the_images_start_script_renders_the_site_where_nginx_reads_it(tmp_path: Path) -> None:
+    # The script as the Dockerfile lays it out, its folders pointed at this checkout.
+    script = (NGINX / "render-site.sh").read_text()
+    assert "/usr/local/lib/easyharp/" in script and "/etc/nginx/conf.d/" in script
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert re.search(r"^COPY deploy/nginx/render-site.sh /docker-entrypoint.d/\S+\.sh$",
+                     dockerfile, re.MULTILINE)  # fmt: skip
+    assert re.search(r"^COPY deploy/nginx/easyharp.conf.template deploy/nginx/render.py "
+                     r"/usr/local/lib/easyharp/$", dockerfile, re.MULTILINE)  # fmt: skip
+    here = tmp_path / "render-site.sh"
+    here.write_text(
+        script.replace("/usr/local/lib/easyharp/", f"{NGINX}/").replace(
+            "/etc/nginx/conf.d/", f"{tmp_path}/"
+        )
+    )
+    values = edge_values(tmp_path, http_port=80, https_port=443, upstreams="web:8000")
+
+    result = subprocess.run(
+        ["sh", str(here)], env={"PATH": os.environ["PATH"], **values},
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+    assert result.returncode == 0, result.stderr
+    site = (tmp_path / "easyharp.conf").read_text()
+    assert "server web:8000;" in site and 'map "443" $https_port_suffix' in site

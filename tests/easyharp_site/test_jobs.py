@@ -7,6 +7,7 @@ own task path); tests/easyharp_site/test_jobs_worker.py runs the real worker.
 from __future__ import annotations
 
 import datetime
+import os
 from typing import Any
 
 import pytest
@@ -15,11 +16,15 @@ from django.conf import settings as django_settings
 from django.core.mail import EmailMessage
 from django.core.management import call_command
 from django.test import Client
-from django_q.models import Schedule
+from django.utils import timezone
+from django_q.models import OrmQ, Schedule
 from django_q.tasks import async_task
 
 from easyharp_site.accounts import mail
 from easyharp_site.accounts.models import Account, Mail
+from easyharp_site.job_broker import JobBroker, job_lock_seconds
+from easyharp_site.jobs import job_schedule
+from games import tasks as games_tasks
 from games.models import DailyDeal
 from leaderboards import tasks as board_tasks
 from leaderboards.models import BoardEntry
@@ -181,3 +186,59 @@ def test_healthz_details_show_each_jobs_last_run_and_the_queue(today: datetime.d
     assert closed["started"] <= closed["stopped"]
     assert jobs["settle standings"]["last_run"] is None  # never run yet
     assert details["queue"] == {"waiting": 1, "taken": 0}  # the mail
+
+
+# --- Locks, timeouts and the heartbeat ----------------------------------------------
+
+
+def test_a_taken_job_is_locked_for_its_own_timeout_then_the_retry(
+    settings: Any, tmp_path: Any
+) -> None:
+    settings.TASK_TIMEOUT_SECONDS, settings.TASK_RETRY_SECONDS = 120, 30
+    settings.TASK_HEARTBEAT_FILE = tmp_path / "heartbeat"
+    settings.EMAIL_TIMEOUT = 20
+    mail.mail_queue(EmailMessage("Hi", "Body", to=["carol@example.org"]))
+    async_task("games.tasks.deals_prepare", task_name="plain")
+    broker = JobBroker(list_key=django_settings.Q_CLUSTER["name"])
+
+    before = timezone.now()
+    taken = [broker.dequeue()[0] for _ in range(2)]
+    locks = {OrmQ.objects.get(pk=pk).name(): OrmQ.objects.get(pk=pk).lock for pk, _ in taken}
+
+    # A mail stops when its claim (4 x EMAIL_TIMEOUT) lapses; the other job at TASK_TIMEOUT_SECONDS.
+    assert job_lock_seconds({"timeout": 80}) == 110 and job_lock_seconds({}) == 150
+    assert (
+        110
+        <= (locks[next(n for n in locks if n.startswith("mail"))] - before).total_seconds()
+        < 115
+    )
+    assert 150 <= (locks["plain"] - before).total_seconds() < 155
+    # Each look at the queue is the worker's heartbeat.
+    assert settings.TASK_HEARTBEAT_FILE.exists()
+
+
+def test_a_schedule_stores_the_timeout_of_its_job() -> None:
+    job_schedule(name="slow one", func="games.tasks.deals_prepare", minutes=5, timeout=300)
+    job_schedule(name="quick one", func="games.tasks.copies_check", minutes=5)
+
+    assert Schedule.objects.get(name="slow one").kwargs == "q_options={'timeout': 300}"
+    assert Schedule.objects.get(name="quick one").kwargs == ""
+
+
+def test_the_prepare_job_runs_the_solver_at_the_heavy_works_niceness(
+    settings: Any, monkeypatch: Any
+) -> None:
+    niceness = [0]
+
+    def nice(increment: int) -> int:
+        niceness[0] += increment
+        return niceness[0]
+
+    monkeypatch.setattr(os, "nice", nice)
+    settings.HEAVY_WORK_NICENESS = 10
+    settings.DAILY_DEAL_DAYS_AHEAD = 1
+
+    games_tasks.deals_prepare()
+    assert niceness == [10]
+    games_tasks.deals_prepare()  # already there: no lower
+    assert niceness == [10]

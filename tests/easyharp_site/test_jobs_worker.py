@@ -1,5 +1,7 @@
 """The real job worker (`manage.py qcluster`, as compose's `worker` runs it): a mail
-queued while it is down, or killed, is sent once it is back.
+queued while it is down, or killed, is sent once it is back; a job cut by a kill
+is taken again once its own timeout and TASK_RETRY_SECONDS have passed; its
+health check fails while it is dead; a SIGTERM lets the job under way finish.
 
 The worker, the requests and this test share one SQLite file (the embedded
 default); the mail goes to a real SMTP server (aiosmtpd).
@@ -125,3 +127,87 @@ def test_a_reset_mail_queued_while_the_worker_was_killed_is_sent_after_its_resta
     assert message["To"] == "carol@example.org"
     assert link_in(message).startswith("https://example.org/reset/")
     assert smtp.nothing(timeout=0.5)  # once
+
+
+SLOW_JOB = (
+    "from easyharp_site.jobs import job_queue; "
+    "job_queue('tests.jobs.job_cut_once', {notes!r}, {seconds}, name='slow', timeout={timeout})"
+)
+# The slow job's own timeout, and the seconds after it before a job is taken again.
+JOB_TIMEOUT = 8
+RETRY = 1
+
+
+def worker_env(tmp_path: Path) -> dict[str, str]:
+    return server_env(
+        tmp_path / "db.sqlite3",
+        TASK_POLL_SECONDS="0.1",
+        TASK_WORKERS="1",
+        TASK_RETRY_SECONDS=str(RETRY),
+        TASK_HEARTBEAT_FILE=str(tmp_path / "heartbeat"),
+        TASK_HEARTBEAT_STALE_SECONDS="2",
+        DAILY_DEAL_DAYS_AHEAD="1",
+        PYTHONPATH=str(ROOT),
+    )
+
+
+def healthy(env: dict[str, str]) -> bool:
+    """deploy/worker_healthcheck.py's verdict, as compose's health check runs it."""
+    check = subprocess.run(
+        [sys.executable, str(ROOT / "deploy" / "worker_healthcheck.py")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=60,
+    )
+    return check.returncode == 0
+
+
+def starts(notes: Path) -> list[str]:
+    return notes.read_text().splitlines() if notes.exists() else []
+
+
+def test_a_job_cut_by_a_kill_is_taken_again_and_the_dead_worker_is_unhealthy(
+    tmp_path: Path,
+) -> None:
+    env = worker_env(tmp_path)
+    notes = tmp_path / "notes"
+    manage(env, "migrate", "--noinput")
+    assert not healthy(env)  # no worker has run yet
+
+    with worker(env) as first:
+        wait_for(lambda: healthy(env), "the worker healthy")
+        manage(
+            env, "shell", "-c", SLOW_JOB.format(notes=str(notes), seconds=60, timeout=JOB_TIMEOUT)
+        )
+        wait_for(lambda: len(starts(notes)) == 1, "the slow job started")
+        kill(first)
+
+    wait_for(lambda: not healthy(env), "the dead worker's check failing", seconds=30)
+    cut = starts(notes)
+
+    with worker(env):
+        # Taken again once its timeout and the retry have passed since it was taken.
+        wait_for(lambda: "done" in starts(notes), "the job run again to its end", seconds=60)
+        wait_for(lambda: healthy(env), "the new worker healthy")
+
+    assert cut == [cut[0]] and cut[0].startswith("started")
+    assert [line.split()[0] for line in starts(notes)] == ["started", "started", "done"]
+
+
+def test_a_worker_told_to_stop_finishes_the_job_under_way_then_exits(tmp_path: Path) -> None:
+    env = worker_env(tmp_path)
+    notes = tmp_path / "notes"
+    manage(env, "migrate", "--noinput")
+
+    with worker(env) as running:
+        wait_for(lambda: healthy(env), "the worker healthy")
+        manage(
+            env, "shell", "-c", SLOW_JOB.format(notes=str(notes), seconds=3, timeout=JOB_TIMEOUT)
+        )
+        wait_for(lambda: len(starts(notes)) == 1, "the slow job started")
+        running.send_signal(signal.SIGTERM)  # what `docker compose stop` sends
+        running.wait(timeout=JOB_TIMEOUT + 30)
+        wait_for(lambda: process_group_gone(running.pid), "the worker's processes gone")
+
+    assert [line.split()[0] for line in starts(notes)] == ["started", "done"]

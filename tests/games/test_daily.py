@@ -19,7 +19,8 @@ from games.services import daily_deal_candidates, daily_deal_is_acceptable, dail
 from games.solver import Solution
 from tests.fixtures import client_for
 
-pytestmark = pytest.mark.django_db
+# Days and hours matter here: `.ci/run` runs these again at the turn of a day.
+pytestmark = [pytest.mark.django_db, pytest.mark.clock]
 
 
 def prepare(date: datetime.date) -> DailyDeal:
@@ -244,6 +245,19 @@ def test_the_prepare_job_stores_the_days_ahead_once(today, settings):
     tomorrow = today + datetime.timedelta(days=1)
     assert dict(DailyDeal.objects.values_list("date", "number")) == numbers
     assert set(numbers) == {today, tomorrow}
+
+
+def test_a_prepare_run_past_its_time_leaves_the_days_after_to_the_next_run(
+    today, settings, monkeypatch
+):
+    settings.DAILY_DEAL_DAYS_AHEAD = 3
+    monkeypatch.setattr(games.tasks, "PREPARE_SECONDS", 0)
+
+    # Each run chooses one day, then stops: its time is spent.
+    assert games.tasks.deals_prepare() == "1 new day(s), 0 already stored, 2 left for the next run"
+    assert games.tasks.deals_prepare() == "1 new day(s), 1 already stored, 1 left for the next run"
+    assert games.tasks.deals_prepare() == "1 new day(s), 2 already stored"
+    assert DailyDeal.objects.count() == 3
 
 
 def test_a_past_day_with_no_deal_stored_says_nobody_played_it(anon, today):

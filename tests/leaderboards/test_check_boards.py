@@ -50,15 +50,18 @@ from ranking.actions import game_void
 from ranking.audit import day_check, days_check_recent
 from tests.fixtures import DEAL_NUMBER, stored_game
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+# Days and hours matter here: `.ci/run` runs these again at the turn of a day.
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True), pytest.mark.clock]
 
 MakePlayer = Callable[[str], AbstractBaseUser]
 
 
 @pytest.fixture
-def day(make_player: MakePlayer, settings: Any) -> datetime.date:
+def day(midday: datetime.datetime, make_player: MakePlayer, settings: Any) -> datetime.date:
     """Yesterday, closed and settled: ann won, ben lost, cat's game was voided, and
-    dan played the day before too (a record of two days)."""
+    dan played the day before too (a record of two days). The test runs at noon:
+    in the first half hour after midnight the check leaves the close of
+    yesterday to its job (`audit.JOB_GRACE`)."""
     settings.BOARD_MIRROR = False
     yesterday = timezone.now().date() - datetime.timedelta(days=1)
     daily = DailyDeal.objects.create(date=yesterday, number=DEAL_NUMBER)

@@ -17,7 +17,8 @@ from leaderboards.services import day_close, days_to_close
 from ranking.actions import game_void
 from tests.fixtures import WIN_LOG, client_for, play_assisted, play_ranked, stored_game
 
-pytestmark = pytest.mark.django_db
+# Days and hours matter here: `.ci/run` runs these again at the turn of a day.
+pytestmark = [pytest.mark.django_db, pytest.mark.clock]
 
 
 @pytest.fixture

@@ -24,7 +24,8 @@ from leaderboards.reminders import reminders_queue
 from ranking.actions import player_ban, player_erase
 from tests.fixtures import DEAL_NUMBER, at_once, play_ranked
 
-pytestmark = pytest.mark.django_db
+# Days and hours matter here: `.ci/run` runs these again at the turn of a day.
+pytestmark = [pytest.mark.django_db, pytest.mark.clock]
 
 
 def at(day: datetime.date, hour: int, minute: int = 0) -> datetime.datetime:

@@ -30,6 +30,7 @@ the new one (what the lookup counts):
 from __future__ import annotations
 
 import argparse
+import heapq
 import json
 import os
 import random
@@ -271,7 +272,8 @@ class Pair:
 def pair(kind: str, new: Played, earlier: Played, *, both_ways: bool = False) -> Pair:
     tables, other = new.tables(), earlier.tables()
     found = copies.match(tables, other, game=None)
-    shared = len(set(copies.sketch(other)) & set(copies.sketch_key(tables)))
+    looked_up = heapq.nsmallest(copies.LOOKUP_TABLES, copies.sketch_key(tables))
+    shared = len(set(copies.sketch(other)) & set(looked_up))
     prefix = copies.shared_prefix(new.order(), other)
     if both_ways:
         prefix = max(prefix, copies.shared_prefix(earlier.order(), tables))

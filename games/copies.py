@@ -72,19 +72,19 @@ SETTLE_SECONDS = 5
 BATCH = 50
 # A candidate is replayed only when this many hashes of its sketch are tables
 # of the game: a whole copy holds 13 or more of its original's 24, one of its
-# first 70 % of actions 7 or more, honest games 6 at most (then a replay shows
+# first 70 % of actions 8 or more, honest games up to 8 (then a replay tells
 # them apart).
 MIN_SKETCH_SHARED = 6
 # The copy flag (`Match.similarity`), and the tables in common it needs: an
 # abandoned game of a few tables proves nothing. Honest independent wins reach
-# 0.17 and 26 tables at most, whole copies 0.67 and 94 at least (docs/FAIR_PLAY.md).
+# 0.21 and 34 tables at most, whole copies 0.67 and 94 at least (docs/FAIR_PLAY.md).
 COPY_SIMILARITY = 0.6
 COPY_MIN_TABLES = 40
 # A game that followed another by the server's clock (the server had nearly
 # every table in common from the other first) and played its opening is a copy
 # of that opening, however it ended: at a shared prefix of this many tables,
 # counted over openings of which this share or more are the other's tables.
-# Honest games share an opening of 25 tables at most, a copy of a game's first
+# Honest games share an opening of 33 tables at most, a copy of a game's first
 # 70 % of actions finished otherwise 45 or more (docs/FAIR_PLAY.md).
 FOLLOWED_THROUGHOUT = 0.9
 PREFIX_SHARE = 0.8

@@ -13,12 +13,15 @@ This measures both between:
   their deal;
 - copies and their originals: two and five pairs of independent moves swapped,
   moves inserted (a move taken back, a stock cycle, a card moved away and
-  back), both, and the original's first 80 % of play (of its actions that
-  change the table) finished differently.
+  back), both, the original's first 80 % of play (of its actions that
+  change the table) finished differently, and its first 90 % and 70 % of
+  actions (a watcher copying it live who stops there) finished by the solver.
 
 It prints the distributions (max and p99 of the honest pairs, min of the
-copies), of the similarity and of the tables in common, and how many of the
-`SKETCH_SIZE` sketch hashes each kind shares:
+copies), of the similarity, of the tables in common and of the shared prefix
+(`copies.shared_prefix`; an honest pair's, the larger of its two ways round),
+and how many of the earlier game's `SKETCH_SIZE` sketch hashes are tables of
+the new one (what the lookup counts):
 
     .venv/bin/python bench/copies.py                 # deals 1 2 4 5 26, 6 players each
     .venv/bin/python bench/copies.py --deals 4 7 --players 10 --seed 3
@@ -27,6 +30,7 @@ copies), of the similarity and of the tables in common, and how many of the
 from __future__ import annotations
 
 import argparse
+import heapq
 import json
 import os
 import random
@@ -61,6 +65,13 @@ class Played:
 
     def tables(self) -> frozenset[int]:
         return copies.game_tables(deal_number=self.deal, log=self.log, won=self.won)
+
+    def order(self) -> tuple[int, ...]:
+        """Its tables in the order its line first reached them."""
+        _, timeline = copies.game_read(
+            deal_number=self.deal, log=self.log, won=self.won, times=[0] * len(self.log)
+        )
+        return timeline.order
 
 
 # --- Honest games -------------------------------------------------------------------
@@ -228,7 +239,16 @@ def prefix_finished(played: Played) -> list[str] | None:
     """The original's first 80 % of play (of its actions that change the table: not its
     stock taps or undos), finished by the solver."""
     moves = [i for i, token in enumerate(played.log) if token not in ("S", "U")]
-    prefix = played.log[: moves[int(len(moves) * 0.8)]]
+    return _finished(played, played.log[: moves[int(len(moves) * 0.8)]])
+
+
+def actions_finished(played: Played, share: float) -> list[str] | None:
+    """The original's first `share` of actions (taps included: what a watcher copying it
+    live has played when they stop), finished by the solver."""
+    return _finished(played, played.log[: int(len(played.log) * share)])
+
+
+def _finished(played: Played, prefix: list[str]) -> list[str] | None:
     solution = solve(played.deal, prefix, work=FIRST_WIN, seconds=10)
     return [*prefix, *solution.log] if solution.result == "won" else None
 
@@ -241,17 +261,37 @@ class Pair:
     kind: str
     similarity: float
     common: int
+    # Of the earlier game's sketch, how many hashes are tables of the new one (the
+    # lookup's count, which the replay gate reads).
     sketch_shared: int
+    # The shared prefix (`copies.shared_prefix`) of the new game with the earlier one;
+    # for honest pairs the larger of the two ways round.
+    prefix: int
 
 
-def pair(kind: str, new: frozenset[int], earlier: frozenset[int]) -> Pair:
-    found = copies.match(new, earlier, game=None)
-    shared = len(set(copies.sketch(new)) & set(copies.sketch(earlier)))
-    return Pair(kind, found.similarity, found.common, shared)
+def pair(kind: str, new: Played, earlier: Played, *, both_ways: bool = False) -> Pair:
+    tables, other = new.tables(), earlier.tables()
+    found = copies.match(tables, other, game=None)
+    looked_up = heapq.nsmallest(copies.LOOKUP_TABLES, copies.sketch_key(tables))
+    shared = len(set(copies.sketch(other)) & set(looked_up))
+    prefix = copies.shared_prefix(new.order(), other)
+    if both_ways:
+        prefix = max(prefix, copies.shared_prefix(earlier.order(), tables))
+    return Pair(kind, found.similarity, found.common, shared, prefix)
 
 
 def is_copy(found: Pair) -> bool:
-    return copies.is_copy(copies.Match(game=None, common=found.common, similarity=found.similarity))
+    """The flag, for a game that followed the other throughout by the server's clock
+    (the live copies': the honest pairs are measured as if they had too)."""
+    return copies.is_copy(
+        copies.Match(
+            game=None,
+            common=found.common,
+            similarity=found.similarity,
+            later=found.common,
+            prefix=found.prefix,
+        )
+    )
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -263,16 +303,19 @@ def report(title: str, pairs: list[Pair], summary: Callable[[list[float]], str])
     print(f"\n{title}: {len(pairs)} pairs")
     kinds = sorted({p.kind for p in pairs})
     print(
-        f"  {'kind':<38} {'n':>5} {'similarity':>28} {'tables in common':>20} {'sketch shared':>16}"
+        f"  {'kind':<38} {'n':>5} {'similarity':>28} {'tables in common':>20} "
+        f"{'shared prefix':>20} {'sketch shared':>16}"
     )
     for kind in [*kinds, "all"]:
         chosen = [p for p in pairs if kind in ("all", p.kind)]
         shares = [p.similarity for p in chosen]
         common = [p.common for p in chosen]
         sketch = [p.sketch_shared for p in chosen]
+        prefix = [float(p.prefix) for p in chosen]
         print(
             f"  {kind:<38} {len(chosen):>5} {summary(shares):>28} "
-            f"{summary([float(c) for c in common]):>20} {max(sketch):>8} max {min(sketch):>3} min"
+            f"{summary([float(c) for c in common]):>20} {summary(prefix):>20} "
+            f"{max(sketch):>8} max {min(sketch):>3} min"
         )
 
 
@@ -293,13 +336,12 @@ def main() -> None:
             player = random_player(deal, rng)
             if player is not None:
                 games.append(player)
-        tables = [g.tables() for g in games]
-        # The similarity is symmetric: each pair once.
+        # The similarity is symmetric, the prefix taken both ways: each pair once.
         for i, a in enumerate(games):
             for j in range(i + 1, len(games)):
                 kinds = " / ".join(sorted((a.kind.split()[0], games[j].kind.split()[0])))
-                honest.append(pair(kinds, tables[i], tables[j]))
-        for original, earlier in zip(games, tables, strict=True):
+                honest.append(pair(kinds, a, games[j], both_ways=True))
+        for original in games:
             swap2 = swapped(original, 2, rng)
             variants = {
                 "two swaps": swap2,
@@ -307,16 +349,17 @@ def main() -> None:
                 "moves inserted": inserted(original, rng),
                 "two swaps and moves inserted": inserted(original, rng, swap2),
                 "first 80 %, finished otherwise": prefix_finished(original),
+                "first 90 % of actions, then the solver": actions_finished(original, 0.9),
+                "first 70 % of actions, then the solver": actions_finished(original, 0.7),
             }
             for kind, log in variants.items():
                 if log is not None:
-                    new = Played(kind, deal, log, True).tables()
-                    copied.append(pair(kind, new, earlier))
+                    copied.append(pair(kind, Played(kind, deal, log, True), original))
         print(f"deal {deal}: {len(games)} honest games ({time.monotonic() - began:.0f} s)")
 
     for vector in vector_games():
         for other in solver_lines_quick(vector.deal):
-            honest.append(pair("vectors / solver", vector.tables(), other.tables()))
+            honest.append(pair("vectors / solver", vector, other, both_ways=True))
 
     def honest_summary(values: list[float]) -> str:
         return (
@@ -331,8 +374,9 @@ def main() -> None:
     report("Copies against their originals", copied, copy_summary)
     print(
         f"\nthreshold: similarity >= {copies.COPY_SIMILARITY}, "
-        f"on {copies.COPY_MIN_TABLES} tables or more; "
-        f"sketch of {copies.SKETCH_SIZE}, replayed from {copies.MIN_SKETCH_SHARED} shared"
+        f"on {copies.COPY_MIN_TABLES} tables or more; or, followed throughout, a shared "
+        f"prefix of {copies.PREFIX_MIN_TABLES} tables; sketch of {copies.SKETCH_SIZE}, "
+        f"replayed from {copies.MIN_SKETCH_SHARED} shared"
     )
     flagged = [p for p in honest if is_copy(p)]
     missed = [p for p in copied if not is_copy(p)]

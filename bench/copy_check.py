@@ -1,4 +1,5 @@
-"""What the copy check costs a ranked submission with 1,000,000 games of the day's deal.
+"""What the copy check costs per ranked game with 1,000,000 games of the day's deal, and
+whether its job keeps up with the submissions.
 
     .venv/bin/python bench/copy_check.py                  # --games 1000000 --repeat 200
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/eh_copies_bench \
@@ -8,20 +9,27 @@ It creates and migrates a dedicated PostgreSQL database, then fills it in SQL
 (generate_series, foreign-key triggers off while filling): `--games` games of
 one deal by 10,000 players, and their sketches, `SKETCH_SIZE` fingerprint rows
 each (24,000,000 rows for a million games). Sketches are made as real ones
-look at the low end of the hash space: each game has 3 hashes drawn from 150
-tables that many games pass through (so each of those is in about 20,000
-sketches: the hot rows the per-hash limit is for) and the rest its own.
+look in the keyed order: each game has 3 values drawn from 150 tables that
+many games pass through (so each of those is in about 20,000 sketches: the
+hot rows the per-hash limit is for) and the rest its own.
 
 Then it times, `--repeat` times each after a warm-up, the parts of the check
-a ranked submission runs (`games.copies`):
+(`games.copies`):
 
-- the tables of its game (a won log of the day's deal, 569 actions);
-- the lookup of the games sharing its sketch (one query), for an honest game
-  (3 hot hashes, the rest its own) and for a copy of a stored game; and the
-  rows it reads (EXPLAIN ANALYZE);
-- the whole check (`copy_review`) for a copy: lookup, the candidates' logs,
-  replaying them;
+- the tables of a game (a won log of the day's deal, 569 actions) and when
+  the server had each;
+- the lookup of the games whose sketches hold its tables (one query over all
+  of its keyed tables), for an honest game (3 hot tables, the rest its own)
+  and for a copy of a stored game; and the rows it reads (EXPLAIN ANALYZE);
+- the whole comparison (`copy_review`) for a copy: lookup, the candidates'
+  logs, replaying them;
 - storing its sketch (one insert of `SKETCH_SIZE` rows).
+
+And the job itself (`pending_fingerprints_check`) over `--pending` ranked
+games of streamed attempts submitted since its last run, half of them
+honest (unfinished games of random legal play, each its own) and half
+copies of one stored win: its cost per game, the rate it keeps up with, and
+the lag of a game at a day of `--games` games.
 
 The database is dropped at the end unless `--keep` is given.
 """
@@ -125,27 +133,20 @@ def timed(label: str, repeat: int, call: Callable[[], object]) -> None:
 
 
 def rows_read(hashes: list[int]) -> int:
-    """Fingerprint rows the lookup reads, from PostgreSQL's own count (EXPLAIN ANALYZE)."""
+    """Fingerprint rows the lookup reads: of each hash's rows (other players' games),
+    as many as its limit lets through."""
     from django.db import connection
 
     from games import copies
 
     with connection.cursor() as cursor:
         cursor.execute(
-            "EXPLAIN (ANALYZE, FORMAT JSON) " + copies._CANDIDATES_POSTGRES,  # noqa: SLF001
-            [hashes, DEAL_NUMBER, PLAYERS + 1, copies.PER_HASH_LIMIT, copies.CANDIDATES],
+            "SELECT coalesce(sum(least(rows, %s)), 0) FROM (SELECT count(*) AS rows "
+            "FROM games_gamefingerprint WHERE deal_number = %s AND hash = ANY(%s) "
+            "AND player_id <> %s GROUP BY hash) per_hash",
+            [copies.PER_HASH_LIMIT, DEAL_NUMBER, hashes, PLAYERS + 1],
         )
-        plan = cursor.fetchone()[0][0]["Plan"]
-    return _scanned(plan)
-
-
-def _scanned(plan: dict[str, Any]) -> int:
-    own = 0
-    if plan.get("Relation Name") == "games_gamefingerprint" or plan.get(
-        "Index Name", ""
-    ).startswith("fingerprint"):
-        own = int(plan["Actual Rows"] * plan["Actual Loops"])
-    return own + sum(_scanned(child) for child in plan.get("Plans", []))
+        return int(cursor.fetchone()[0])
 
 
 def measure(games: int, repeat: int) -> None:
@@ -155,13 +156,18 @@ def measure(games: int, repeat: int) -> None:
     from games.models import Game, GameFingerprint
     from tests.fixtures import WIN_LOG
 
+    tables = copies.game_tables(deal_number=DEAL_NUMBER, log=WIN_LOG, won=True)
+    keyed = sorted(copies.sketch_key(tables))
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT hash FROM games_gamefingerprint WHERE game_id = %s ORDER BY hash", [games // 2]
         )
         stored = [row[0] for row in cursor.fetchall()]
-    honest = [*stored[:HOT_PER_GAME], *range(-(2**62), -(2**62) + copies.SKETCH_SIZE - 3)]
-    honest.sort()
+    # What the lookup reads of a game: its first LOOKUP_TABLES keyed tables. An honest
+    # game's: 3 hot tables, the rest its own; a copy's: the stored game's sketch
+    # among tables of its own.
+    honest = sorted([*stored[:HOT_PER_GAME], *keyed[HOT_PER_GAME : copies.LOOKUP_TABLES]])
+    copy = sorted({*stored, *keyed[: copies.LOOKUP_TABLES - len(stored)]})
     player = PLAYERS + 1
 
     def lookup(hashes: list[int]) -> Callable[[], object]:
@@ -169,26 +175,28 @@ def measure(games: int, repeat: int) -> None:
             deal_number=DEAL_NUMBER, player_id=player, hashes=hashes
         )
 
-    print(f"\nper submission, {games:,} games of the deal ({repeat} runs each):")
-    tables = copies.game_tables(deal_number=DEAL_NUMBER, log=WIN_LOG, won=True)
+    print(f"\nper game, {games:,} games of the deal ({repeat} runs each):")
+    times = list(range(len(WIN_LOG)))
     timed(
-        "tables of the game (569 actions, 153 tables)",
+        f"tables of the game and their times ({len(WIN_LOG)} actions, {len(tables)} tables)",
         repeat,
-        lambda: copies.game_tables(deal_number=DEAL_NUMBER, log=WIN_LOG, won=True),
+        lambda: copies.game_read(deal_number=DEAL_NUMBER, log=WIN_LOG, won=True, times=times),
     )
-    timed("lookup, an honest game (3 hot hashes)", repeat, lookup(honest))
-    timed("lookup, a copy of a stored game", repeat, lookup(stored))
+    timed(f"lookup, an honest game ({len(honest)} tables, 3 hot)", repeat, lookup(honest))
+    timed(f"lookup, a copy of a stored game ({len(copy)} tables)", repeat, lookup(copy))
     print(
-        f"  rows read by the lookup: honest {rows_read(honest)}, copy {rows_read(stored)}"
-        f" (at most {copies.SKETCH_SIZE} x {copies.PER_HASH_LIMIT})"
+        f"  rows read by the lookup: honest {rows_read(honest)}, copy {rows_read(copy)}"
+        f" (at most {len(copy)} x {copies.PER_HASH_LIMIT})"
     )
-    found = copies.candidates_sharing(deal_number=DEAL_NUMBER, player_id=player, hashes=stored)
+    found = copies.candidates_sharing(deal_number=DEAL_NUMBER, player_id=player, hashes=copy)
     print(f"  the copy's candidates: {found}")
 
     # A copy whose original's log is a real win: give the stored game WIN_LOG's
-    # log and sketch, then run the whole check as a submission does.
+    # log and sketch, then run the whole comparison as the job does.
     original = Game.objects.get(pk=games // 2)
-    Game.objects.filter(pk=original.pk).update(log=" ".join(WIN_LOG), won=True)
+    Game.objects.filter(pk=original.pk).update(
+        log=" ".join(WIN_LOG), won=True, actions=len(WIN_LOG)
+    )
     GameFingerprint.objects.filter(game=original).delete()
     copies.fingerprint_store(game=Game.objects.get(pk=original.pk), tables=tables)
     review = copies.copy_review(
@@ -196,14 +204,14 @@ def measure(games: int, repeat: int) -> None:
     )
     print(f"  the copy's review: {review.flags} of game {review.copy_of}, {review.similarity}")
     timed(
-        "whole check, a copy (lookup, logs, replay of 1 game)",
+        "whole comparison, a copy (lookup, logs, replay of 1 game)",
         repeat,
         lambda: copies.copy_review(
             deal_number=DEAL_NUMBER, player_id=player, tables=tables, solver_line=""
         ),
     )
     fresh = Game.objects.get(pk=games)
-    # Inside one transaction, as in a submission, rolled back at the end.
+    # Inside one transaction, as in the job, rolled back at the end.
     with transaction.atomic():
         timed(
             f"storing the sketch ({copies.SKETCH_SIZE} rows)",
@@ -213,10 +221,114 @@ def measure(games: int, repeat: int) -> None:
         transaction.set_rollback(True)
 
 
+def job(games: int, pending: int) -> None:
+    """The job over `pending` ranked games of streamed attempts stored since its last run."""
+    import datetime
+    import random
+
+    from django.db import connection
+    from django.utils import timezone
+
+    from bench.copies import random_play
+    from games import copies
+    from games.models import Attempt, DailyDeal, Game
+    from games.rules import replay
+    from tests.fixtures import WIN_LOG
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO auth_user (id, password, is_superuser, username, first_name, "
+            "last_name, email, is_staff, is_active, date_joined) "
+            "SELECT p, '!', false, 'player' || p, '', '', '', false, true, now() "
+            "FROM generate_series(%s, %s) p ON CONFLICT DO NOTHING",
+            [PLAYERS + 2, PLAYERS + 1 + pending],
+        )
+        # The fill wrote the games' ids itself.
+        cursor.execute(
+            "SELECT setval(pg_get_serial_sequence('games_game', 'id'), max(id)) FROM games_game"
+        )
+    now = timezone.now()
+    day, _ = DailyDeal.objects.get_or_create(date=now.date(), defaults={"number": DEAL_NUMBER})
+    rng = random.Random(1)
+    logs: list[tuple[str, list[str]]] = []
+    honest: list[frozenset[int]] = []
+    while len(logs) < pending:
+        if len(logs) % 2:
+            logs.append(("copy", WIN_LOG))
+            continue
+        log = random_play(DEAL_NUMBER, rng.randint(60, 200), rng)
+        tables = copies.game_tables(deal_number=DEAL_NUMBER, log=log, won=False)
+        # Random play on one deal can repeat itself: games of their own only (sharing
+        # fewer tables with each other than any copy's match needs).
+        if all(len(tables & other) < copies.COPY_MIN_TABLES for other in honest):
+            honest.append(tables)
+            logs.append(("honest", log))
+    started = now - datetime.timedelta(minutes=40)
+    # The original was submitted (as practice) before the copies were played.
+    Game.objects.filter(pk=games // 2).update(created_at=started - datetime.timedelta(hours=1))
+    made: dict[str, list[int]] = {"honest": [], "copy": []}
+    for index, (kind, log) in enumerate(logs):
+        # Players of their own: one attempt per player and day.
+        player = PLAYERS + 2 + index
+        played = replay(DEAL_NUMBER, log)
+        times = [1_000 + 2_000 * i + rng.randint(0, 1_500) for i in range(len(log))]
+        attempt = Attempt.objects.create(
+            player_id=player,
+            daily=day,
+            started_at=started,
+            log=" ".join(log),
+            times=times,
+            version=len(log),
+        )
+        game = Game.objects.create(
+            player_id=player,
+            deal_number=DEAL_NUMBER,
+            log=" ".join(played.log),
+            score=played.score,
+            moves=played.moves,
+            won=played.is_won,
+            actions=len(log),
+            rules_version="EH1",
+            daily=day,
+            ranked=True,
+            attempt=attempt,
+            times=times,
+            duration_ms=times[-1] + 1_000,
+            created_at=now,
+            fingerprint_pending=True,
+        )
+        made[kind].append(game.pk)
+    later = now + datetime.timedelta(seconds=copies.SETTLE_SECONDS)
+    began, cpu = time.perf_counter(), time.process_time()
+    checked = copies.pending_fingerprints_check(now=later)
+    wall, cpu = time.perf_counter() - began, time.process_time() - cpu
+    flagged = Game.objects.filter(pk__in=made["copy"], review_flags__contains="copied").count()
+    wrong = Game.objects.filter(pk__in=made["honest"], review_flags__contains="copied").count()
+    per_game = wall / checked
+    rate = games / 86_400
+    print(f"\nthe job over {checked} games stored since its last run ({pending // 2} copies):")
+    print(
+        f"  {wall:.2f} s ({cpu:.2f} s of this process's CPU): {per_game * 1000:.1f} ms a game, "
+        f"{1 / per_game:.0f} games/s at most"
+    )
+    print(f"  copies flagged {flagged} of {len(made['copy'])}, honest games flagged {wrong}")
+    for game in Game.objects.filter(pk__in=made["honest"], review_flags__contains="copied"):
+        print(f"    honest game {game.pk} flagged: copy of {game.copy_of_id}, {game.review}")
+    for peak in (1, 3, 10):
+        busy = rate * peak * per_game
+        print(
+            f"  {games:,} games a day at {peak}x the mean rate ({rate * peak:.1f} games/s): "
+            f"busy {busy:.0%} of one run; a game's lag at most "
+            f"{copies.SETTLE_SECONDS + 60 + 60 * busy:.0f} s"
+            + ("" if busy < 1 else " and growing: it does not keep up")
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument("--pending", type=int, default=400, help="games for the job's run")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     args = parser.parse_args()
 
@@ -233,6 +345,7 @@ def main() -> None:
     fill(args.games)
     try:
         measure(args.games, args.repeat)
+        job(args.games, args.pending)
     finally:
         connection.close()
         if not args.keep:

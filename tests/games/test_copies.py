@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import datetime
 import functools
+import heapq
+import random
 
 import pytest
 from django.db import connection
@@ -15,9 +17,10 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games import copies
-from games.models import Game, GameFingerprint, ReviewState
+from games.models import Attempt, Game, GameFingerprint, ReviewState
 from games.rules import Game as Table
-from games.rules import replay
+from games.rules import replay, table_hashes
+from games.services import attempt_start
 from games.solver import FIRST_WIN, solve
 from ranking.actions import game_review_clear, game_submit, game_void
 from tests.fixtures import DEAL, DEAL_NUMBER, WIN_LOG, play_ranked
@@ -232,9 +235,13 @@ def test_the_lookup_reads_a_bounded_number_of_rows_however_many_games_share_a_ta
             deal_number=DEAL_NUMBER, player_id=alice.pk, tables=tables, solver_line=""
         )
 
-    # One lookup of the sketch, one read of the few candidates' logs.
+    # One lookup of the game's tables, one read of the few candidates' logs.
     assert len(queries) == 2
-    assert f"LIMIT {copies.PER_HASH_LIMIT}" in queries[0]["sql"]
+    lookup = queries[0]["sql"]
+    # Each table's rows limited: a LATERAL ... LIMIT on PostgreSQL, a window on SQLite.
+    assert (
+        f"LIMIT {copies.PER_HASH_LIMIT}" in lookup or f"place <= {copies.PER_HASH_LIMIT}" in lookup
+    )
     assert queries[1]["sql"].count("%s") == 0 and "IN (" in queries[1]["sql"]
     assert len(queries[1]["sql"].split("IN (")[1].split(")")[0].split(",")) <= copies.CANDIDATES
     # The crowd's games are "S" logs: nothing in common, so no flag.
@@ -369,3 +376,229 @@ def test_one_run_of_the_job_works_at_a_time_on_postgresql(alice, daily):
         other.close()
 
     assert copies_checked() == 1
+
+
+# --- Detours undone at once -----------------------------------------------------------
+
+
+def raw_tables(log: list[str]) -> frozenset[int]:
+    """Every table a log passes through, undone ones too (what the check read before
+    it removed the undone branches)."""
+    return copies.tables_of(table_hashes(DEAL_NUMBER, log), won=replay(DEAL, log).is_won)
+
+
+def undo_detours(log: list[str], *, count: int, below: int) -> list[str]:
+    """The log with `count` detours undone at once inserted: a legal move (after up to 12
+    stock taps, for a card of the waste), then undos back to where the log was; each
+    move chosen so that its table's hash is below `below` and in no table of the log."""
+    game, out, taken, inserted = Table(DEAL), [], set(raw_tables(log)), 0
+    for token in log:
+        for taps in range(13):
+            tapped = game.copy()
+            tapped.play_log(["S"] * taps)
+            for move in [] if taps and not tapped.is_legal("S") else list(tapped.legal_actions()):
+                if move in ("S", "U") or inserted == count or (taps and move[0] != "W"):
+                    continue
+                trial = tapped.copy()
+                trial.play(move)
+                table = trial.table_hash()
+                if table < below and table not in taken:
+                    taken.add(table)
+                    detour = ["S"] * taps + [move] + ["U"] * (taps + 1)
+                    game.play_log(detour)
+                    out += detour
+                    inserted += 1
+        game.play(token)
+        out.append(token)
+    assert inserted == count
+    return out
+
+
+def test_a_copy_padded_with_undone_moves_chosen_by_their_hash_is_flagged(alice, bob, daily):
+    original = play_checked(bob, WIN_LOG)
+    sixth_smallest = sorted(raw_tables(WIN_LOG))[5]
+    copy_log = undo_detours(WIN_LOG, count=21, below=sixth_smallest)
+    played = replay(DEAL, copy_log)
+    assert played.is_won and played.score == replay(DEAL, WIN_LOG).score
+    # Read with its undone tables, the copy's 24 smallest hashes would share 5 of the
+    # original's: under the gate of 6, so the exact measure would never run.
+    by_hash = len(
+        set(heapq.nsmallest(24, raw_tables(copy_log)))
+        & set(heapq.nsmallest(24, raw_tables(WIN_LOG)))
+    )
+    assert by_hash < copies.MIN_SKETCH_SHARED
+
+    copy = play_checked(alice, copy_log)
+
+    assert "copied" in copy.flags and copy.copy_of == original
+    assert copy.copy_similarity == pytest.approx(1.0)
+    # Its line is the original's: the undone detours leave no table.
+    assert copies.game_tables(deal_number=DEAL_NUMBER, log=copy_log, won=True) == (
+        copies.game_tables(deal_number=DEAL_NUMBER, log=WIN_LOG, won=True)
+    )
+
+
+def played_back_detours(log: list[str], *, count: int, below: int) -> list[str]:
+    """The log with `count` detours played back by hand inserted (a card moved to another
+    column and back: two moves, no undo), each chosen so that the table between
+    them has a hash below `below` and is in no table of the log."""
+    game, out, taken, inserted = Table(DEAL), [], set(raw_tables(log)), 0
+    for token in log:
+        for move in list(game.legal_actions()):
+            if inserted == count or not (len(move) == 2 and move.isdigit()):
+                continue
+            away = game.copy()
+            away.play(move)
+            table = away.table_hash()
+            if table < below and table not in taken and away.is_legal(move[::-1]):
+                back = away.copy()
+                back.play(move[::-1])
+                if back.position() == game.position():
+                    taken.add(table)
+                    game.play_log([move, move[::-1]])
+                    out += [move, move[::-1]]
+                    inserted += 1
+        game.play(token)
+        out.append(token)
+    assert inserted == count
+    return out
+
+
+def test_a_copy_padded_with_detours_played_back_chosen_by_their_hash_is_flagged(alice, bob, daily):
+    """Detours played back by hand are no undo: they add tables of the copy's own, here
+    20 chosen to sort before the original's 24th by hash. They are in no order the
+    copy can choose (the sketch's is keyed by the server's secret), and the copy
+    still holds every table of the original."""
+    original = play_checked(bob, WIN_LOG)
+    copy_log = played_back_detours(WIN_LOG, count=20, below=sorted(raw_tables(WIN_LOG))[23])
+    assert replay(DEAL, copy_log).is_won and len(copy_log) == len(WIN_LOG) + 40
+
+    copy = play_checked(alice, copy_log)
+
+    assert "copied" in copy.flags and copy.copy_of == original
+    assert copy.copy_similarity == pytest.approx(1.0)
+
+
+def test_the_line_drops_each_move_with_the_undo_that_took_it_back():
+    assert copies.line_of(["W9", "U", "37", "14", "U", "U", "35"]) == [6]
+    assert copies.line_of(["S", "37", "U", "S"]) == [0, 3]
+    # An undone stock tap goes too.
+    assert copies.line_of(["S", "U", "37"]) == [2]
+
+
+def test_honest_wins_padded_with_undone_moves_are_still_not_flagged(alice, bob, daily):
+    sixth_smallest = sorted(raw_tables(WIN_LOG))[5]
+    play_checked(bob, undo_detours(WIN_LOG, count=21, below=sixth_smallest))
+
+    honest = play_checked(alice, undo_detours(solver_win(), count=21, below=sixth_smallest))
+
+    assert "copied" not in honest.flags and honest.copy_of is None
+
+
+# --- Who played first: the server's clock ---------------------------------------------
+
+
+def streamed_attempt(player, log: list[str], *, started: datetime.datetime, at: list[int]):
+    """The player's attempt of today as its socket left it: `log` streamed, the server
+    having received action i at `at[i]` (ms since the epoch)."""
+    attempt, _ = attempt_start(player=player, date=timezone.now().date())
+    start_ms = int(started.timestamp() * 1000)
+    Attempt.objects.filter(pk=attempt.pk).update(
+        started_at=started,
+        log=" ".join(log),
+        times=[time - start_ms for time in at],
+        saved_at=started + datetime.timedelta(milliseconds=at[-1] - start_ms),
+        version=len(log),
+    )
+
+
+def live_copy(cut: float) -> tuple[list[str], list[str]]:
+    """What a copier watching the hero's win streamed, and their game: the hero's first
+    `cut` of actions, then the solver's own finish."""
+    prefix = WIN_LOG[: int(len(WIN_LOG) * cut)]
+    finish = solve(DEAL_NUMBER, prefix, work=FIRST_WIN).log
+    assert finish
+    return prefix, [*prefix, *finish]
+
+
+@pytest.mark.parametrize("cut", [0.9, 0.7])
+@pytest.mark.parametrize("copier_submits_first", [True, False])
+def test_a_live_copy_is_flagged_and_the_player_it_followed_never(
+    alice, bob, daily, cut, copier_submits_first
+):
+    """The copier watches the hero live and plays each action as it arrives (the server
+    has it a second or two after the hero's), then finishes alone; whoever submits
+    first, the copier is the one flagged, copying the hero."""
+    hero, copier = alice, bob
+    rng = random.Random(7)
+    hero_start = timezone.now() - datetime.timedelta(minutes=45)
+    hero_at, time = [], int(hero_start.timestamp() * 1000) + 4_000
+    for _ in WIN_LOG:
+        time += rng.randint(800, 6_000)
+        hero_at.append(time)
+    prefix, copy_log = live_copy(cut)
+    copier_at = [time + rng.randint(700, 2_500) for time in hero_at[: len(prefix)]]
+    for index in range(1, len(copier_at)):
+        copier_at[index] = max(copier_at[index], copier_at[index - 1])
+    streamed_attempt(hero, WIN_LOG, started=hero_start, at=hero_at)
+    streamed_attempt(
+        copier, prefix, started=hero_start - datetime.timedelta(minutes=3), at=copier_at
+    )
+
+    if copier_submits_first:
+        copy, _ = game_submit(player=copier, deal=DEAL, log=copy_log)
+        copies_checked()
+        # The hero's attempt is still open: nothing to compare the copy with yet.
+        copy.refresh_from_db()
+        assert "copied" not in copy.flags
+        original, _ = game_submit(player=hero, deal=DEAL, log=WIN_LOG)
+    else:
+        original, _ = game_submit(player=hero, deal=DEAL, log=WIN_LOG)
+        copies_checked()
+        copy, _ = game_submit(player=copier, deal=DEAL, log=copy_log)
+    copies_checked()
+
+    copy.refresh_from_db()
+    original.refresh_from_db()
+    assert "copied" in copy.flags and copy.copy_of == original
+    assert copy.review_state == ReviewState.FLAGGED
+    assert "copied" not in original.flags and original.copy_of is None
+    if copier_submits_first:
+        # Found when the hero's game was checked: the copy had every table later.
+        assert copy.review["followed_game"] == original.pk
+        assert (
+            copy.review["followed_game_reached_later"] == copy.review["followed_game_common_tables"]
+        )
+        assert original.review["closest_game"] is None
+    else:
+        assert copy.review["closest_game_reached_earlier"] == 0
+    if cut == 0.7:
+        # Too little of the hero's game for the similarity alone: its opening, followed.
+        assert copy.copy_similarity < copies.COPY_SIMILARITY
+
+
+def test_honest_games_played_at_the_same_time_are_not_flagged_in_either_order(
+    alice, bob, make_player, daily
+):
+    start = timezone.now() - datetime.timedelta(minutes=45)
+    start_ms = int(start.timestamp() * 1000)
+    solver = solver_win()
+    streamed_attempt(
+        alice, WIN_LOG, started=start, at=[start_ms + 3_000 * (i + 1) for i in range(len(WIN_LOG))]
+    )
+    streamed_attempt(
+        bob,
+        solver,
+        started=start,
+        at=[start_ms + 2_000 * (i + 1) + 500 for i in range(len(solver))],
+    )
+
+    first, _ = game_submit(player=bob, deal=DEAL, log=solver)
+    copies_checked()
+    second, _ = game_submit(player=alice, deal=DEAL, log=WIN_LOG)
+    copies_checked()
+
+    for game in (first, second):
+        game.refresh_from_db()
+        assert "copied" not in game.flags and game.copy_of is None
+    assert "followed_game" not in first.review

@@ -29,7 +29,6 @@ from django.utils import timezone
 from rest_framework import status
 
 from easyharp_site import loop_pool
-from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
 from games import live, rules, solver
@@ -786,17 +785,18 @@ def game_review_clear_store(
 @transaction.atomic
 def player_active_store(*, player: User, active: bool, moderator: User | None, reason: str) -> bool:
     """Ban a player (`active` False) or lift their ban, logged with who and why; whether
-    it changed. Django refuses an inactive account's password, token and session:
-    their open sockets close after the commit. `ranking.actions.player_ban` and
-    `player_unban` bring the boards, the leagues and the races in step."""
+    it changed. Django refuses an inactive account's password and session; its
+    API token is revoked and its open sockets close after the commit.
+    `ranking.actions.player_ban` and `player_unban` bring the boards, the leagues
+    and the races in step."""
     if not reason.strip():
         raise ServiceError("reason_required", "Say why: a ban and its lifting are logged.")
     if _player_lock(player) == active:
         return False
-    get_user_model().objects.filter(pk=player.pk).update(is_active=active)
+    # Saved, not updated: the save of a deactivated player ends their access
+    # (`easyharp_site.accounts.receivers`).
     player.is_active = active
-    if not active:
-        transaction.on_commit(partial(player_sessions_ended, player_id=player.pk))
+    player.save(update_fields=["is_active"])
     _moderation_log(
         kind=ModerationAction.Kind.UNBAN if active else ModerationAction.Kind.BAN,
         moderator=moderator,

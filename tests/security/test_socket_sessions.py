@@ -29,6 +29,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from rest_framework.authtoken.models import Token
 
+from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.asgi import application
 from games.models import DailyDeal
 from leaderboards.consumers import CLOSE_NO_BOARD, CLOSE_NOT_SIGNED_IN
@@ -269,3 +270,26 @@ def session_of(player: AbstractBaseUser) -> bytes:
     browser = Client()
     browser.force_login(player)
     return f"sessionid={browser.cookies['sessionid'].value}".encode()
+
+
+async def test_a_sign_out_then_a_sign_out_everywhere_close_a_socket_once(daily: DailyDeal) -> None:
+    # Two announcements, heard at once: each has the socket check its session.
+    player, cookie, slug = await signed_in_player()
+    communicator, _ = await opened(paths(daily, slug)["league"], cookie)
+    try:
+        browser = Client(HTTP_COOKIE=cookie.decode())
+        signed_out = await database_sync_to_async(browser.post)(
+            "/api/auth/logout/", "{}", content_type="application/json"
+        )
+        await database_sync_to_async(_logout_everywhere)(player)
+        await database_sync_to_async(player_sessions_ended)(player_id=player.pk)
+
+        assert signed_out.status_code == 204
+        error = await communicator.receive_json_from(timeout=WITHIN)
+        assert error["error"]["code"] == "session_ended"
+        closed = await communicator.receive_output(timeout=WITHIN)
+        assert closed == {"type": "websocket.close", "code": CLOSE_NOT_SIGNED_IN}
+        # Nothing is sent to the closed socket.
+        assert await communicator.receive_nothing(timeout=WITHIN)
+    finally:
+        await communicator.disconnect()

@@ -25,7 +25,9 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Count, Sum
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 from rest_framework import status
 
 from easyharp_site import loop_pool
@@ -615,6 +617,8 @@ def game_store(
     attempt = (
         _open_attempt(player=player, day=daily) if daily is not None and not practice else None
     )
+    if attempt is None and not no_day:
+        _practice_room(player=player, now=now, actions=len(tokens))
 
     played = log_replay(parsed_deal, tokens)
     canonical = played.log
@@ -675,6 +679,44 @@ def game_store(
     if attempt is not None:
         transaction.on_commit(partial(live.attempt_closed_announce, attempt.pk, game.pk))
     return game, True
+
+
+def _practice_room(*, player: User, now: datetime.datetime, actions: int) -> None:
+    """Refuse a practice game of `actions` past the player's ceilings of the UTC day
+    (`PLAYER_GAMES_PER_DAY`, `PLAYER_ACTIONS_PER_DAY`): a 429 until midnight.
+
+    Read under the player's lock, so that submissions at once cannot all pass.
+    """
+    midnight = datetime.datetime.combine(now.date(), datetime.time(), tzinfo=datetime.UTC)
+    stored = Game.objects.filter(player=player, created_at__gte=midnight).aggregate(
+        games=Count("pk"), actions=Sum("actions")
+    )
+    wait = max(1, int((midnight + datetime.timedelta(days=1) - now).total_seconds()))
+    games_limit: int = settings.PLAYER_GAMES_PER_DAY
+    if stored["games"] >= games_limit:
+        raise ServiceError(
+            "too_many_games",
+            gettext_noop("You have stored {limit} games today, the most a day: play on tomorrow."),
+            status_code=status.HTTP_429_TOO_MANY_REQUESTS,
+            words={"limit": games_limit},
+            retry_after=wait,
+            limit=games_limit,
+            wait=wait,
+        )
+    actions_limit: int = settings.PLAYER_ACTIONS_PER_DAY
+    if (stored["actions"] or 0) + actions > actions_limit:
+        raise ServiceError(
+            "too_many_actions",
+            gettext_noop(
+                "Your games of today would hold more than {limit} actions, the most a day: "
+                "play on tomorrow."
+            ),
+            status_code=status.HTTP_429_TOO_MANY_REQUESTS,
+            words={"limit": actions_limit},
+            retry_after=wait,
+            limit=actions_limit,
+            wait=wait,
+        )
 
 
 def _steps_of(times: Sequence[int]) -> list[list[int]]:

@@ -579,7 +579,9 @@ def game_store(
     mark, and the plausibility signals of `games.review` (the copy check of
     `games.copies` follows within a minute, as a job). Every other game,
     and any game submitted as `practice`, is practice (`ranked` False): stored
-    and replayable, on no board, and an open attempt stays open.
+    and replayable, on no board, and an open attempt stays open. A practice
+    game past the player's ceilings of the day is refused with a 429
+    (`_practice_room`).
 
     A game of `no_day` was played outside the daily contest (a race, whose
     server keeps its `times`): practice, and never a day's game even when its

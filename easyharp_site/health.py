@@ -11,7 +11,7 @@ from django.http import HttpRequest, JsonResponse
 from redis.exceptions import RedisError
 
 from easyharp_site.errors import error_body
-from easyharp_site.jobs import jobs_queue_size, jobs_report
+from easyharp_site.jobs import jobs_queue_size, jobs_report, jobs_status
 from easyharp_site.loop_pool import pools_report
 
 # What the service still does, and what it does not, while Redis is away.
@@ -43,10 +43,12 @@ def healthz(request: HttpRequest) -> JsonResponse:
     200 `degraded`, saying what still works, without Redis; else 503 in the error shape.
 
     A missing Redis leaves the process able to serve, so a load balancer keeps it.
-    With `?details=1` the answer also lists each periodic job's last run and
-    next run (`jobs`), and how many jobs (mails among them) wait in the queue
-    or are being run (`queue`), and the pools of this process's event loop
-    connections (`loop_pools`: size, idle, waiting, errors).
+    With `?details=1` the answer also lists each periodic job (`jobs`: whether
+    its last run worked and whether it is late; for staff, its schedule and its
+    last run, when and what it said), how many jobs (mails among them) wait in
+    the queue or are being run (`queue`), and the pools of this process's event
+    loop connections (`loop_pools`: size, idle, waiting, errors). When each job
+    runs is for staff only: it tells when a day closes and its boards settle.
     """
     try:
         with connection.cursor() as cursor:
@@ -59,7 +61,8 @@ def healthz(request: HttpRequest) -> JsonResponse:
     if settings.REDIS_URL and not _redis_answers():
         body = {"status": "degraded", "database": "ok", "redis": "unavailable", **WITHOUT_REDIS}
     if request.GET.get("details") == "1":
-        body["jobs"] = jobs_report()
+        staff = getattr(request, "user", None) is not None and request.user.is_staff
+        body["jobs"] = jobs_report() if staff else jobs_status()
         body["queue"] = jobs_queue_size()
         body["loop_pools"] = pools_report()
     return JsonResponse(body)

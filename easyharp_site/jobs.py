@@ -5,7 +5,8 @@ schedules its periodic ones after `migrate` (`job_schedule`, from its
 AppConfig). The queue and the schedules are tables of the project's database
 (django-q2's ORM broker), so nothing queued is lost when a process stops, and
 the admin's "Jobs" section shows each job's runs, failures and schedule;
-`jobs_report` gives the last run of each periodic job to `/healthz/?details=1`.
+`jobs_report` gives the last run of each periodic job to `/healthz/?details=1`
+for staff, `jobs_status` whether each works to anyone.
 """
 
 from __future__ import annotations
@@ -92,6 +93,28 @@ def jobs_report() -> list[dict[str, Any]]:
             }
         )
     return report
+
+
+def jobs_status() -> list[dict[str, Any]]:
+    """Each periodic job's health, saying nothing of when it runs: whether its last run
+    worked (`ok`, None before its first) and whether it is `late` (its next run
+    overdue by more than its period: no worker takes it)."""
+    from django_q.models import Schedule, Task
+
+    now = timezone.now()
+    status = []
+    for schedule in Schedule.objects.order_by("name"):
+        run = Task.objects.filter(func=schedule.func).order_by("-stopped").first()
+        period = datetime.timedelta(minutes=schedule.minutes or 0)
+        due = schedule.next_run
+        status.append(
+            {
+                "name": schedule.name,
+                "ok": None if run is None else bool(run.success),
+                "late": due is not None and due + period < now,
+            }
+        )
+    return status
 
 
 def jobs_queue_size() -> dict[str, int]:

@@ -194,6 +194,11 @@ DAILY_DEAL_FIRST_DATE = env_date("DAILY_DEAL_FIRST_DATE", "2026-01-01")
 DAILY_DEAL_DAYS_AHEAD = env_int("DAILY_DEAL_DAYS_AHEAD", 30, positive=True)
 # Longest move log a submission may carry.
 GAME_MAX_ACTIONS = env_int("GAME_MAX_ACTIONS", 20_000)
+# What one player may store in a UTC day: practice games past either ceiling are
+# refused (429) until the next day; the ranked game and a race's games never are.
+# The actions count every game of the day, the new one's included.
+PLAYER_GAMES_PER_DAY = env_int("PLAYER_GAMES_PER_DAY", 200, positive=True)
+PLAYER_ACTIONS_PER_DAY = env_int("PLAYER_ACTIONS_PER_DAY", 200_000, positive=True)
 # Positions the solver may expand deciding a hint (POST /api/hint/); the rest of a
 # hint's work is fixed, so the same table always gets the same hint.
 HINT_SOLVER_NODES = env_int("HINT_SOLVER_NODES", 20_000, positive=True)
@@ -567,6 +572,8 @@ REST_FRAMEWORK = {
         "email": env_rate("THROTTLE_EMAIL", "10/hour"),
         # Joining a league by invite code, per client address and per player.
         "join": env_rate("THROTTLE_JOIN", "30/hour"),
+        # Races created, per player (the API and the races page).
+        "race": env_rate("THROTTLE_RACE", "20/hour"),
         # Searches for players by name, per client address.
         "search": env_rate("THROTTLE_SEARCH", "30/min"),
     },

@@ -33,6 +33,7 @@ from django.utils.http import is_same_domain
 
 from easyharp_site.compat import frame_writer
 from easyharp_site.middleware import ASGIApp, Receive, Scope, Send
+from easyharp_site.parsers import has_lone_surrogate
 
 
 class HandlersWithoutHop:
@@ -65,7 +66,8 @@ class MessageRefused(Exception):
 
 def client_message(text_data: str | None, limit: int) -> Any:
     """The JSON content of a client's text frame of at most `limit` bytes (UTF-8);
-    `MessageRefused` for a binary frame, a larger one, or one that is not JSON."""
+    `MessageRefused` for a binary frame, a larger one, one that is not JSON, or one
+    with a string no encoder can write (a lone surrogate)."""
     if text_data is None:
         raise MessageRefused("binary_not_supported", "Send JSON text frames.")
     if len(text_data.encode()) > limit:
@@ -73,9 +75,12 @@ def client_message(text_data: str | None, limit: int) -> Any:
             "message_too_large", f"A message is a JSON text of at most {limit} bytes."
         )
     try:
-        return json.loads(text_data)
+        content = json.loads(text_data)
     except (ValueError, RecursionError):
         raise MessageRefused("invalid_json", "The message is not JSON.") from None
+    if has_lone_surrogate(content):
+        raise MessageRefused("invalid_json", "The message holds a lone surrogate (\\ud800).")
+    return content
 
 
 async def refuse_socket(scope: Scope, receive: Receive, send: Send) -> None:

@@ -53,6 +53,7 @@ from django.core.cache.backends.base import BaseCache
 from django.core.cache.backends.locmem import LocMemCache
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from redis.exceptions import RedisError
+from rest_framework.exceptions import ParseError
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
@@ -248,7 +249,17 @@ def limit_refusal(request: HttpRequest | Request, scope: str) -> float | None:
     """
     if request.method in _SAFE_METHODS and scope not in READ_SCOPES:
         return None
-    return _refusal(list(_counters(request, scope)))
+    try:
+        counters = list(_counters(request, scope))
+    except ParseError:
+        # A body that does not parse names no account: it is counted on the
+        # address's counter (DRF reads its data as empty from now on), then
+        # refused as the 400 it is.
+        wait = _refusal(list(_counters(request, scope)))
+        if wait is None:
+            raise
+        return wait
+    return _refusal(counters)
 
 
 def identity_refusal(scope: str, identity: str) -> float | None:

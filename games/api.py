@@ -252,7 +252,8 @@ NO_SUCH_GAME = {404: "`not_found`: there is no game with this id."}
 REPLAY_LOCKED = (
     "`replay_locked` (with `date` and `opens_at`): the game plays the deal of a day that is "
     "still running, and its log is served only to its player and to the players who have "
-    "finished their ranked game of that day, until the day closes (`opens_at`)."
+    "finished their ranked game of that day, until the day closes (`opens_at`). A game of "
+    "the deal of a day prepared ahead is refused without `date` or `opens_at`."
 )
 
 
@@ -609,7 +610,8 @@ class HintApi(APIView):
                     403: "`replay_locked` (with `date` and `opens_at`): the deal is that of a "
                     "day still running, and the player has neither an open ranked attempt of "
                     "it (a hint marks it assisted) nor a finished one. `race_running`: a race "
-                    "plays the deal now.",
+                    "plays the deal now. The deal of a day prepared ahead is refused as "
+                    "`replay_locked` without `date` or `opens_at`.",
                 },
             ),
         },

@@ -133,8 +133,21 @@ class ReplayLock:
     deal_number: int
     opens_at: datetime.datetime
 
+    @property
+    def ahead(self) -> bool:
+        """Whether the day is prepared ahead, not open yet: its date and deal are secret."""
+        return self.date > today()
+
     def error(self, what: str) -> ServiceError:
-        """The 403 `replay_locked` refusal of `what` (a game, a hint...)."""
+        """The 403 `replay_locked` refusal of `what` (a game, a hint...). A day prepared
+        ahead is not named: the refusal would tell whose deal it is."""
+        if self.ahead:
+            return ServiceError(
+                "replay_locked",
+                gettext_noop("{what} is not shown yet."),
+                status_code=status.HTTP_403_FORBIDDEN,
+                words={"what": what},
+            )
         return ServiceError(
             "replay_locked",
             f"{what} plays the deal of {self.date.isoformat()}, which is still running: "

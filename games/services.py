@@ -25,11 +25,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Count, Sum
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 from rest_framework import status
 
 from easyharp_site import loop_pool
-from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
 from games import live, rules, solver
@@ -578,7 +579,9 @@ def game_store(
     mark, and the plausibility signals of `games.review` (the copy check of
     `games.copies` follows within a minute, as a job). Every other game,
     and any game submitted as `practice`, is practice (`ranked` False): stored
-    and replayable, on no board, and an open attempt stays open.
+    and replayable, on no board, and an open attempt stays open. A practice
+    game past the player's ceilings of the day is refused with a 429
+    (`_practice_room`).
 
     A game of `no_day` was played outside the daily contest (a race, whose
     server keeps its `times`): practice, and never a day's game even when its
@@ -616,6 +619,8 @@ def game_store(
     attempt = (
         _open_attempt(player=player, day=daily) if daily is not None and not practice else None
     )
+    if attempt is None and not no_day:
+        _practice_room(player=player, now=now, actions=len(tokens))
 
     played = log_replay(parsed_deal, tokens)
     canonical = played.log
@@ -676,6 +681,44 @@ def game_store(
     if attempt is not None:
         transaction.on_commit(partial(live.attempt_closed_announce, attempt.pk, game.pk))
     return game, True
+
+
+def _practice_room(*, player: User, now: datetime.datetime, actions: int) -> None:
+    """Refuse a practice game of `actions` past the player's ceilings of the UTC day
+    (`PLAYER_GAMES_PER_DAY`, `PLAYER_ACTIONS_PER_DAY`): a 429 until midnight.
+
+    Read under the player's lock, so that submissions at once cannot all pass.
+    """
+    midnight = datetime.datetime.combine(now.date(), datetime.time(), tzinfo=datetime.UTC)
+    stored = Game.objects.filter(player=player, created_at__gte=midnight).aggregate(
+        games=Count("pk"), actions=Sum("actions")
+    )
+    wait = max(1, int((midnight + datetime.timedelta(days=1) - now).total_seconds()))
+    games_limit: int = settings.PLAYER_GAMES_PER_DAY
+    if stored["games"] >= games_limit:
+        raise ServiceError(
+            "too_many_games",
+            gettext_noop("You have stored {limit} games today, the most a day: play on tomorrow."),
+            status_code=status.HTTP_429_TOO_MANY_REQUESTS,
+            words={"limit": games_limit},
+            retry_after=wait,
+            limit=games_limit,
+            wait=wait,
+        )
+    actions_limit: int = settings.PLAYER_ACTIONS_PER_DAY
+    if (stored["actions"] or 0) + actions > actions_limit:
+        raise ServiceError(
+            "too_many_actions",
+            gettext_noop(
+                "Your games of today would hold more than {limit} actions, the most a day: "
+                "play on tomorrow."
+            ),
+            status_code=status.HTTP_429_TOO_MANY_REQUESTS,
+            words={"limit": actions_limit},
+            retry_after=wait,
+            limit=actions_limit,
+            wait=wait,
+        )
 
 
 def _server_times(attempt: Attempt, log: Sequence[str], duration_ms: int) -> list[int]:
@@ -774,17 +817,18 @@ def game_review_clear_store(
 @transaction.atomic
 def player_active_store(*, player: User, active: bool, moderator: User | None, reason: str) -> bool:
     """Ban a player (`active` False) or lift their ban, logged with who and why; whether
-    it changed. Django refuses an inactive account's password, token and session:
-    their open sockets close after the commit. `ranking.actions.player_ban` and
-    `player_unban` bring the boards, the leagues and the races in step."""
+    it changed. Django refuses an inactive account's password and session; its
+    API token is revoked and its open sockets close after the commit.
+    `ranking.actions.player_ban` and `player_unban` bring the boards, the leagues
+    and the races in step."""
     if not reason.strip():
         raise ServiceError("reason_required", "Say why: a ban and its lifting are logged.")
     if _player_lock(player) == active:
         return False
-    get_user_model().objects.filter(pk=player.pk).update(is_active=active)
+    # Saved, not updated: the save of a deactivated player ends their access
+    # (`easyharp_site.accounts.receivers`).
     player.is_active = active
-    if not active:
-        transaction.on_commit(partial(player_sessions_ended, player_id=player.pk))
+    player.save(update_fields=["is_active"])
     _moderation_log(
         kind=ModerationAction.Kind.UNBAN if active else ModerationAction.Kind.BAN,
         moderator=moderator,

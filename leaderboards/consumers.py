@@ -105,6 +105,8 @@ class LeaderboardConsumer(HandlersWithoutHop, AsyncJsonWebsocketConsumer):
     # whether its own has (then it closes as soon as its snapshot is out).
     sessions: PlayerSockets | None = None
     session_over: bool = False
+    # Closed, by either side: nothing more is sent (the server would raise).
+    closed: bool = False
     # What the socket shows now, to send only what changed.
     version: int = 0
     total: int = -1
@@ -253,6 +255,10 @@ class LeaderboardConsumer(HandlersWithoutHop, AsyncJsonWebsocketConsumer):
         key = self._session_key()
         if await database_sync_to_async(session_player_id)(session_key=key) == self.player_id:
             return
+        # Announcements come one after another (a sign-out, then "everywhere"):
+        # another check may have closed the socket while this one read.
+        if self.session_over or self.closed:
+            return
         self.session_over = True
         # While connecting, `connect` closes it once its snapshot is out.
         if self.ready:
@@ -286,6 +292,7 @@ class LeaderboardConsumer(HandlersWithoutHop, AsyncJsonWebsocketConsumer):
         return live.BoardKey(date, order, scope, self.player_id)
 
     async def disconnect(self, code: int) -> None:
+        self.closed = True
         self._leave_board()
 
     def _leave_board(self) -> None:
@@ -409,15 +416,22 @@ class LeaderboardConsumer(HandlersWithoutHop, AsyncJsonWebsocketConsumer):
             await self._send_error(refused.code, refused.message)
             return
         if isinstance(content, dict) and content.get("type") == "ping":
-            await self.send(text_data='{"type":"pong"}')
+            if not self.closed:
+                await self.send(text_data='{"type":"pong"}')
             return
         await self._send_error(
             "unknown_message", 'The only message understood is {"type": "ping"}.'
         )
 
     async def _refuse(self, close_code: int, code: str, message: str) -> None:
+        """Send the error, then close: once, whoever refuses first."""
+        if self.closed:
+            return
         await self._send_error(code, message)
-        await self.close(code=close_code)
+        if not self.closed:
+            self.closed = True
+            await self.close(code=close_code)
 
     async def _send_error(self, code: str, message: str) -> None:
-        await self.send_json({"type": "error", "error": {"code": code, "message": message}})
+        if not self.closed:
+            await self.send_json({"type": "error", "error": {"code": code, "message": message}})

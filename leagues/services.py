@@ -31,6 +31,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext_noop
 from rest_framework import status
 
+from easyharp_site.accounts.names import invisible_char
 from easyharp_site.dates import today
 from easyharp_site.errors import ServiceError
 from games.models import DailyDeal
@@ -124,7 +125,8 @@ def invite_code_from(text: str) -> str:
 
 def _league_name(name: str) -> str:
     name = " ".join(name.split())
-    if not name:
+    # A name of fillers or zero-width characters alone would show as a blank.
+    if all(invisible_char(char) is not None for char in name):
         raise ServiceError("invalid_name", "A league needs a name.")
     if len(name) > LEAGUE_NAME_MAX:
         raise ServiceError(

@@ -129,7 +129,13 @@ class RacesApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={201: RaceOutput, **error_responses(*BODY_REFUSALS)},
+        responses={
+            201: RaceOutput,
+            **error_responses(
+                *BODY_REFUSALS,
+                codes={429: "`throttled`: the player created races past the `race` rate."},
+            ),
+        },
     )
     def post(self, request: Request) -> Response:
         assert request.user.is_authenticated  # permission_classes: IsAuthenticated

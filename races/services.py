@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime
 import json
 import logging
+import math
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,10 +30,12 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 from rest_framework import status
 
 from easyharp_site.dates import utc_aware
 from easyharp_site.errors import ServiceError
+from easyharp_site.throttling import identity_refusal
 from games.models import DailyDeal
 from games.rules import DEAL_MAX, Deal
 from games.services import game_store
@@ -71,6 +74,23 @@ def _fresh_deal() -> int:
             return number
 
 
+def _race_creation_count(host: User) -> None:
+    """Count a race created by `host`; a 429 `throttled` past the `race` rate (each race
+    is stored, with the games its players stream)."""
+    wait = identity_refusal("race", f"player:{host.pk}")
+    if wait is None:
+        return
+    seconds = max(1, math.ceil(wait))
+    raise ServiceError(
+        "throttled",
+        gettext_noop("You have created many races lately: try again in {seconds} seconds."),
+        status_code=status.HTTP_429_TOO_MANY_REQUESTS,
+        words={"seconds": seconds},
+        retry_after=seconds,
+        wait=seconds,
+    )
+
+
 @transaction.atomic
 def race_create(*, host: User, minutes: int) -> Race:
     """A new race on a fresh random deal, with `host` as its first player."""
@@ -79,6 +99,7 @@ def race_create(*, host: User, minutes: int) -> Race:
             "invalid_time_limit",
             f"A race's time limit is one of {', '.join(map(str, TIME_LIMITS_MINUTES))} minutes.",
         )
+    _race_creation_count(host)
     now = timezone.now()
     race = Race.objects.create(
         code=secrets.token_urlsafe(RACE_CODE_BYTES),

@@ -71,6 +71,10 @@ class GameCreateApi(APIView):
                     "the rules refuse, with `index`, `token`, `reason`, `reason_code` and "
                     "`params`), `invalid_idempotency_key`.",
                     409: "`idempotency_key_reused`: the key was used for another deal or log.",
+                    429: "`too_many_games`, `too_many_actions` (with `limit` and `wait`): a "
+                    "practice game past the player's ceilings of the UTC day "
+                    "(`PLAYER_GAMES_PER_DAY`, `PLAYER_ACTIONS_PER_DAY`), until midnight; the "
+                    "ranked game of the day is never refused.",
                 },
             ),
         },

@@ -5,7 +5,8 @@ counts must never lose a row silently), so the player's row stays, emptied:
 the username becomes an anonymous tombstone (`~deleted-` and 12 random hex
 digits; sign-up refuses `~`, so no one can take or imitate one), the e-mail
 addresses, names and password are cleared, the account is deactivated and
-marked deleted, and its API token, sessions and open sockets end. Their
+marked deleted, and its API token, sessions and open sockets end (the saving of
+a deactivated player ends them: `sessions.player_access_end`). Their
 replays stay public but name the tombstone. `ranking.actions.player_delete`
 erases the account and takes their games off every board and league, in one
 transaction.
@@ -20,16 +21,13 @@ from __future__ import annotations
 import datetime
 import hashlib
 import secrets
-from functools import partial
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
-from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.accounts.models import Account, ReservedUsername
 from easyharp_site.errors import ServiceError
 
@@ -90,6 +88,4 @@ def player_erase(*, player: User) -> bool:
     account.sessions_generation += 1
     account.deleted_at = now
     account.save()
-    Token.objects.filter(user=player).delete()
-    transaction.on_commit(partial(player_sessions_ended, player_id=player.pk))
     return True

@@ -1,4 +1,5 @@
-"""Which usernames may be taken: safe in a URL path, one script, not a look-alike of another.
+"""Which usernames may be taken: safe in a URL path, one script, visible, not a look-alike
+of another.
 
 The characters a name may hold (after NFKC) are a profile, not a list of
 refused ones: letters of a few scripts that write names with letters alone
@@ -6,6 +7,9 @@ refused ones: letters of a few scripts that write names with letters alone
 combining marks, other digits and every other symbol are refused, and a Latin
 letter is one only when Unicode names it after a base letter ("LATIN SMALL
 LETTER H WITH STROKE"): small capitals, turned, script and IPA letters are not.
+Characters that show nothing are refused with a message of their own
+(`invisible_char`): the Hangul fillers are letters to Unicode, and a name of
+them would look blank and have an empty look-alike key.
 
 A name is compared with the others through its look-alike keys: the Unicode
 (UTS #39) confusable skeleton of the name as written and of its case fold,
@@ -25,6 +29,9 @@ import unicodedata
 import disarm
 from disarm import Script
 from django.contrib.auth.models import AbstractBaseUser
+from django.utils.translation import gettext_noop
+
+from easyharp_site.errors import ServiceError
 
 # Longest stored key (a skeleton can be longer than its name; none of a
 # 150-character name in practice comes near this).
@@ -59,8 +66,58 @@ LATIN_LETTER = re.compile(
 )
 
 
-def name_problem(username: str) -> str | None:
-    """Why `username` (already NFKC-normalised) cannot be taken, or None if it can."""
+# Characters that show nothing, or a blank, though Unicode does not class them as
+# format characters or spaces: the Hangul fillers (letters), the braille blank,
+# the combining grapheme joiner and the Khmer inherent vowels.
+BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f\u17b4\u17b5")
+# Format characters (zero-width space and joiners, direction marks, the word
+# joiner...), controls, unassigned and private-use code points, and separators.
+INVISIBLE_CATEGORIES = frozenset({"Cf", "Cc", "Cn", "Co", "Cs", "Zs", "Zl", "Zp"})
+
+
+def invisible_char(text: str, *, spaces: bool = False) -> str | None:
+    """The first character of `text` that shows nothing (or a blank), named for a
+    message ("U+3164 HANGUL FILLER"), or None. `spaces`: a plain space is allowed."""
+    for char in text:
+        if spaces and char == " ":
+            continue
+        code = ord(char)
+        if (
+            char in BLANKS
+            or unicodedata.category(char) in INVISIBLE_CATEGORIES
+            or 0xFE00 <= code <= 0xFE0F  # variation selectors
+            or 0xE0100 <= code <= 0xE01EF
+        ):
+            return f"U+{code:04X} {unicodedata.name(char, 'unnamed')}"
+    return None
+
+
+def name_problem(username: str) -> ServiceError | None:
+    """Why `username` (already NFKC-normalised) cannot be taken (an `invalid_username`
+    error), or None if it can."""
+    problem = _name_problem(username)
+    if problem is None:
+        return None
+    template, words = problem
+    return ServiceError("invalid_username", template, words=words)
+
+
+def _name_problem(username: str) -> tuple[str, dict[str, str] | None] | None:
+    invisible = invisible_char(username)
+    if invisible is not None:
+        return (
+            gettext_noop("A username may not hold characters that show nothing: {char} is one."),
+            {"char": invisible},
+        )
+    problem = _shape_problem(username)
+    if problem is not None:
+        return problem, None
+    if "" in name_keys(username):
+        return gettext_noop("A username must show at least one letter or digit."), None
+    return None
+
+
+def _shape_problem(username: str) -> str | None:
     if len(username) > NAME_MAX_LENGTH:
         return f"A username has at most {NAME_MAX_LENGTH} characters (after normalisation)."
     if username.startswith(".") or username.endswith("."):

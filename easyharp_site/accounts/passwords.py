@@ -9,13 +9,14 @@ password, which is Django's own rule too.
 
 A new password, by either way, signs out every session of the player (Django
 ties sessions to the password hash; the browser that changed it stays signed
-in) and replaces their API token.
+in), closes their sockets and replaces their API token: the saving of the new
+password ends the player's access (`sessions.player_access_end`), and the
+caller is given a new token.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -29,7 +30,6 @@ from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 from rest_framework import status
 
 from easyharp_site.accounts import limits, mail
-from easyharp_site.accounts.live import player_sessions_ended
 from easyharp_site.accounts.sessions import token_replace
 from easyharp_site.errors import ServiceError
 
@@ -57,8 +57,6 @@ def password_set(*, player: User, password: str) -> str:
 @transaction.atomic
 def _password_store(*, player: User) -> str:
     player.save(update_fields=["password"])
-    # The other sessions carry the old password's digest: their sockets close.
-    transaction.on_commit(partial(player_sessions_ended, player_id=player.pk))
     return token_replace(player=player)
 
 

@@ -32,7 +32,7 @@ def player_register(*, username: str, password: str) -> tuple[User, str]:
     username = user_model.normalize_username(username)
     problem = name_problem(username)
     if problem is not None:
-        raise ServiceError("invalid_username", problem)
+        raise problem
     candidate = user_model(username=username)
     password_validate(password, player=candidate)
     candidate.set_password(password)

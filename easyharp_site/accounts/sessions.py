@@ -1,4 +1,4 @@
-"""Sessions and API tokens: sign out everywhere, replace the API token.
+"""Sessions and API tokens: sign out everywhere, replace the API token, end a player's access.
 
 Django ends a player's other sessions by itself when their password changes
 (each session carries a digest of the password hash). To end them without a
@@ -6,6 +6,11 @@ new password, every session also carries the player's *session generation*,
 stamped at sign-in; "sign out everywhere" raises the generation, and
 `middleware.SessionGenerationMiddleware` signs out any session stamped with
 an older one on its next request, and `live` closes its open sockets.
+
+A new password and a deactivation (a ban, a deletion) end the player's access
+through `player_access_end`, called by one hook on every save of a player
+(`receivers.player_standing_saved`), whatever door changed them: the pages, the
+API, the admin's password form, `manage.py changepassword`, or code.
 """
 
 from __future__ import annotations
@@ -28,6 +33,13 @@ def session_stamp(*, session: SessionBase, player: User) -> None:
     session[SESSION_GENERATION_KEY] = sessions_generation(player_id=player.pk)
 
 
+def player_access_end(*, player_id: int) -> None:
+    """Revoke the player's API token and, after commit, close their open sockets whose
+    session no longer holds (`live`). Within the caller's transaction."""
+    Token.objects.filter(user_id=player_id).delete()
+    transaction.on_commit(partial(player_sessions_ended, player_id=player_id))
+
+
 @transaction.atomic
 def sessions_end_everywhere(*, player: User) -> None:
     """Sign the player out of every session and revoke their API token.
@@ -38,8 +50,7 @@ def sessions_end_everywhere(*, player: User) -> None:
     """
     Account.objects.get_or_create(player=player)
     Account.objects.filter(player=player).update(sessions_generation=F("sessions_generation") + 1)
-    Token.objects.filter(user=player).delete()
-    transaction.on_commit(partial(player_sessions_ended, player_id=player.pk))
+    player_access_end(player_id=player.pk)
 
 
 @transaction.atomic

@@ -136,7 +136,7 @@ def signup(request: HttpRequest) -> HttpResponse:
                     password=form.cleaned_data["password1"],
                 )
             except ServiceError as error:
-                form.add_error(None, error.message)
+                form.add_error(None, error.in_language())
             else:
                 login(request, user, backend="django.contrib.auth.backends.ModelBackend")
                 if form.cleaned_data["email"]:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import redis
 from django.conf import settings as django_settings
+from django.contrib.auth import get_user_model
 from django.core.mail import EmailMessage
 from django.core.management import call_command
 from django.test import Client
@@ -169,6 +170,43 @@ def test_the_reminder_job_waits_for_the_days_deal() -> None:
     assert board_tasks.reminders_send() == "today's deal is not stored yet: no reminders"
 
 
+def staff_client() -> Client:
+    staff = get_user_model().objects.create_user(username="ops", is_staff=True)
+    client = Client()
+    client.force_login(staff)
+    return client
+
+
+def test_healthz_details_tell_anyone_whether_each_job_works_never_when_it_runs(
+    today: datetime.date,
+) -> None:
+    DailyDeal.objects.create(date=today - datetime.timedelta(days=1), number=3)
+    async_task("leaderboards.tasks.days_close", sync=True)
+    Schedule.objects.update(next_run=timezone.now() + datetime.timedelta(minutes=5))
+    # A job whose worker is gone: due two periods ago.
+    Schedule.objects.filter(name="settle standings").update(
+        next_run=timezone.now() - datetime.timedelta(minutes=25)
+    )
+
+    for client in (Client(), player_client()):
+        details = client.get("/healthz/?details=1").json()
+
+        jobs = {job["name"]: job for job in details["jobs"]}
+        assert set(jobs) == set(JOBS)
+        assert all(set(job) == {"name", "ok", "late"} for job in jobs.values())
+        assert jobs["close days"]["ok"] is True
+        assert jobs["settle standings"] == {"name": "settle standings", "ok": None, "late": True}
+        assert jobs["close days"]["late"] is False
+        assert details["queue"] == {"waiting": 0, "taken": 0}
+
+
+def player_client() -> Client:
+    player = get_user_model().objects.create_user(username="player")
+    client = Client()
+    client.force_login(player)
+    return client
+
+
 def test_healthz_details_show_each_jobs_last_run_and_the_queue(today: datetime.date) -> None:
     DailyDeal.objects.create(date=today - datetime.timedelta(days=1), number=3)
     # Through django-q2's own path, as the worker runs a scheduled job.
@@ -176,7 +214,7 @@ def test_healthz_details_show_each_jobs_last_run_and_the_queue(today: datetime.d
     mail.mail_queue(message())
 
     plain = Client().get("/healthz/").json()
-    details = Client().get("/healthz/?details=1").json()
+    details = staff_client().get("/healthz/?details=1").json()
 
     assert plain == {"status": "ok"}
     jobs = {job["name"]: job for job in details["jobs"]}

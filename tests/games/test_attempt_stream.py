@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import connections
 from django.test import Client
@@ -367,6 +368,30 @@ async def test_the_socket_closes_with_4401_when_its_session_ends(
     assert signed_out == 204
     error, code = await closed_with(communicator)
     assert (error["code"], code) == ("session_ended", CLOSE_NOT_SIGNED_IN)
+
+
+async def test_the_socket_closes_with_4401_when_the_admin_sets_a_new_password(
+    alice: AbstractBaseUser, daily: DailyDeal
+) -> None:
+    await database_sync_to_async(started)(alice)
+    communicator, _ = await stream_open(alice)
+    await stream(communicator, ["S"])
+
+    def admin_sets_password() -> int:
+        admin = get_user_model().objects.create_superuser(username="root", password="x")
+        browser = Client()
+        browser.force_login(admin)
+        new = "another long passphrase"
+        return browser.post(
+            f"/admin/auth/user/{alice.pk}/password/",
+            {"password1": new, "password2": new, "usable_password": "true"},
+        ).status_code
+
+    assert await database_sync_to_async(admin_sets_password)() == 302
+    error, code = await closed_with(communicator)
+    assert (error["code"], code) == ("session_ended", CLOSE_NOT_SIGNED_IN)
+    attempt = await database_sync_to_async(Attempt.objects.get)()
+    assert attempt.log == "S"
 
 
 # --- Another device --------------------------------------------------------------

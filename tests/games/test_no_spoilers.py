@@ -112,8 +112,41 @@ def test_a_game_of_tomorrow_s_deal_is_locked_for_all_but_its_player(anon, alice,
     response = client_for(bob).get(f"/api/games/{game}/")
 
     assert response.status_code == 403
-    assert response.json()["error"]["date"] == (daily.date + datetime.timedelta(days=1)).isoformat()
+    assert_names_no_day(response.json(), daily.date + datetime.timedelta(days=1))
     assert client_for(alice).get(f"/api/games/{game}/").status_code == 200
+
+
+def assert_names_no_day(body: dict, date: datetime.date) -> None:
+    """A refusal about a day prepared ahead says neither its date nor when it opens."""
+    error = body["error"]
+    assert error["code"] == "replay_locked"
+    assert set(error) == {"code", "message"}
+    assert date.isoformat() not in error["message"]
+
+
+def test_a_hint_on_tomorrow_s_deal_names_no_day(anon, bob, daily, settings):
+    tomorrow = daily.date + datetime.timedelta(days=1)
+    DailyDeal.objects.create(date=tomorrow, number=5)
+    body = {"deal": "EH1-N-AAAAAAF", "log": ""}
+
+    for client in (anon, client_for(bob)):
+        response = client.post("/api/hint/", body, format="json")
+        assert response.status_code == 403
+        assert_names_no_day(response.json(), tomorrow)
+
+
+def test_the_replay_page_of_a_game_of_tomorrow_s_deal_names_no_day(alice, daily):
+    tomorrow = daily.date + datetime.timedelta(days=1)
+    DailyDeal.objects.create(date=tomorrow, number=5)
+    game = submit(client_for(alice), ["S", "S"], deal="EH1-N-AAAAAAF").json()["id"]
+
+    page = Client().get(f"/replays/{game}/")
+
+    assert page.status_code == 403
+    text = page.content.decode()
+    assert "The moves of this game are not shown yet." in text
+    assert tomorrow.isoformat() not in text
+    assert "/leaderboard/" not in text.split("replay-locked", 1)[1]
 
 
 def test_the_replay_page_says_when_it_opens_in_the_reader_s_language(leader):

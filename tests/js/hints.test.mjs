@@ -16,8 +16,12 @@ test("a race playing the deal is said by the page's own string", () => {
   assert.deepEqual(refused(403, "race_running"), { key: "hint_race_running", params: {} });
 });
 
+test("a deal of a day prepared ahead (refused without its date) gets the general sentence", () => {
+  assert.deepEqual(refused(403, "replay_locked"), { key: "hint_not_given", params: {} });
+});
+
 test("each known refusal has its string", () => {
-  assert.equal(refused(403, "replay_locked").key, "hint_locked");
+  assert.equal(refused(403, "replay_locked", { date: "2026-12-07" }).key, "hint_locked");
   assert.equal(refused(400, "log_too_long").key, "hint_log_too_long");
   assert.equal(refused(503, "busy").key, "hint_busy");
   assert.equal(refused(429, "throttled").key, "hint_throttled");

@@ -295,6 +295,23 @@ describe("sending", () => {
     assert.deepEqual(retries, []);
   });
 
+  test("a ceiling of the day is a refusal, not a throttle to wait out", async () => {
+    for (const code of ["too_many_games", "too_many_actions"]) {
+      const body = { error: { code, message: "play on tomorrow", limit: 200, wait: 3600 } };
+      const network = fakeNetwork([answer(429, body, "Too Many Requests")]);
+      const { result, retries } = submit(network, PENDING);
+      assert.deepEqual(await result, {
+        outcome: "refused",
+        pending: PENDING,
+        body,
+        status: 429,
+        statusText: "Too Many Requests",
+      });
+      assert.equal(network.requests.length, 1);
+      assert.deepEqual(retries, []);
+    }
+  });
+
   test("a refusal without a JSON body comes back with an empty body", async () => {
     const network = fakeNetwork([answer(409, NOT_JSON, "Conflict")]);
     const { result } = submit(network, PENDING);

@@ -43,7 +43,7 @@ def test_an_invite_code_is_long_random_text(alice) -> None:
         assert len(code) == 32 and services.INVITE_CODE_BYTES * 8 >= 128
 
 
-@pytest.mark.parametrize("name", ["", "   ", "x" * 61])
+@pytest.mark.parametrize("name", ["", "   ", "x" * 61, "\u3164", "\u3164 \u200b\u3164"])
 def test_a_league_needs_a_name_of_at_most_60_characters(alice, name) -> None:
     refused = client_for(alice).post("/api/leagues/", {"name": name}, format="json")
     assert refused.status_code == 400

@@ -81,6 +81,53 @@ def test_a_name_that_is_not_safe_in_a_url_path_is_a_400(name: str) -> None:
     assert "dot" in message
 
 
+FILLERS = ["\u3164", "\u3164\u3164alice", "\u115f", "\u1160", "\uffa0"]
+INVISIBLE = [
+    "\u2800",  # braille blank
+    "ali\u200bce",  # zero-width space
+    "ali\u200dce",  # zero-width joiner
+    "alice\u2060",  # word joiner
+    "\u00adalice",  # soft hyphen
+    "alice\ufe0f",  # variation selector
+    "ali ce",
+]
+
+
+@pytest.mark.parametrize("name", FILLERS)
+def test_a_name_of_hangul_fillers_is_a_400_naming_the_filler(name: str) -> None:
+    # The fillers are letters to Unicode (and to the API's \w), blank on screen.
+    message = refused(register(name), 400, "invalid_username")
+    assert "show nothing" in message
+    assert re.search(r"U\+[0-9A-F]{4} HANGUL \w+ FILLER", message)
+    assert not get_user_model().objects.exists()
+    assert not PlayerName.objects.exists()
+
+
+@pytest.mark.parametrize("name", INVISIBLE)
+def test_a_name_with_another_character_that_shows_nothing_is_a_400(name: str) -> None:
+    response = register(name)
+    assert response.status_code == 400
+    assert assert_error_shape(response.json())["code"] in ("invalid", "invalid_username")
+    assert not get_user_model().objects.exists()
+
+
+@pytest.mark.parametrize("name", FILLERS + INVISIBLE)
+def test_the_name_rule_itself_refuses_every_character_that_shows_nothing(name: str) -> None:
+    problem = name_problem(unicodedata.normalize("NFKC", name))
+    assert problem is not None and "show nothing" in problem.message
+
+
+def test_the_sign_up_page_says_why_in_the_readers_language() -> None:
+    form = {"username": "\u3164", "password1": PASSWORD, "password2": PASSWORD, "email": ""}
+    english = Client().post("/accounts/signup/", form).content.decode()
+    spanish = Client(headers={"accept-language": "es"}).post("/accounts/signup/", form)
+
+    assert "A username may not hold characters that show nothing" in english
+    assert "U+1160 HANGUL JUNGSEONG FILLER" in spanish.content.decode()
+    assert "A username may not hold" not in spanish.content.decode()
+    assert not get_user_model().objects.exists()
+
+
 def test_a_name_that_grows_past_150_characters_when_normalised_is_a_400() -> None:
     # U+FDFA is one character that NFKC writes as eighteen.
     refused(register("\ufdfa" * 10), 400, "invalid_username")

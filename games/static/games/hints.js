@@ -26,6 +26,8 @@ export function hintRefusal(status, body) {
   if (status >= 200 && status < 300) return null;
   const error = body?.error ?? {};
   if (status === 429) return { key: "hint_throttled", params: {} };
+  // A day prepared ahead is refused without its date: nothing to say of it.
+  if (error.code === "replay_locked" && !error.date) return { key: "hint_not_given", params: {} };
   if (Object.hasOwn(HINT_REFUSALS, error.code))
     return { key: HINT_REFUSALS[error.code], params: {} };
   if (status >= 500) return { key: "hint_failed", params: {} };

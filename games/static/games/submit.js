@@ -41,6 +41,9 @@ export function retryDelay(attempt) {
   return Math.min(RETRY_MAX_DELAY_MS, RETRY_FIRST_DELAY_MS * 2 ** attempt);
 }
 
+/** The codes of a 429 that no retry lifts before the next day: the player's ceilings of the day. */
+export const DAY_CEILINGS = new Set(["too_many_games", "too_many_actions"]);
+
 /**
  * What an HTTP status means for a submission: "retry" (the server is down,
  * failing or busy: the game may not be stored yet), "sign_in" (the player's
@@ -79,7 +82,8 @@ export function submissionRequest({ url, csrf, deal, pending }) {
 
 /**
  * Send the pending submission until the server answers it. A network failure,
- * a 5xx or a 429 is tried again after retryDelay(attempt), with the same key.
+ * a 5xx or a 429 is tried again after retryDelay(attempt), with the same key,
+ * except a 429 for a ceiling of the day (DAY_CEILINGS), which is a refusal.
  * `current()` is read before every attempt, so a submission dropped meanwhile
  * (a restarted game) stops the retries.
  *
@@ -111,7 +115,10 @@ export async function submitPending({
     } catch {
       // The answer is lost, not refused: the game may or may not be stored.
     }
-    const outcome = response === null ? "retry" : statusOutcome(response.status);
+    let outcome = response === null ? "retry" : statusOutcome(response.status);
+    // A 429 is read: a ceiling of the day is a refusal, not a wait.
+    const ceiling = response?.status === 429 ? await response.json().catch(() => ({})) : null;
+    if (DAY_CEILINGS.has(ceiling?.error?.code)) outcome = "refused";
     if (outcome === "retry") {
       const delayMs = retryDelay(attempt);
       onRetry(attempt, delayMs);
@@ -119,7 +126,7 @@ export async function submitPending({
       continue;
     }
     if (outcome === "sign_in") return { outcome, pending };
-    const body = await response.json().catch(() => ({}));
+    const body = ceiling ?? (await response.json().catch(() => ({})));
     if (outcome === "refused")
       return { outcome, pending, body, status: response.status, statusText: response.statusText };
     return { outcome, pending, body };

@@ -32,6 +32,10 @@ class TextField(serializers.CharField):
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("not_text")
+        # The schema's maxLength is of the text as sent: blanks trimmed away do not
+        # make a longer text fit.
+        if self.max_length is not None and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
         return str(super().to_internal_value(data))
 
 

@@ -24,18 +24,22 @@ def has_lone_surrogate(data: Any) -> bool:
 
     Python's decoder accepts `"\\ud800"` and hands back a string no encoder can
     write: hashing it, storing it or logging it raises `UnicodeEncodeError` far
-    from the request that sent it.
+    from the request that sent it. Walked with a stack, not by recursion, since a
+    document the decoder took may be nested nearly as deep as Python's limit.
     """
-    if isinstance(data, str):
-        try:
-            data.encode()
-        except UnicodeEncodeError:
-            return True
-        return False
-    if isinstance(data, dict):
-        return any(has_lone_surrogate(key) or has_lone_surrogate(v) for key, v in data.items())
-    if isinstance(data, list):
-        return any(has_lone_surrogate(item) for item in data)
+    pending = [data]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            try:
+                item.encode()
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
     return False
 
 

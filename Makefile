@@ -12,7 +12,7 @@ PORT   ?= 8000
 # Processes the Python tests run in (pytest-xdist): one per core, or a number.
 TEST_WORKERS ?= auto
 
-.PHONY: run test lint format check-js catalogue clean messages
+.PHONY: run test lint format check-js catalogue clean messages wheel
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,10 @@ messages: $(STAMP)
 	@command -v msgfmt >/dev/null || { echo "make: gettext's msgfmt is needed for the Spanish and Dutch pages: apt-get install gettext (macOS: brew install gettext)" >&2; exit 1; }
 	$(BIN)/python manage.py compilemessages --ignore=.venv --ignore=node_modules --verbosity 0
 
+## Build the wheel into dist/, translations compiled in (docs/DEPLOY.md: install it and run `easyharp`).
+wheel: $(STAMP)
+	PYTHON=$(BIN)/python sh deploy/build-wheel.sh dist
+
 ## Set up and run the whole test suite (Python, then the JavaScript under Node); the browser tests inject axe-core from node_modules.
 test: $(STAMP) $(NODE_STAMP) messages
 	@command -v node >/dev/null || { echo "make test: Node.js 20+ is needed for the JavaScript tests (apt-get install nodejs)" >&2; exit 1; }
@@ -73,4 +77,4 @@ catalogue: $(STAMP)
 	$(BIN)/python -c "from games.rules.catalogue import reasons_module; print(reasons_module(), end='')" > games/static/games/reasons.js
 
 clean:
-	rm -rf $(VENV) node_modules .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) node_modules dist build .pytest_cache .mypy_cache .ruff_cache

@@ -20,7 +20,12 @@ from django.core.exceptions import ImproperlyConfigured
 from easyharp_site.dates import day_from_text
 from easyharp_site.rates import rate_from_text
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+# The site's own files (templates, static sources, translations) are in its
+# package, in a checkout as in an installed wheel.
+SITE_DIR = Path(__file__).resolve().parent
+# Where a run's files go unless set (the SQLite database, the collected static
+# files): the checkout, or, installed from the wheel, the folder it runs in.
+BASE_DIR = SITE_DIR.parent if (SITE_DIR.parent / "manage.py").is_file() else Path.cwd()
 
 
 def env_str(name: str, default: str) -> str:
@@ -280,7 +285,7 @@ ASGI_APPLICATION = "easyharp_site.asgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "easyharp_site" / "templates"],
+        "DIRS": [SITE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -500,7 +505,7 @@ Q_CLUSTER = {
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("es", "Español"), ("nl", "Nederlands")]
-LOCALE_PATHS = [BASE_DIR / "locale"]
+LOCALE_PATHS = [SITE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -519,7 +524,7 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 # The site-wide pieces' own files (the API docs page's style).
-STATICFILES_DIRS = [BASE_DIR / "easyharp_site" / "static"]
+STATICFILES_DIRS = [SITE_DIR / "static"]
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -1,7 +1,7 @@
 """Real servers for tests that talk to one over the network: uvicorn as in production.
 
 The server runs with the command line of docker-compose.yml's web service
-(`production_command`), on a free loopback port: the same websocket caps,
+(`production_command`, `easyharp web`'s), on a free loopback port: the same websocket caps,
 protocol, proxy-header rule and frame writer as in production. `uvicorn()`
 runs it in a subprocess, on its own SQLite database, migrated, with the days
 asked for prepared (reads never create a day), stopped when the `with` block
@@ -30,7 +30,10 @@ APP = "easyharp_site.asgi:application"
 
 
 def production_command() -> list[str]:
-    """docker-compose.yml's web command, with each `${VAR:-default}` at its default."""
+    """docker-compose.yml's web command as uvicorn runs it: `easyharp web`'s flags
+    (easyharp_site/cli.py), then the service's own, each `${VAR:-default}` at its default."""
+    from easyharp_site.cli import APPLICATION, SERVER_FLAGS
+
     compose = (ROOT / "docker-compose.yml").read_text()
     web = compose.split("\n  web:\n", 1)[1]
     block = web.split("    command:\n", 1)[1]
@@ -41,7 +44,8 @@ def production_command() -> list[str]:
         if not line.startswith("      - "):
             break
         command.append(re.sub(r"\$\{\w+:-([^}]*)\}", r"\1", line.removeprefix("      - ")))
-    return command
+    assert command[:2] == ["easyharp", "web"], command
+    return ["uvicorn", APPLICATION, *SERVER_FLAGS, *command[2:]]
 
 
 def server_flags(port: int, extra: Sequence[str] = ()) -> list[str]:

@@ -1,15 +1,20 @@
-"""The shipped artifact, booted: the wheel and the image's files, outside the checkout.
+"""The shipped artifact, booted: the wheel, installed, run by its `easyharp` command
+with no source tree anywhere.
 
 As the Dockerfile builds the image, without docker: the tree is copied less what
-.dockerignore leaves out, the wheel is built from that copy and installed into a
-fresh virtualenv outside the checkout, and from the copy (the image's /app) the
-build's and docker-compose.yml's commands run on PostgreSQL (a database of this
-test's own) and Redis: `check --deploy`, `compilemessages`, `collectstatic`,
-every one-shot job's command, the job worker's until each scheduled job has
-run once (and its health check), and the web service's command, which must answer
-`/healthz/` and a page. The virtualenv reuses the suite's installed
-dependencies (a path file), so it takes seconds; the project itself comes from
-the wheel or the copy, never from the checkout.
+.dockerignore leaves out, the wheel is built from that copy by the build
+stage's script (translations compiled in) and installed into a fresh virtualenv
+outside the checkout; every command then runs in an empty folder of its own
+(the image's /app, which holds only the health checks), with no PYTHONPATH.
+
+On SQLite, as on a host without docker: `easyharp migrate`, `collectstatic`,
+`check` and `web` with the settings in an EASYHARP_ENV_FILE, a page in Spanish
+and the collected static files. On PostgreSQL (a database of this test's own)
+and Redis, docker-compose.yml's commands: every one-shot job's, the job
+worker's until each scheduled job has run once (and its health check), and the
+web service's, which must answer `/healthz/` and a page. The virtualenv reuses
+the suite's installed dependencies (a path file), so it takes seconds; the
+project itself comes from the wheel, never from the checkout.
 """
 
 from __future__ import annotations
@@ -23,8 +28,10 @@ import subprocess
 import sys
 import sysconfig
 import time
+import tomllib
 import zipfile
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -38,7 +45,13 @@ from tests.deploy.compose import app_services, interpolate, services
 from tests.paths import ROOT
 from tests.servers import free_port, wait_for_port
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis]
+# The wheel's packages, as pyproject.toml finds them ("games*": games and its subpackages).
+PACKAGES = [
+    pattern.removesuffix("*")
+    for pattern in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "packages"
+    ]["find"]["include"]
+]
 
 # What an operator writes into .env on top of .env.example (the README's production section).
 PRODUCTION = {
@@ -188,42 +201,59 @@ def service_env(dotenv: Mapping[str, str], database: str, service: str = "web") 
     return env
 
 
-def test_the_wheel_and_the_image_files_boot_on_postgresql_and_redis(
-    tmp_path: Path, database: str
-) -> None:
-    timings: dict[str, float] = {}
-    started = time.monotonic()
+def packed_files() -> set[str]:
+    """What the wheel must hold: the apps' files kept in git (code, migrations,
+    management commands, templates, static sources, the translations' catalogues)."""
+    listed = subprocess.run(
+        ["git", "ls-files", *PACKAGES], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    return {name for name in listed if (ROOT / name).is_file()}
 
-    def lap(name: str) -> None:
-        nonlocal started
-        timings[name] = round(time.monotonic() - started, 1)
-        print(f"artifact: {name} {timings[name]} s")
-        started = time.monotonic()
 
-    app = tmp_path / "app"
-    lay_out_image(app)
-    assert not (app / "tests").exists() and (app / "leagues" / "__init__.py").exists()
-    lap("layout")
+@dataclass(frozen=True)
+class Installed:
+    """The wheel, installed into its own virtualenv, and the image's health checks."""
 
-    # `pip install .` in /app (its build requirements in isolation, as in the image):
-    # the wheel, with every app the settings install.
+    wheel: Path
+    venv: Path
+    health_checks: Path
+
+    def env(self, home: Path, **variables: str) -> dict[str, str]:
+        """An environment that reaches the virtualenv's commands and nothing of the checkout."""
+        return {
+            "PATH": f"{self.venv / 'bin'}:{os.environ['PATH']}",
+            "HOME": str(home),
+            "LANG": "C.UTF-8",
+            **variables,
+        }
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """The Dockerfile's build stage (deploy/build-wheel.sh in the copied tree), then
+    its app stage: the wheel installed, and the health checks copied, nothing else."""
+    tmp_path = tmp_path_factory.mktemp("artifact")
+    tree = tmp_path / "tree"
+    lay_out_image(tree)
+    assert not (tree / "tests").exists() and (tree / "leagues" / "__init__.py").exists()
+
     dist = tmp_path / "dist"
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
-    run([*pip, "wheel", "--no-deps", "-w", str(dist), str(app)],
-        os.environ, tmp_path)  # fmt: skip
+    run(["sh", "deploy/build-wheel.sh", str(dist)],
+        {**os.environ, "PYTHON": sys.executable}, tree)  # fmt: skip
     (wheel,) = dist.glob("*.whl")
     packed = set(zipfile.ZipFile(wheel).namelist())
-    for name in ("easyharp_site", "games", "leaderboards", "leagues", "races", "ranking"):
-        assert f"{name}/__init__.py" in packed, name
-    assert any(n.startswith("games/templates/") for n in packed)
-    assert any(n.startswith("games/static/") for n in packed)
-    lap("wheel")
+    assert packed_files() - packed == set()
+    for language in ("es", "nl"):
+        assert f"easyharp_site/locale/{language}/LC_MESSAGES/django.mo" in packed, language
 
     venv = tmp_path / "venv"
     run([sys.executable, "-m", "venv", "--without-pip", str(venv)], os.environ, tmp_path)
     python = venv / "bin" / "python"
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
     run([*pip, "--python", str(python), "install", "--no-deps", "--no-index", str(wheel)],
         os.environ, tmp_path)  # fmt: skip
+    # pip wrote the wheel's own command from its entry point.
+    assert (venv / "bin" / "easyharp").is_file()
     # The dependencies, already installed for the suite, after the virtualenv's own
     # packages, with their commands (uvicorn) as pip would have written them.
     (own,) = venv.glob("lib/python*/site-packages")
@@ -237,29 +267,95 @@ def test_the_wheel_and_the_image_files_boot_on_postgresql_and_redis(
                 f"sys.exit({function}())\n"
             )
             script.chmod(0o755)
-    lap("virtualenv")
 
-    base = {
-        "PATH": f"{venv / 'bin'}:{os.environ['PATH']}",
-        "HOME": str(tmp_path),
-        "LANG": "C.UTF-8",
-    }
-    dotenv = {**example_env(), **PRODUCTION}
-    env = {**base, **service_env(dotenv, database), "PYTHONPATH": str(app)}
+    # The app stage's only files from the tree.
+    health_checks = tmp_path / "health-checks"
+    health_checks.mkdir()
+    for name in ("healthcheck.py", "worker_healthcheck.py"):
+        shutil.copy(tree / "deploy" / name, health_checks / name)
+    shutil.rmtree(tree)
 
+    result = Installed(wheel, venv, health_checks)
     # Installed, the apps import from the wheel (not the checkout) wherever Python starts.
-    where = run([str(python), "-c", "import leagues, games; print(leagues.__file__)"],
-                {**base, **service_env(dotenv, database)}, tmp_path)  # fmt: skip
+    where = run([str(python), "-c", "import leagues, easyharp_site; print(leagues.__file__)"],
+                result.env(tmp_path), tmp_path)  # fmt: skip
     assert where.strip().startswith(str(own)), where
+    return result
 
-    # The Dockerfile's build steps, then the checks an operator runs.
-    manage = [str(python), "manage.py"]
-    run([*manage, "compilemessages"], env, app)
-    assert list((app / "locale").glob("*/LC_MESSAGES/django.mo"))
-    run([*manage, "collectstatic", "--noinput"], env, app)
+
+def test_the_installed_wheel_serves_the_site_in_spanish_on_sqlite(
+    installed: Installed, tmp_path: Path
+) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    port = free_port()
+    settings_file = tmp_path / "easyharp.env"
+    written = {
+        **{k: v for k, v in PRODUCTION.items() if k != "POSTGRES_PASSWORD"},
+        "DATABASE_URL": f"sqlite:///{site / 'db.sqlite3'}",
+        "SECURE_PROXY_SSL_HEADER": "true",
+        "STATIC_URL": "/static/7/",
+        "WEB_HOST": "127.0.0.1",
+        "WEB_PORT": str(port),
+    }
+    settings_file.write_text(
+        "# The host's settings\n" + "".join(f'{k}="{v}"\n' for k, v in written.items())
+    )
+    env = installed.env(tmp_path, EASYHARP_ENV_FILE=str(settings_file))
+
+    run(["easyharp", "migrate"], env, site)
+    run(["easyharp", "prepare_daily_deals", "--days", "1"], env, site)
+    run(["easyharp", "collectstatic", "--noinput"], env, site)
+    # Installed, the collected files go to the working folder.
+    assert (site / "staticfiles" / "games" / "engine.js.gz").is_file()
+    assert "no issues" in run(["easyharp", "check"], env, site)
+
+    process = subprocess.Popen(
+        ["easyharp", "web"], cwd=site, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        wait_for_port(port, process)
+        proxied = {"Host": "localhost", "X-Forwarded-Proto": "https"}
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=proxied, timeout=30) as http:
+            page = http.get("/", headers={"Accept-Language": "es"})
+            english = http.get("/", headers={"Accept-Language": "en"})
+            static = http.get("/static/7/games/site.css", headers={"Accept-Encoding": "gzip"})
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+    assert page.status_code == 200 and '<html lang="es"' in page.text
+    assert "Jugar el reparto de hoy" in page.text and "Play today's deal" not in page.text
+    assert "Play today's deal" in english.text
+    # The collected copy, gzipped at collectstatic, as production serves it.
+    assert static.status_code == 200 and static.headers["content-encoding"] == "gzip"
+    assert "max-age" in static.headers["cache-control"]
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+def test_the_installed_wheel_runs_compose_s_commands_on_postgresql_and_redis(
+    installed: Installed, tmp_path: Path, database: str
+) -> None:
+    timings: dict[str, float] = {}
+    started = time.monotonic()
+
+    def lap(name: str) -> None:
+        nonlocal started
+        timings[name] = round(time.monotonic() - started, 1)
+        print(f"artifact: {name} {timings[name]} s")
+        started = time.monotonic()
+
+    # The image's /app: nothing of the tree but the health checks.
+    app = tmp_path / "app"
+    shutil.copytree(installed.health_checks, app / "deploy")
+    dotenv = {**example_env(), **PRODUCTION}
+    env = {**installed.env(tmp_path), **service_env(dotenv, database)}
+
+    # The image's build step, then the check an operator runs.
+    run(["easyharp", "collectstatic", "--noinput"], env, app)
     assert (app / "staticfiles" / "games" / "engine.js.gz").is_file()
-    deploy_check = run([*manage, "check", "--deploy", "--fail-level", "WARNING"], env, app)
-    assert "no issues" in deploy_check
+    assert "no issues" in run(["easyharp", "check"], env, app)
     lap("build and check")
 
     # Each one-shot job's command, as written in docker-compose.yml, to its end
@@ -286,18 +382,17 @@ def test_the_wheel_and_the_image_files_boot_on_postgresql_and_redis(
         run([part.replace("/app/", f"{app}/") for part in health], env, app)
         lap(f"service {name}")
 
-    # The web service's command, on a free port, as the edge reaches it.
+    # The web service's command, on a free port (WEB_PORT, as the health check
+    # asks it), as the edge reaches it.
     port = free_port()
-    web = [
-        re.sub(r"^--port=\d+$", f"--port={port}", interpolate(str(part), dotenv))
-        for part in services()["web"]["command"]
-    ]
-    assert f"--port={port}" in web
-    process = subprocess.Popen(web, cwd=app, env=env, stdout=subprocess.DEVNULL,
+    web_env = {**env, "WEB_HOST": "127.0.0.1", "WEB_PORT": str(port)}
+    web = [interpolate(str(part), dotenv) for part in services()["web"]["command"]]
+    process = subprocess.Popen(web, cwd=app, env=web_env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)  # fmt: skip
     try:
         wait_for_port(port, process)
         lap("web start")
+        run(["python", str(app / "deploy" / "healthcheck.py")], web_env, app)
         proxied = {
             "Host": "localhost",
             "X-Forwarded-Proto": "https",

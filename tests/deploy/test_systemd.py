@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -19,10 +20,28 @@ from tests.paths import ROOT
 UNITS = ROOT / "deploy" / "systemd"
 
 
-def installed_here(unit: Path, folder: Path) -> Path:
-    """The unit with the project's paths pointed at this checkout and its virtualenv."""
+def virtualenv_bin(folder: Path) -> Path:
+    """A virtualenv's commands as the wheel installs them: this suite's Python, and
+    each script pyproject.toml names, run by it from this checkout."""
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    bin_folder = folder / "bin"
+    bin_folder.mkdir(parents=True)
+    (bin_folder / "python").symlink_to(sys.executable)
+    for name, target in scripts.items():
+        module, _, function = target.partition(":")
+        script = bin_folder / name
+        script.write_text(
+            f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+            f"from {module} import {function}\n{function}()\n"
+        )
+        script.chmod(0o755)
+    return bin_folder
+
+
+def installed_here(unit: Path, folder: Path, bin_folder: Path) -> Path:
+    """The unit with the project's paths pointed at this checkout and a virtualenv's commands."""
     text = unit.read_text()
-    text = text.replace("/opt/easyharp/.venv/bin", str(Path(sys.executable).parent))
+    text = text.replace("/opt/easyharp/.venv/bin", str(bin_folder))
     text = text.replace("/etc/easyharp/easyharp.env", str(ROOT / ".env.example"))
     text = text.replace("/opt/easyharp", str(ROOT))
     (folder / unit.name).write_text(text)
@@ -37,7 +56,8 @@ def seconds(text: str) -> int:
 def test_the_units_pass_systemd_analyze_verify(tmp_path: Path) -> None:
     analyze = shutil.which("systemd-analyze")
     assert analyze, "systemd-analyze is not installed (apt-get install systemd)"
-    units = [installed_here(unit, tmp_path) for unit in sorted(UNITS.iterdir())]
+    bin_folder = virtualenv_bin(tmp_path / "venv")
+    units = [installed_here(unit, tmp_path, bin_folder) for unit in sorted(UNITS.iterdir())]
     assert {unit.suffix for unit in units} == {".service", ".timer"}
 
     result = subprocess.run(

@@ -28,12 +28,13 @@ from django.apps import apps
 from django.conf import settings
 from django.core.management import get_commands
 
+from easyharp_site.cli import SHORTHANDS
 from tests.paths import ROOT
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 PACKAGES = ("easyharp_site", "games", "leaderboards", "leagues", "races", "ranking")
 # Folders whose files a doc may name by path.
-TREES = (*PACKAGES, "tests", "bench", "deploy", "docs", "locale")
+TREES = (*PACKAGES, "tests", "bench", "deploy", "docs")
 # Paths made by a run, not kept in the repository.
 MADE = ("tests/artifacts",)
 SHELL = ("make", "npm", "node", "docker", "git", "pip", "python", "curl", "uvicorn")
@@ -165,6 +166,12 @@ def problem(span: str, after: str = "", names: Known | None = None) -> str | Non
         if rest == "*":
             return None if any(v.startswith(name) for v in names.variables) else f"no {span}"
         return None if name in names.variables else f"no setting or variable {name}"
+    # The installed command: its own subcommands, or a management command's name.
+    easyharp = re.fullmatch(r"easyharp(?: manage)? ([\w-]+)(?: .*)?", span)
+    if easyharp:
+        name = easyharp.group(1)
+        own = {"web", *SHORTHANDS}
+        return None if name in own or name in names.commands else f"no easyharp command {name}"
     if re.fullmatch(r"[a-z]+(?: [a-z]+)+", span) and span.split()[0] not in SHELL:
         return None if span in names.jobs else f"no job named {span!r}"
     if re.fullmatch(r"[a-z][\w-]*", span) and re.match(r" (?:service|replicas?)\b", after):
@@ -213,6 +220,8 @@ def test_every_name_a_page_gives_exists(page: Path) -> None:
         ("the `fold board count` job", "no job named 'fold board count'"),
         ("a `mails <id>` job", "no job queued as 'mails'"),
         ("`close_dayz` closes it", "no name close_dayz"),
+        ("`easyharp wrker` runs the jobs", "no easyharp command wrker"),
+        ("`easyharp manage check_bords`", "no easyharp command check_bords"),
     ],
 )
 def test_a_planted_wrong_name_is_found(text: str, expected: str) -> None:
@@ -227,6 +236,7 @@ def test_the_right_names_pass_the_same_checks() -> None:
         "`leaderboards.mirror`, `leaderboards/consumers.py`, "
         "`tests/games/test_daily.py::test_reads_never_create_a_day`, "
         "`LIVE_BOARD_REFRESH_SECONDS`, `THROTTLE_*`, `fold board counts`, `mail <id>`, "
-        "`close_days`"
+        "`close_days`, `easyharp web --port=9000`, `easyharp worker`, "
+        "`easyharp prepare_daily_deals --days 2`, `easyharp manage check_boards`"
     )
     assert problems(text) == []

@@ -12,7 +12,7 @@ import pytest
 
 from tests.paths import ROOT
 
-LOCALE = ROOT / "locale"
+LOCALE = ROOT / "easyharp_site" / "locale"
 # The formal pronouns as words. A capital U alone is also the undo key
 # ("U maakt ongedaan"), so it counts only before a verb of the formal address.
 FORMAL = re.compile(r"\b(u|uw|uzelf|Uw|uwe)\b|\bU (kunt|zit|hebt|bent|staat|volgt|speelde|wint)\b")

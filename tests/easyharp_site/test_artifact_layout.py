@@ -36,5 +36,5 @@ def test_the_image_copies_the_whole_tree_less_what_it_does_not_need() -> None:
     ]
 
     assert "COPY . ." in dockerfile
-    for app in [*project_apps(), "locale", "deploy", "manage.py", "pyproject.toml", "README.md"]:
+    for app in [*project_apps(), "deploy", "manage.py", "pyproject.toml", "README.md"]:
         assert not any(fnmatch.fnmatch(app, pattern) for pattern in ignored), app

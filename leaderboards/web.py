@@ -39,6 +39,8 @@ from games.selectors import (
     game_get,
     game_held_for,
     game_lock,
+    par_lock,
+    par_result,
     player_games,
     player_get,
     replay_locks,
@@ -231,6 +233,7 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
         # A game of another deal than the day's has no day: the date it was played.
         "played_on": game.created_at.date(),
         "held": game_held_for(game=game, viewer=request.user),
+        "against_par": _against_par(game),
         "config": page_config(
             request,
             game=game.pk,
@@ -241,6 +244,34 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
         "og": og,
     }
     return render(request, "games/replay.html", context)
+
+
+def _against_par(game: Any) -> dict[str, Any] | None:
+    """How far a game of a closed day's deal was from that day's par line: its moves and
+    score less the par's, and the par itself; None while the day runs (the par line is
+    its answer) or for a game of no day, or a day without a par line."""
+    daily = game.daily
+    if daily is None or daily.number != game.deal_number or par_lock(daily=daily) is not None:
+        return None
+    par = par_result(daily=daily)
+    if par is None:
+        return None
+    return {
+        "date": daily.date,
+        "par": par,
+        "moves": game.moves - par.moves if game.won else None,
+        "score": game.score - par.score,
+    }
+
+
+def _day_tv(day: datetime.date) -> dict[str, Any] | None:
+    """The best games of a closed day, to watch as replays: the top 3 by score and the
+    fewest moves among the won games (the boards' first entries), and the par line."""
+    if day >= today():
+        return None
+    by_score = leaderboard_page(date=day, order=Board.SCORE, limit=3)["entries"]
+    fewest = leaderboard_page(date=day, order=Board.MOVES, limit=1)["entries"]
+    return {"by_score": by_score, "fewest_moves": fewest[0] if fewest else None}
 
 
 def _game_card_title(game: Any, facts: dict[str, Any]) -> str:
@@ -330,6 +361,8 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
     results = day_results(date=day) if day != current else None
     context = {
         "day": day,
+        "tv": _day_tv(day),
+        "par_line": bool(daily.par_log),
         "replays_locked": replays_locked,
         "is_today": day == current,
         "day_over": day != current,

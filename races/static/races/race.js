@@ -261,6 +261,8 @@ async function showResults() {
     (node) => node.id !== "race-news",
   );
   main.replaceChildren(...fresh, region);
+  // The results' rematch, live from here on.
+  import("./rematch.js");
 }
 
 // ---------------------------------------------------------------- the socket

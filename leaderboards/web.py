@@ -16,6 +16,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -46,7 +47,12 @@ from games.selectors import (
     replay_locks,
 )
 from games.web import daily_deal_or_404, day_open_graph, found, open_graph, page_config
-from leaderboards.audiences import audience_known, audience_off_board, audience_sql
+from leaderboards.audiences import (
+    audience_known,
+    audience_off_board,
+    audience_playing,
+    audience_sql,
+)
 from leaderboards.cards import (
     CARD_VERSION,
     SQUARE_KINDS,
@@ -175,6 +181,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "top": page["entries"][:10],
         "total": page["total"],
         **_your_day(request.user, day, served_yesterday),
+        **playing_now(request.user),
         **_today_spread(day),
         "yesterday": served_yesterday,
         "yesterday_deal": yesterday_deal,
@@ -191,6 +198,31 @@ def home(request: HttpRequest) -> HttpResponse:
         ),
     }
     return render(request, "leaderboards/home.html", context)
+
+
+def playing_now(viewer: Any) -> dict[str, Any]:
+    """The "Playing now" section of the home and friends pages: the viewer's friends
+    and league members whose ranked game of today is running (names only: nothing of
+    their games), and whether the viewer may watch them yet (once they have played
+    today, `day_lock`). Empty for a visitor."""
+    if not viewer.is_authenticated or not audience_known("circle"):
+        return {"playing_now": None}
+    day = today()
+    return {
+        "playing_now": audience_playing(
+            date=day, audience=audience_sql(kind="circle", id=viewer.pk)
+        ),
+        "playing_watchable": day_lock(date=day, viewer=viewer) is None,
+        "playing_poll_seconds": settings.PLAYING_NOW_POLL_SECONDS,
+    }
+
+
+def playing_now_section(request: HttpRequest) -> HttpResponse:
+    """The "Playing now" section alone, which the pages take again every
+    PLAYING_NOW_POLL_SECONDS (`nowplaying.js`); never kept by a cache."""
+    response = render(request, "leaderboards/_playing_now.html", playing_now(request.user))
+    response["Cache-Control"] = "private, no-store"
+    return response
 
 
 def _today_spread(day: datetime.date) -> dict[str, Any]:

@@ -140,6 +140,6 @@ def test_a_replay_shows_how_far_the_game_was_from_the_par_once_the_day_has_close
 
     assert 'id="fact-par"' not in before
     fact = after[after.index('id="fact-par"') : after.index("</dd>", after.index('id="fact-par"'))]
-    assert f"+60 moves (par {PAR.moves})" in fact
+    assert f"+60 (par: {PAR.moves} moves)" in fact
     assert f"score {game['score'] - PAR.score:+d} (the par line's {PAR.score})" in fact
     assert f'href="/leaderboard/{par_day.date.isoformat()}/par/"' in fact

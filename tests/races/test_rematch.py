@@ -113,8 +113,9 @@ def test_the_finished_race_page_offers_the_rematch_then_to_join_it(
     assert 'id="race-rematch-join">' in after
     # The lobby names who of the last race has not joined yet.
     assert '<p id="race-invited"' in invited
-    assert "<span>alice</span>" in invited
-    assert "<span>bob</span>" not in invited.split('id="race-invited"')[1].split("</p>")[0]
+    names = invited.split('id="race-invited"')[1].split("</p>")[0]
+    assert '<span data-player="alice">alice</span>' in names
+    assert "bob" not in names
 
 
 @pytest.mark.django_db(transaction=True)

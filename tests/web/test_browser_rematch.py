@@ -41,6 +41,10 @@ def test_a_player_makes_the_rematch_and_the_others_join_it_in_one_click(
 
     carol_page.click("#race-rematch-make")
     carol_page.wait_for_selector("#race-lobby")
+    assert carol_page.locator("#race-invited [data-player]:visible").all_inner_texts() == [
+        "alice",
+        "bob",
+    ]
     rematch = Race.objects.get(rematch_of=race)
     assert carol_page.url.endswith(f"/races/{rematch.code}/")
 
@@ -57,6 +61,9 @@ def test_a_player_makes_the_rematch_and_the_others_join_it_in_one_click(
     assert bob_page.url.endswith(f"/races/{rematch.code}/")
     assert bob_page.locator('#race-players li[data-player="carol"]').count() == 1
     assert bob_page.inner_text("#race-invited").split(":")[-1].split() == ["alice"]
+    # The host's lobby hears bob come in: he is no longer waited for.
+    carol_page.wait_for_selector('#race-invited [data-player="bob"]', state="hidden")
+    assert carol_page.locator("#race-invited [data-player]:visible").all_inner_texts() == ["alice"]
     assert bob_page.evaluate("document.documentElement.scrollWidth") <= 320
     shot(bob_page, "race-rematch-lobby-320")
     for page in (bob_page, onlooker, carol_page):

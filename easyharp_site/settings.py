@@ -410,6 +410,9 @@ if ATTEMPT_STREAM_ACTIONS_PER_SECOND <= 0 or ATTEMPT_STREAM_BURST < 1:
 LIVE_WATCHERS_MAX = env_int("LIVE_WATCHERS_MAX", 1_000)
 if LIVE_WATCHERS_MAX < 1:
     raise ImproperlyConfigured("LIVE_WATCHERS_MAX must be above 0")
+# How often the home and friends pages ask who of the player's friends and leagues
+# is playing their ranked game now (one indexed read each time).
+PLAYING_NOW_POLL_SECONDS = env_int("PLAYING_NOW_POLL_SECONDS", 30, positive=True)
 
 # Argon2id with this service's parameters first (easyharp_site/accounts/hashers.py,
 # docs/RELIABILITY.md); PBKDF2 after it, so that passwords hashed

@@ -391,7 +391,9 @@ class GameReplayApi(APIView):
 
     @extend_schema_serializer(component_name="Replay")
     class OutputSerializer(serializers.Serializer):
-        game = serializers.IntegerField()
+        game = serializers.IntegerField(
+            allow_null=True, help_text="The game; null for a day's par line."
+        )
         deal = serializers.CharField()
         rules_version = serializers.CharField()
         start = TableOutput()
@@ -418,21 +420,54 @@ class GameReplayApi(APIView):
         # Built once, away from this process, and kept (gzipped JSON): a read
         # of a kept replay costs a cache read, whatever its length.
         body = replays.game_replay_gzipped(game=game)
-        if ACCEPTS_GZIP.search(request.META.get("HTTP_ACCEPT_ENCODING", "")):
-            response = HttpResponse(body, content_type="application/json")
-            response["Content-Encoding"] = "gzip"
-        else:
-            response = HttpResponse(gzip.decompress(body), content_type="application/json")
-        response["Vary"] = "Accept-Encoding"
-        if private:
-            # Served to this viewer only: a shared cache must not hand it to one
-            # who has not played the day yet.
-            response["Cache-Control"] = "private, no-store"
-        else:
-            # A stored game never changes its log, so proxies and browsers may keep
-            # the replay (a 20,000-action replay costs about a second to build).
-            response["Cache-Control"] = "public, max-age=86400"
-        return response
+        return _replay_response(request, body, private=private)
+
+
+def _replay_response(request: Request, body: bytes, *, private: bool) -> HttpResponse:
+    """A gzipped replay body, sent gzipped to the clients that accept it."""
+    if ACCEPTS_GZIP.search(request.META.get("HTTP_ACCEPT_ENCODING", "")):
+        response = HttpResponse(body, content_type="application/json")
+        response["Content-Encoding"] = "gzip"
+    else:
+        response = HttpResponse(gzip.decompress(body), content_type="application/json")
+    response["Vary"] = "Accept-Encoding"
+    if private:
+        # Served to this viewer only: a shared cache must not hand it to one
+        # who has not played the day yet.
+        response["Cache-Control"] = "private, no-store"
+    else:
+        # A stored game never changes its log, so proxies and browsers may keep
+        # the replay (a 20,000-action replay costs about a second to build).
+        response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+class ParReplayApi(APIView):
+    """Every table of a closed day's par line (the solver's win), as a game's replay
+    (`game` null). Locked for everyone while the day runs: it is the day's answer."""
+
+    renderer_classes = [JSONRenderer]
+    content_negotiation_class = JsonWhateverTheAccept
+    throttle_scope = "replay"
+
+    @extend_schema(
+        parameters=[day_parameter()],
+        responses={
+            200: GameReplayApi.OutputSerializer,
+            **error_responses(
+                403,
+                404,
+                429,
+                codes={
+                    403: "`replay_locked`: the day has not closed yet (`opens_at`).",
+                    404: f"{DAY_NOT_FOUND}; `no_par`: the solver found no line that day.",
+                },
+            ),
+        },
+    )
+    def get(self, request: Request, date: str) -> HttpResponse:
+        daily = selectors.par_get_unlocked(date=parse_day(date))
+        return _replay_response(request, replays.par_replay_gzipped(daily=daily), private=False)
 
 
 # --- The ranked attempt of the day -------------------------------------------------

@@ -21,7 +21,7 @@ from rest_framework import status
 
 from easyharp_site.errors import ServiceError
 from games import rules
-from games.models import Game
+from games.models import DailyDeal, Game
 from games.pool import heavy_submit, heavy_wait
 from games.work import replay_build, replay_data
 
@@ -58,17 +58,35 @@ def game_replay_gzipped(*, game: Game) -> bytes:
     database connection.
     """
     _replay_supported(game)
-    digest = hashlib.blake2b(game.log.encode(), digest_size=12).hexdigest()
-    key = f"replay:{game.rules_version}:{game.pk}:{digest}"
+    return _replay_gzipped(
+        f"replay:{game.rules_version}:{game.pk}",
+        game_id=game.pk,
+        deal=game.deal_number,
+        log=game.log,
+    )
+
+
+def par_replay_gzipped(*, daily: DailyDeal) -> bytes:
+    """The replay of `daily`'s par line (the solver's win, `game` null), as
+    `game_replay_gzipped` serves a game's: built in the pool and kept."""
+    return _replay_gzipped(
+        f"replay:{rules.RULES_VERSION}:par:{daily.date.isoformat()}",
+        game_id=None,
+        deal=daily.number,
+        log=daily.par_log,
+    )
+
+
+def _replay_gzipped(prefix: str, *, game_id: int | None, deal: int, log: str) -> bytes:
+    digest = hashlib.blake2b(log.encode(), digest_size=12).hexdigest()
+    key = f"{prefix}:{digest}"
     body = _cache_get(key)
     if body is not None:
         return body
     with _building_lock:
         future = _building.get(key)
         if future is None:
-            future = heavy_submit(
-                replay_build, game_id=game.pk, deal_number=game.deal_number, log=game.log
-            )
+            future = heavy_submit(replay_build, game_id=game_id, deal_number=deal, log=log)
             _building[key] = future
             future.add_done_callback(partial(_replay_built, key))
     try:

@@ -241,6 +241,65 @@ def hint_lock(*, deal: str, viewer: User | AnonymousUser) -> ReplayLock | None:
     return None if attempt_open else lock
 
 
+def par_lock(*, daily: DailyDeal) -> ReplayLock | None:
+    """The lock on `daily`'s par line (the solver's win), or None once the day has closed.
+
+    The solver's line is the day's answer: it is shown to no one, whoever has
+    played, until the day closes.
+    """
+    if daily.date < today():
+        return None
+    return ReplayLock(date=daily.date, deal_number=daily.number, opens_at=daily.closes_at)
+
+
+def par_get_unlocked(*, date: datetime.date) -> DailyDeal:
+    """The closed day `date` with its par line, or a 404 (no day, or no par line), or a
+    403 `replay_locked` while the day runs."""
+    daily = daily_deal_get(date=date)
+    lock = par_lock(daily=daily)
+    if lock is not None:
+        raise ServiceError(
+            "replay_locked",
+            gettext_noop(
+                "The solver's line of {date} is the day's answer: it is shown to everyone "
+                "at {opens_at} UTC, when the day closes."
+            ),
+            status_code=status.HTTP_403_FORBIDDEN,
+            words={"date": date.isoformat(), "opens_at": f"{lock.opens_at:%Y-%m-%d %H:%M}"},
+            date=date.isoformat(),
+            opens_at=lock.opens_at.isoformat().replace("+00:00", "Z"),
+        )
+    if not daily.par_log:
+        raise ServiceError(
+            "no_par",
+            gettext_noop("The solver found no line for the deal of {date}."),
+            status_code=status.HTTP_404_NOT_FOUND,
+            words={"date": date.isoformat()},
+        )
+    return daily
+
+
+@dataclass(frozen=True)
+class ParResult:
+    """What the par line of a day comes to, as the engine replays it."""
+
+    score: int
+    moves: int
+    actions: int
+
+
+def par_result(*, daily: DailyDeal) -> ParResult | None:
+    """The score and moves of `daily`'s par line, or None when the solver did not run.
+
+    Replayed by the engine here: a par line is a few hundred actions, a
+    millisecond's work.
+    """
+    if not daily.par_log:
+        return None
+    played = rules.replay(daily.number, daily.par_log)
+    return ParResult(score=played.score, moves=played.moves, actions=len(daily.par_log.split()))
+
+
 def game_held_for(*, game: Game, viewer: Any) -> bool:
     """Whether `viewer` (a user, maybe anonymous) is told that `game` is held for review:
     only its own player is, while it waits off the boards for a moderator."""

@@ -31,7 +31,7 @@ from django.utils.translation import get_language, ngettext, pgettext
 from django.utils.translation import gettext as _
 
 from easyharp_site.accounts.selectors import account_settings
-from easyharp_site.dates import today
+from easyharp_site.dates import day_from_text, today
 from easyharp_site.errors import ServiceError
 from easyharp_site.site import site_url
 from games import rules
@@ -43,6 +43,9 @@ from games.selectors import (
     daily_deal_before,
     daily_deal_get,
     day_lock,
+    par_get_unlocked,
+    par_lock,
+    par_result,
 )
 
 T = TypeVar("T")
@@ -512,3 +515,26 @@ def watch_page(request: HttpRequest, username: str) -> HttpResponse:
         return render(request, "games/watch.html", {**context, "lock": lock}, status=403)
     context["config"] = page_config(request, date=day.isoformat(), player=username)
     return render(request, "games/watch.html", context)
+
+
+def par_replay_page(request: HttpRequest, date: str) -> HttpResponse:
+    """A closed day's par line (the solver's win), step by step (replay.js); before
+    the day closes, a 403 page saying when it opens, whoever asks."""
+    try:
+        day = day_from_text(date)
+    except ValueError:
+        raise Http404(_("There is no such day.")) from None
+    daily = daily_deal_or_404(day)
+    lock = par_lock(daily=daily)
+    if lock is not None:
+        context = {"daily": daily, "lock": lock, "config": page_config(request)}
+        return render(request, "games/par_locked.html", context, status=403)
+    daily = found(par_get_unlocked, date=day)
+    context = {
+        "daily": daily,
+        "par": par_result(daily=daily),
+        "config": page_config(
+            request, replay_url=reverse("api-daily-par-replay", args=[day.isoformat()])
+        ),
+    }
+    return render(request, "games/par_replay.html", context)

@@ -9,6 +9,7 @@ urlpatterns = [
     path("rules/", web.rules_page, name="rules"),
     path("examples/", web.examples_page, name="examples"),
     path("faq/", web.faq_page, name="faq"),
+    path("leaderboard/<str:date>/par/", web.par_replay_page, name="par-replay"),
     path("live/<str:username>/", web.watch_page, name="watch"),
     path("sw.js", web.service_worker, name="service-worker"),
     path("manifest.webmanifest", web.manifest, name="manifest"),

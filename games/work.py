@@ -51,9 +51,10 @@ def hint_find(deal_number: int, tokens: Sequence[str], decide: int, seconds: flo
                 seconds=seconds)  # fmt: skip
 
 
-def replay_data(*, game_id: int, deal_number: int, log: str) -> dict[str, Any]:
+def replay_data(*, game_id: int | None, deal_number: int, log: str) -> dict[str, Any]:
     """`{game, deal, rules_version, start, steps}`: the deal's table once, then what
-    each action changed, in one pass of the engine.
+    each action changed, in one pass of the engine. `game` is the stored game's
+    id, null for a day's par line.
 
     `start` is `rules.Game.table()` of the deal. Step i holds `token`, action i,
     and every field of the table that action i changed: `stock`, `waste`,
@@ -83,7 +84,7 @@ def replay_data(*, game_id: int, deal_number: int, log: str) -> dict[str, Any]:
     }
 
 
-def replay_build(*, game_id: int, deal_number: int, log: str) -> bytes:
+def replay_build(*, game_id: int | None, deal_number: int, log: str) -> bytes:
     """`replay_data` as the API serves it: compact JSON, gzipped."""
     data = replay_data(game_id=game_id, deal_number=deal_number, log=log)
     body = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()

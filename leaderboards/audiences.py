@@ -7,10 +7,11 @@ function here, once their app is ready; the boards, the API and the live
 sockets ask for it by name without knowing where the players come from.
 
 An audience is named by a kind and an id: `friends` of a viewer's player id,
-`league` of a league's id. Every audience is read the same way: the day's
-entries of its players, from the board mirror in Redis when the day's is
-complete, else one lookup per player in the day's board
-(`leaderboards.selectors.leaderboard_among`). No app keeps a copy of its
+`league` of a league's id, `circle` of a viewer's player id (the players they
+follow and their leagues' members: who is playing now). Every audience's board
+is read the same way: the day's entries of its players, from the board mirror
+in Redis when the day's is complete, else one lookup per player in the day's
+board (`leaderboards.selectors.leaderboard_among`). No app keeps a copy of its
 audience's entries, so a change of who belongs shows at once.
 """
 
@@ -24,7 +25,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models.expressions import RawSQL
 
-from games.models import Game
+from games.models import Attempt, Game
 
 # An audience as SQL: a subquery that gives its players' ids, and its parameters.
 AudienceSql = tuple[str, Sequence[Any]]
@@ -99,3 +100,26 @@ def audience_off_board(
             key=lambda name: (name.casefold(), name),
         ),
     }
+
+
+# The most players "playing now" lists: a page's worth, whatever the audience's size.
+PLAYING_NOW_MAX = 20
+
+
+def audience_playing(
+    *, date: datetime.date, audience: AudienceSql, limit: int = PLAYING_NOW_MAX
+) -> list[str]:
+    """The names of an audience's players whose ranked attempt of `date` is open (started,
+    not submitted), the latest started first, at most `limit` of them; banned and
+    deleted players left out. One query, on the attempts' (player, day) index."""
+    sql, params = audience
+    return list(
+        Attempt.objects.filter(
+            daily__date=date,
+            game__isnull=True,
+            player_id__in=RawSQL(sql, params),
+            player__is_active=True,
+        )
+        .order_by("-started_at", "-id")
+        .values_list("player__username", flat=True)[:limit]
+    )

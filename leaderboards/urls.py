@@ -7,6 +7,7 @@ from leaderboards import web
 urlpatterns = [
     path("", web.home, name="home"),
     path("today/spread/", web.today_spread, name="today-spread"),
+    path("today/playing/", web.playing_now_section, name="playing-now"),
     path("leaderboard/", web.leaderboard, name="leaderboard"),
     path("leaderboard/<str:date>/", web.leaderboard, name="leaderboard-day"),
     path("players/<str:username>/", web.player, name="player"),

@@ -16,6 +16,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -39,12 +40,19 @@ from games.selectors import (
     game_get,
     game_held_for,
     game_lock,
+    par_lock,
+    par_result,
     player_games,
     player_get,
     replay_locks,
 )
 from games.web import daily_deal_or_404, day_open_graph, found, open_graph, page_config
-from leaderboards.audiences import audience_known, audience_off_board, audience_sql
+from leaderboards.audiences import (
+    audience_known,
+    audience_off_board,
+    audience_playing,
+    audience_sql,
+)
 from leaderboards.cards import (
     CARD_VERSION,
     SQUARE_KINDS,
@@ -173,6 +181,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "top": page["entries"][:10],
         "total": page["total"],
         **_your_day(request.user, day, served_yesterday),
+        **playing_now(request.user),
         **_today_spread(day),
         "yesterday": served_yesterday,
         "yesterday_deal": yesterday_deal,
@@ -189,6 +198,31 @@ def home(request: HttpRequest) -> HttpResponse:
         ),
     }
     return render(request, "leaderboards/home.html", context)
+
+
+def playing_now(viewer: Any) -> dict[str, Any]:
+    """The "Playing now" section of the home and friends pages: the viewer's friends
+    and league members whose ranked game of today is running (names only: nothing of
+    their games), and whether the viewer may watch them yet (once they have played
+    today, `day_lock`). Empty for a visitor."""
+    if not viewer.is_authenticated or not audience_known("circle"):
+        return {"playing_now": None}
+    day = today()
+    return {
+        "playing_now": audience_playing(
+            date=day, audience=audience_sql(kind="circle", id=viewer.pk)
+        ),
+        "playing_watchable": day_lock(date=day, viewer=viewer) is None,
+        "playing_poll_seconds": settings.PLAYING_NOW_POLL_SECONDS,
+    }
+
+
+def playing_now_section(request: HttpRequest) -> HttpResponse:
+    """The "Playing now" section alone, which the pages take again every
+    PLAYING_NOW_POLL_SECONDS (`nowplaying.js`); never kept by a cache."""
+    response = render(request, "leaderboards/_playing_now.html", playing_now(request.user))
+    response["Cache-Control"] = "private, no-store"
+    return response
 
 
 def _today_spread(day: datetime.date) -> dict[str, Any]:
@@ -231,6 +265,7 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
         # A game of another deal than the day's has no day: the date it was played.
         "played_on": game.created_at.date(),
         "held": game_held_for(game=game, viewer=request.user),
+        "against_par": _against_par(game),
         "config": page_config(
             request,
             game=game.pk,
@@ -241,6 +276,34 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
         "og": og,
     }
     return render(request, "games/replay.html", context)
+
+
+def _against_par(game: Any) -> dict[str, Any] | None:
+    """How far a game of a closed day's deal was from that day's par line: its moves and
+    score less the par's, and the par itself; None while the day runs (the par line is
+    its answer) or for a game of no day, or a day without a par line."""
+    daily = game.daily
+    if daily is None or daily.number != game.deal_number or par_lock(daily=daily) is not None:
+        return None
+    par = par_result(daily=daily)
+    if par is None:
+        return None
+    return {
+        "date": daily.date,
+        "par": par,
+        "moves": game.moves - par.moves if game.won else None,
+        "score": game.score - par.score,
+    }
+
+
+def _day_tv(day: datetime.date) -> dict[str, Any] | None:
+    """The best games of a closed day, to watch as replays: the top 3 by score and the
+    fewest moves among the won games (the boards' first entries), and the par line."""
+    if day >= today():
+        return None
+    by_score = leaderboard_page(date=day, order=Board.SCORE, limit=3)["entries"]
+    fewest = leaderboard_page(date=day, order=Board.MOVES, limit=1)["entries"]
+    return {"by_score": by_score, "fewest_moves": fewest[0] if fewest else None}
 
 
 def _game_card_title(game: Any, facts: dict[str, Any]) -> str:
@@ -330,6 +393,8 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
     results = day_results(date=day) if day != current else None
     context = {
         "day": day,
+        "tv": _day_tv(day),
+        "par_line": bool(daily.par_log),
         "replays_locked": replays_locked,
         "is_today": day == current,
         "day_over": day != current,

@@ -46,6 +46,18 @@ def league_members_sql(league_id: int) -> AudienceSql:
     return ("SELECT player_id FROM leagues_membership WHERE league_id = %s", [league_id])
 
 
+def circle_sql(viewer_id: int) -> AudienceSql:
+    """The viewer's circle as SQL: the players they follow and the members of their
+    leagues (at most 1,000 follows and 50 leagues of 1,000), without the viewer."""
+    return (
+        "SELECT followee_id FROM leagues_follow WHERE follower_id = %s "
+        "UNION SELECT other.player_id FROM leagues_membership AS mine "
+        "JOIN leagues_membership AS other ON other.league_id = mine.league_id "
+        "WHERE mine.player_id = %s AND other.player_id <> %s",
+        [viewer_id, viewer_id, viewer_id],
+    )
+
+
 def follows(*, follower: User, followee: User) -> bool:
     """Whether `follower` follows `followee`."""
     return Follow.objects.filter(follower=follower, followee=followee).exists()

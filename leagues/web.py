@@ -31,6 +31,7 @@ from games.selectors import daily_deal_get, day_lock, player_get
 from games.web import found, page_config
 from leaderboards.models import Board
 from leaderboards.selectors import leaderboard_among
+from leaderboards.web import playing_now
 from leagues import selectors, services
 from leagues.models import League, Period
 
@@ -91,6 +92,7 @@ def friends(request: HttpRequest) -> HttpResponse:
         "search_limit": selectors.SEARCH_LIMIT,
         "refusal": refusal,
         "following": selectors.followed_players(follower=player),
+        **playing_now(player),
         "config": page_config(request),
     }
     response = render(request, "leagues/friends.html", context, status=status)
@@ -140,6 +142,7 @@ def league_list(request: HttpRequest) -> HttpResponse:
     context = {
         "leagues": selectors.player_leagues(player=player),
         "following": selectors.followed_players(follower=player),
+        **playing_now(player),
         "config": page_config(request),
     }
     return render(request, "leagues/list.html", context)

@@ -80,6 +80,10 @@ class RaceOutput(serializers.Serializer):
     starts_at = serializers.DateTimeField(allow_null=True)
     ends_at = serializers.DateTimeField(allow_null=True)
     ended_at = serializers.DateTimeField(allow_null=True)
+    rematch = serializers.CharField(
+        allow_null=True,
+        help_text="Once over: the code of the race its players made to play again.",
+    )
     players = RacerOutput(many=True)
 
 
@@ -231,3 +235,40 @@ class RaceLeaveApi(APIView):
     def post(self, request: Request, code: str) -> Response:
         assert request.user.is_authenticated  # permission_classes: IsAuthenticated
         return Response(_race(services.race_leave(player=request.user, code=code), request.user))
+
+
+class RaceRematchApi(APIView):
+    """Play again: the race's rematch once it is over, for its players (the same time
+    limit, a fresh deal). The first to ask makes it (201) and hosts it; every later
+    asker joins it (200). The others hear of it on the race's socket (`rematch`)."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request=None,
+        parameters=[_code_parameter()],
+        responses={
+            200: RaceOutput,
+            201: RaceOutput,
+            **error_responses(
+                403,
+                404,
+                409,
+                429,
+                codes={
+                    403: "`not_in_race`: only the race's players make or join its rematch.",
+                    404: RACE_NOT_FOUND,
+                    409: "`race_not_over`; `race_started`, `race_full`: the rematch is under "
+                    "way or full.",
+                    429: "`throttled`: the player created races past the `race` rate.",
+                },
+            ),
+        },
+    )
+    def post(self, request: Request, code: str) -> Response:
+        assert request.user.is_authenticated  # permission_classes: IsAuthenticated
+        rematch, made = services.race_rematch(player=request.user, code=code)
+        return Response(
+            _race(rematch, request.user),
+            status=status.HTTP_201_CREATED if made else status.HTTP_200_OK,
+        )

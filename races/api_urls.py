@@ -10,4 +10,5 @@ urlpatterns = [
     path("races/<str:code>/join/", api.RaceJoinApi.as_view(), name="api-race-join"),
     path("races/<str:code>/start/", api.RaceStartApi.as_view(), name="api-race-start"),
     path("races/<str:code>/leave/", api.RaceLeaveApi.as_view(), name="api-race-leave"),
+    path("races/<str:code>/rematch/", api.RaceRematchApi.as_view(), name="api-race-rematch"),
 ]

@@ -27,7 +27,8 @@ Protocol (JSON text frames; `n` is an action's 1-based place in the log):
   and in answer to each heartbeat. `race` is `races.selectors.race_state`:
   `status` (`lobby`, `countdown`, `running`, `over`), `starts_at`, `ends_at`
   (the server's clock: `server_now` says what it reads now), `deal` from
-  the countdown on, `winner`, and `players` in race order (`place`, `score`,
+  the countdown on, `winner`, `rematch` (once over: the code of the race its
+  players made to play again, else null), and `players` in race order (`place`, `score`,
   `moves`, `foundations`, `time_ms`, `won`, `left`, `away`, `game`).
 - server, on connect, to a watcher: `{"type": "watching", "you", "race",
   "server_now"}` (`you` is null when not signed in), then `race` messages as

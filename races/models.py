@@ -10,6 +10,9 @@
   moderator banned them during the race (then last, never the winner), and once
   the race is over their rank and their game (`games.Game`, practice of no
   day, replayable by link).
+
+Once over, any of its players may make its `rematch`: a new race for the same
+players, which the others join in one click from the race's page.
 """
 
 from __future__ import annotations
@@ -67,6 +70,14 @@ class Race(models.Model):
         blank=True,
         on_delete=models.PROTECT,
         related_name="races_won",
+    )
+    rematch = models.OneToOneField(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="rematch_of",
+        help_text="The race its players made to play again once it was over (one per race).",
     )
 
     class Meta:

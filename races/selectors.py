@@ -23,7 +23,7 @@ from races.models import AWAY_AFTER, RACERS_MAX, Race, Racer
 
 def race_get(*, code: str) -> Race:
     """The race whose link holds `code`, or a 404 `not_found`."""
-    race = Race.objects.select_related("host", "winner").filter(code=code).first()
+    race = Race.objects.select_related("host", "winner", "rematch").filter(code=code).first()
     if race is None:
         raise ServiceError(
             "not_found",
@@ -36,7 +36,7 @@ def race_get(*, code: str) -> Race:
 
 def race_by_id(*, race_id: int) -> Race:
     """The race `race_id` (for the sockets and jobs, which hold its id)."""
-    return Race.objects.select_related("host", "winner").get(pk=race_id)
+    return Race.objects.select_related("host", "winner", "rematch").get(pk=race_id)
 
 
 def race_racers(*, race: Race) -> list[Racer]:
@@ -53,7 +53,7 @@ def race_with_racers(*, race_id: int) -> tuple[Race, list[Racer]]:
     after its players' stored actions, many times a second in a busy race)."""
     racers = list(
         Racer.objects.filter(race_id=race_id)
-        .select_related("player", "race")
+        .select_related("player", "race", "race__rematch")
         .defer("log", "times")
         .order_by("joined_at", "id")
     )
@@ -135,6 +135,8 @@ def race_state(
         "starts_at": _when(race.starts_at),
         "ends_at": _when(race.ends_at),
         "ended_at": _when(race.ended_at or (race.ends_at if status_now == "over" else None)),
+        # Once over: the race its players made to play again, to join (`services.race_rematch`).
+        "rematch": race.rematch.code if race.rematch is not None else None,
         "players": [
             {
                 "player": racer.player.get_username(),
@@ -247,3 +249,14 @@ def player_races(*, player: User, limit: int = 20, ended: bool = False) -> list[
         }
         for racer in racers
     ]
+
+
+def race_invited(*, race: Race) -> list[str]:
+    """The players of the race `race` is the rematch of who have not joined it yet."""
+    joined = race.racers.values("player_id")
+    return list(
+        Racer.objects.filter(race__rematch=race)
+        .exclude(player_id__in=joined)
+        .order_by("joined_at", "id")
+        .values_list("player__username", flat=True)
+    )

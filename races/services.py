@@ -1,4 +1,5 @@
-"""Writes of races: create, join, leave, start, store a player's actions, end.
+"""Writes of races: create, join, leave, start, store a player's actions, end, play
+again (the rematch).
 
 Every write takes the race's row lock first, then its players' rows, so that
 the player limit holds however many join at once, and two players winning at
@@ -99,17 +100,52 @@ def race_create(*, host: User, minutes: int) -> Race:
             "invalid_time_limit",
             f"A race's time limit is one of {', '.join(map(str, TIME_LIMITS_MINUTES))} minutes.",
         )
+    return _race_new(host=host, time_limit=datetime.timedelta(minutes=minutes))
+
+
+def _race_new(*, host: User, time_limit: datetime.timedelta) -> Race:
+    """A new race on a fresh deal, `host` in it: counted against the `race` rate."""
     _race_creation_count(host)
     now = timezone.now()
     race = Race.objects.create(
         code=secrets.token_urlsafe(RACE_CODE_BYTES),
         host=host,
         deal_number=_fresh_deal(),
-        time_limit=datetime.timedelta(minutes=minutes),
+        time_limit=time_limit,
         created_at=now,
     )
     Racer.objects.create(race=race, player=host, joined_at=now)
     return race
+
+
+@transaction.atomic
+def race_rematch(*, player: User, code: str) -> tuple[Race, bool]:
+    """The rematch of the race `code` once it is over, and whether this call made it:
+    a new race with the same time limit on a fresh deal, made by the first of its
+    players to ask (its host), which every later asker joins (the others are told of
+    it on the race's socket, and join in one click). A 403 `not_in_race` for anyone
+    else, a 409 `race_not_over` before the end."""
+    race = _race_locked(code)
+    now = timezone.now()
+    if not Racer.objects.filter(race=race, player=player).exists():
+        raise ServiceError(
+            "not_in_race", "You are not in this race.", status_code=status.HTTP_403_FORBIDDEN
+        )
+    if race.status(now) != "over":
+        raise ServiceError(
+            "race_not_over",
+            "A rematch is made once the race is over.",
+            status_code=status.HTTP_409_CONFLICT,
+        )
+    _end_if_due(race, now)
+    # A rematch whose lobby everyone left is closed: a new one takes its place.
+    if race.rematch is not None and race.rematch.end != Race.End.CANCELLED:
+        return race_join(player=player, code=race.rematch.code), False
+    rematch = _race_new(host=player, time_limit=race.time_limit)
+    race.rematch = rematch
+    race.save(update_fields=["rematch"])
+    _changed(race)
+    return rematch, True
 
 
 @transaction.atomic

@@ -36,6 +36,7 @@ ERROR_TEXTS = {
     "not_host": gettext_lazy("Only the race's host starts it."),
     "not_in_race": gettext_lazy("You are not in this race."),
     "invalid_time_limit": gettext_lazy("Choose a time limit from the list."),
+    "race_not_over": gettext_lazy("A rematch is made once the race is over."),
 }
 
 
@@ -139,6 +140,8 @@ def race_page(request: HttpRequest, code: str) -> HttpResponse:
         "full": len(state["players"]) >= RACERS_MAX,
         "minutes": state["time_limit_s"] // 60,
         "invite_url": site_url(reverse("race", args=[race.code])),
+        # The players of the race this one is the rematch of who have not joined yet.
+        "invited": selectors.race_invited(race=race) if state["status"] == "lobby" else [],
         "config": config,
     }
     return render(request, "races/race.html", context)
@@ -147,12 +150,16 @@ def race_page(request: HttpRequest, code: str) -> HttpResponse:
 @login_required
 @require_POST
 def race_action(request: HttpRequest, code: str, action: str) -> HttpResponse:
-    """The race page's buttons: join, start, leave."""
+    """The race page's buttons: join, start, leave, and once over the rematch (made, or
+    joined: then its page)."""
     player = _signed_in(request)
     doing = {"join": services.race_join, "start": services.race_start, "leave": services.race_leave}
-    if action not in doing:
+    if action not in doing and action != "rematch":
         raise Http404
     try:
+        if action == "rematch":
+            rematch, _made = services.race_rematch(player=player, code=code)
+            return redirect("race", code=rematch.code)
         doing[action](player=player, code=code)
     except ServiceError as error:
         if error.code == "not_found":

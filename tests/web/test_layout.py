@@ -114,13 +114,17 @@ def pages_of_the_site(make_player: Any, submit: Any) -> list[tuple[str, Any]]:
         follow_add(follower=player, followee=friend)
     race = race_create(host=player, minutes=10)
     yesterday = timezone.now().date() - datetime.timedelta(days=1)
-    DailyDeal.objects.create(date=yesterday, number=DEAL_NUMBER + 1)
+    # A day gone by with the solver's line: its page's best games, and the line's replay.
+    DailyDeal.objects.create(date=yesterday, number=DEAL_NUMBER + 1, par=3, par_log="S S S")
     anonymous = [
         "/",
         f"/play/?deal={DEAL_1}",
         "/leaderboard/",
         "/leaderboard/?order=moves",
         f"/leaderboard/{yesterday.isoformat()}/",
+        f"/leaderboard/{yesterday.isoformat()}/par/",
+        # Today's par line: locked for everyone until the day closes.
+        f"/leaderboard/{timezone.now().date().isoformat()}/par/",
         # A visitor finds the running day's replay locked: a page of its own.
         f"/replays/{game.pk}/",
         # Its card, the page a shared result leads to (result only, never the log).

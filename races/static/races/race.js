@@ -149,6 +149,14 @@ function showPlayers() {
       max: race.state.max_players,
     });
   }
+  // A rematch's lobby: who of the last race has not joined yet.
+  const invited = document.getElementById("race-invited");
+  if (invited) {
+    const names = new Set(race.state.players.map((player) => player.player));
+    const waiting = [...invited.querySelectorAll("[data-player]")];
+    for (const node of waiting) node.hidden = names.has(node.dataset.player);
+    invited.hidden = waiting.every((node) => node.hidden);
+  }
   // A watcher's join button: the server refuses a ninth player anyway.
   const join = document.getElementById("race-join");
   if (join) join.disabled = race.state.players.length >= race.state.max_players;
@@ -261,6 +269,8 @@ async function showResults() {
     (node) => node.id !== "race-news",
   );
   main.replaceChildren(...fresh, region);
+  // The results' rematch, live from here on.
+  import("./rematch.js");
 }
 
 // ---------------------------------------------------------------- the socket

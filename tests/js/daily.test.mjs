@@ -3,7 +3,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { againstPar, countdownText, moveBars, percentile } from "../../games/static/games/daily.js";
+import { readFileSync } from "node:fs";
+
+import {
+  againstPar,
+  clock,
+  countdownText,
+  moveBars,
+  percentile,
+} from "../../games/static/games/daily.js";
 
 test("a countdown shows hours, minutes and seconds, never below zero", () => {
   assert.equal(countdownText(0), "0:00:00");
@@ -48,4 +56,9 @@ test("histogram bars are labelled by moves over par and sized by the largest buc
     moveBars([{ min: null, max: 0, games: 0 }], "≤").map((bar) => bar.width),
     [0],
   );
+});
+
+test("a game's time cuts its seconds, as the pages' clock filter does (clocks.json)", () => {
+  const cases = JSON.parse(readFileSync(new URL("clocks.json", import.meta.url), "utf8"));
+  for (const [milliseconds, shown] of cases) assert.equal(clock(milliseconds), shown);
 });

@@ -48,6 +48,21 @@ export function percentile(rank, total) {
 }
 
 /**
+ * A place among a board's players in words, from the page's strings
+ * (`standing_*`, games/web.py `standing_strings`): at the ends the words say
+ * the place ("Best of 12", "Last of 12", alone on the board), else the share
+ * of players ranked below ("Better than 64%").
+ */
+export function standing(rank, total, strings) {
+  let key = "standing_better";
+  if (total <= 1) key = "standing_alone";
+  else if (rank <= 1) key = "standing_best";
+  else if (rank >= total) key = "standing_last";
+  const number = key === "standing_better" ? percentile(rank, total) : total;
+  return (strings[key] ?? key).replace("{n}", String(number));
+}
+
+/**
  * The bars of a record's histogram (`moves_vs_par` of the stats API):
  * `{label, count, width}`, width in percent of the largest bucket.
  */

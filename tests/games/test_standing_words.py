@@ -33,7 +33,7 @@ def test_the_ends_say_the_place_and_the_middle_a_percentage(rank, total, percent
             "A la cabeza de 5",
             "A la cola de 5",
             "Por delante del 50 %",
-            "Nadie más en la clasificación",
+            "Sin rivales",
         ),
         ("nl", "Beste van 5", "Laatste van 5", "Beter dan 50%", "Als enige op de ranglijst"),
     ],

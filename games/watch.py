@@ -92,6 +92,8 @@ class Watched:
     closed_at: datetime.datetime | None
     # The game that closed it (None while it is open).
     game_id: int | None
+    # That game's time as the boards show it (the server's, from start to submission).
+    duration_ms: int | None
     # A hint was asked during it: its game is on no board.
     assisted: bool
     # The viewer sees its table and actions; else its progress only.
@@ -116,6 +118,7 @@ def attempt_watched(*, viewer: User, username: str, date: datetime.date) -> Watc
         started_at=attempt.started_at,
         closed_at=attempt.closed_at,
         game_id=game.pk if game is not None else None,
+        duration_ms=game.duration_ms if game is not None else None,
         assisted=attempt.assisted,
         table_shown=table_shown(finished=game is not None, date=date, own=player.pk == viewer.pk),
     )
@@ -250,7 +253,13 @@ class AttemptWatchConsumer(PlayerSocket):
             await self._refuse(CLOSE_NOT_FOUND, error.code, error)
             return
         self.watched, self.table = watched, table
-        end = watched.closed_at or timezone.now()
+        # A finished game's clock stops at the time the boards show, not at the
+        # moment its row was written, a little after it.
+        if watched.duration_ms is not None:
+            elapsed_ms = watched.duration_ms
+        else:
+            end = watched.closed_at or timezone.now()
+            elapsed_ms = max(0, int((end - watched.started_at).total_seconds() * 1000))
         await self._send(
             json.dumps(
                 {
@@ -261,7 +270,7 @@ class AttemptWatchConsumer(PlayerSocket):
                     "deal": rules.Deal(watched.deal_number).code if watched.table_shown else None,
                     "log": watched.log if watched.table_shown else None,
                     **table.progress(),
-                    "elapsed_ms": max(0, int((end - watched.started_at).total_seconds() * 1000)),
+                    "elapsed_ms": elapsed_ms,
                     "status": "open" if watched.closed_at is None else "closed",
                     "game": watched.game_id,
                     "assisted": watched.assisted,

@@ -59,6 +59,41 @@ def plural(counter: str, forms: Callable[[int], str]) -> dict[str, str]:
     return {"count": counter, "one": forms(1), "other": forms(2)}
 
 
+def standing_strings() -> dict[str, str]:
+    """The words of a place among a board's players (`{n}`: players, or a percentage).
+    A bare percentage reads wrong at the ends ("better than 100%" alone on the board,
+    "better than 0%" last), so there the words say the place."""
+    return {
+        "standing_alone": _("Alone on the board"),
+        "standing_best": _("Best of {n}"),
+        "standing_last": _("Last of {n}"),
+        "standing_better": _("Better than {n}%"),
+    }
+
+
+def standing_key(rank: int, total: int) -> str:
+    """Which of `standing_strings` a place takes, as the pages' `standing`
+    (games/static/games/daily.js) picks it."""
+    if total <= 1:
+        return "standing_alone"
+    if rank <= 1:
+        return "standing_best"
+    if rank >= total:
+        return "standing_last"
+    return "standing_better"
+
+
+def standing_text(*, rank: int, total: int, percentile: int) -> str:
+    """A place among a board's players in words: "Best of 12", "Better than 64%".
+
+    >>> standing_text(rank=3, total=12, percentile=82)
+    'Better than 82%'
+    """
+    key = standing_key(rank, total)
+    number = percentile if key == "standing_better" else total
+    return standing_strings()[key].replace("{n}", str(number))
+
+
 def client_strings() -> dict[str, Any]:
     """Every string the page scripts show, in the active language."""
     return {
@@ -132,6 +167,7 @@ def client_strings() -> dict[str, Any]:
         ),
         "rank": _("Rank {rank} of {total} on today's board by score."),
         "rank_of": _("{rank} of {total}"),
+        **standing_strings(),
         "players_today": plural(
             "count",
             lambda n: ngettext("{count} player today.", "{count} players today.", n),

@@ -332,6 +332,12 @@ class PlayerStatsApi(APIView):
         moves_vs_par = MovesOverParSerializer(many=True)
         percentile = serializers.IntegerField(allow_null=True, min_value=0, max_value=100)
         percentile_date = serializers.DateField(allow_null=True)
+        percentile_rank = serializers.IntegerField(
+            allow_null=True, help_text="The rank on that day's score board."
+        )
+        percentile_players = serializers.IntegerField(
+            allow_null=True, help_text="The players on that day's score board."
+        )
 
     @extend_schema(
         parameters=[username_parameter()],
@@ -352,6 +358,9 @@ class BadgeSerializer(serializers.Serializer):
     progress = serializers.IntegerField(help_text="How far towards the goal (at most the goal).")
     earned = serializers.BooleanField()
     earned_on = serializers.DateField(allow_null=True, help_text="The day it was earned.")
+    earnable = serializers.BooleanField(
+        help_text="False when the days left in the month can no longer bring it."
+    )
 
 
 @extend_schema_serializer(component_name="EarnedBadge")

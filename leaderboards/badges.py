@@ -10,6 +10,10 @@ that day is on the boards. Four badges a month, each earned once in it:
 - `streak_30`: a streak (won days in a row, `records.Record`) that stands at 30 days
   or more on a day of the month; days of the month before count towards it.
 
+A badge that the days left in the month can no longer bring (a day of it missed for
+`every_day`, too few days left for the others) is not earnable: pages say so rather
+than show a bar that cannot fill.
+
 Badges are read from the games each time (`selectors.player_badges`), never stored:
 a voided game or a ban takes a badge back as it takes the day off the record.
 """
@@ -46,6 +50,8 @@ class Badge:
     goal: int
     progress: int
     earned_on: datetime.date | None
+    # False once the days left in the month cannot bring it any more.
+    earnable: bool = True
 
     @property
     def earned(self) -> bool:
@@ -63,20 +69,33 @@ def streak_window_start(first: datetime.date) -> datetime.date:
     return first - datetime.timedelta(days=STREAK_DAYS - 1)
 
 
-def _counter(code: str, goal: int, dates: list[datetime.date]) -> Badge:
-    """A badge earned on the day its `goal`-th day came (`dates` in order)."""
+def _counter(code: str, goal: int, dates: list[datetime.date], days_left: int) -> Badge:
+    """A badge earned on the day its `goal`-th day came (`dates` in order), earnable
+    while `days_left` more days can still make up the count."""
     earned_on = dates[goal - 1] if len(dates) >= goal else None
-    return Badge(code=code, goal=goal, progress=min(len(dates), goal), earned_on=earned_on)
+    return Badge(
+        code=code,
+        goal=goal,
+        progress=min(len(dates), goal),
+        earned_on=earned_on,
+        earnable=earned_on is not None or len(dates) + days_left >= goal,
+    )
 
 
 def month_badges(
-    days: Iterable[CountedDay], *, first: datetime.date, served_from: datetime.date
+    days: Iterable[CountedDay],
+    *,
+    first: datetime.date,
+    served_from: datetime.date,
+    on: datetime.date | None = None,
 ) -> list[Badge]:
     """The badges of the month starting on `first`, from the player's counted `days`
     (in date order; days outside the month and its streak window are ignored).
 
     `served_from` is the service's first day: in its first month, `every_day`
-    asks for the days served only.
+    asks for the days served only. `on` is today (by default, the day after the
+    month: a month over): the days from it to the month's end that are not counted
+    yet are the days left, which say whether a badge not earned can still be.
 
     >>> start = datetime.date(2026, 2, 1)
     >>> days = [CountedDay(start + datetime.timedelta(n), True, 90, 100) for n in range(28)]
@@ -108,15 +127,21 @@ def month_badges(
             wins.append(day.date)
             if day.par is not None and day.moves <= day.par:
                 at_par.append(day.date)
+    on = last + datetime.timedelta(days=1) if on is None else on
+    start = max(first, served_from, on)
+    days_left = max(0, (last - start).days + 1) - (1 if played and played[-1] == on else 0)
+    # A run still alive on `on` (its last day today or yesterday) goes on with the days left.
+    alive = run if previous is not None and (on - previous).days <= 1 else 0
     month_days = max(1, (last - max(first, served_from)).days + 1)
     return [
-        _counter("every_day", month_days, played),
-        _counter("par_five", PAR_GAMES, at_par),
-        _counter("ten_wins", WINS, wins),
+        _counter("every_day", month_days, played, days_left),
+        _counter("par_five", PAR_GAMES, at_par, days_left),
+        _counter("ten_wins", WINS, wins, days_left),
         Badge(
             code="streak_30",
             goal=STREAK_DAYS,
             progress=min(best_run, STREAK_DAYS),
             earned_on=streak_on,
+            earnable=streak_on is not None or alive + days_left >= STREAK_DAYS,
         ),
     ]

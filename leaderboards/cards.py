@@ -105,9 +105,20 @@ def share_lines(facts: dict[str, Any]) -> list[str]:
     return lines
 
 
+def share_legend() -> str:
+    """The line above the grid that says how to read it, so a shared text needs no
+    page to explain it."""
+    return _("Cards on the foundations after each quarter of the game (%(full)s = 13):") % {
+        "full": FULL
+    }
+
+
 def share_text(facts: dict[str, Any], url: str) -> str:
-    """The whole text to share: title, the grid of its course, lines and the link."""
-    return "\n".join([share_title(facts), *share_grid(facts["course"]), *share_lines(facts), url])
+    """The whole text to share: title, the grid's legend, the grid of its course,
+    lines and the link."""
+    return "\n".join(
+        [share_title(facts), share_legend(), *share_grid(facts["course"]), *share_lines(facts), url]
+    )
 
 
 @functools.cache

@@ -713,7 +713,8 @@ def _latest_standing(player: User) -> dict[str, Any] | None:
 
 def player_stats(*, player: User, on: datetime.date | None = None) -> dict[str, Any]:
     """A player's record: `{played, won, win_rate, current_streak, max_streak, best_score,
-    best_moves, moves_vs_par, percentile, percentile_date}`.
+    best_moves, moves_vs_par, percentile, percentile_date, percentile_rank,
+    percentile_players}`.
 
     From their games on the boards only. One read of the kept record, and a
     rank on the last day they played (stored once it has closed): a few index
@@ -736,6 +737,8 @@ def player_stats(*, player: User, on: datetime.date | None = None) -> dict[str, 
         ],
         "percentile": _percentile(standing["rank"], standing["total"]) if standing else None,
         "percentile_date": standing["date"].isoformat() if standing else None,
+        "percentile_rank": standing["rank"] if standing else None,
+        "percentile_players": standing["total"] if standing else None,
     }
 
 
@@ -1015,6 +1018,7 @@ def _badge_dict(badge: Badge) -> dict[str, Any]:
         "progress": badge.progress,
         "earned": badge.earned,
         "earned_on": badge.earned_on.isoformat() if badge.earned_on else None,
+        "earnable": badge.earnable,
     }
 
 
@@ -1036,7 +1040,7 @@ def player_badges(*, player: User, month: datetime.date) -> dict[str, Any]:
     earned = []
     current: list[Badge] = []
     for first in months:
-        badges = month_badges(days, first=first, served_from=served_from)
+        badges = month_badges(days, first=first, served_from=served_from, on=today())
         if first == month:
             current = badges
         earned += [

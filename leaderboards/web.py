@@ -33,6 +33,7 @@ from games.origins import game_origin, game_origins
 from games.selectors import (
     attempt_is_open,
     attempt_watchable,
+    daily_day_number,
     daily_deal_first_date,
     daily_deal_neighbours,
     daily_deals_served,
@@ -46,7 +47,14 @@ from games.selectors import (
     player_get,
     replay_locks,
 )
-from games.web import daily_deal_or_404, day_open_graph, found, open_graph, page_config
+from games.web import (
+    daily_deal_or_404,
+    day_open_graph,
+    found,
+    open_graph,
+    page_config,
+    standing_text,
+)
 from leaderboards.audiences import (
     audience_known,
     audience_off_board,
@@ -151,6 +159,11 @@ def _your_day(player: Any, day: datetime.date, yesterday: datetime.date | None) 
     return {
         "mine": mine,
         "mine_result": share_lines(mine)[0] if mine else None,
+        "mine_standing": standing_text(
+            rank=mine["rank"], total=mine["total"], percentile=mine["percentile"]
+        )
+        if mine and mine["percentile"] is not None
+        else None,
         "attempt_open": mine is None and attempt_is_open(player=player, date=day),
         "streak": player_stats(player=player, on=day)["current_streak"],
         "yesterday_mine": before,
@@ -175,6 +188,7 @@ def home(request: HttpRequest) -> HttpResponse:
     replays_locked = day_lock(date=day, viewer=request.user)
     context = {
         "today": day,
+        "day_number": daily_day_number(day),
         "deal_code": daily.deal_code,
         "par": daily.par,
         "closes_at": daily.closes_at,
@@ -464,15 +478,24 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
     games = list(player_games(player=user, limit=50))
     locked = {game.pk for game in games if game_lock(game=game, viewer=request.user, locks=locks)}
     origins = game_origins(games=games)
+    own = request.user.pk == user.pk
     context = {
         "player": user,
+        "own": own,
         "stats": stats,
+        "standing": standing_text(
+            rank=stats["percentile_rank"],
+            total=stats["percentile_players"],
+            percentile=stats["percentile"],
+        )
+        if stats["percentile"] is not None
+        else None,
         "win_percent": round(100 * stats["win_rate"]) if stats["win_rate"] is not None else None,
         "bars": moves_over_par_bars(stats["moves_vs_par"]),
         "badges": badges,
         "badges_month": month,
         "earned_before": [badge for badge in badges["earned"] if badge["month"] != badges["month"]],
-        "days": player_board_results(player=user, limit=30, held=request.user.pk == user.pk),
+        "days": player_board_results(player=user, limit=30, held=own),
         "games": games,
         # Each game with what it was played in, when an app above games says (a race).
         "game_rows": [(game, origins.get(game.pk)) for game in games],

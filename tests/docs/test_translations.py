@@ -84,3 +84,46 @@ def test_the_dutch_pages_call_a_deal_a_kaartverdeling() -> None:
         if re.search(r"\bdeals?\b", english, re.I) and "kaartverdeling" not in dutch.lower()
     ]
     assert naming_a_deal == []
+
+
+# Words docs/GLOSSARY.md replaces, per language: each concept has one word.
+NOT_IN_THE_GLOSSARY = {
+    "nl": {
+        # ranked is "officieel"; a board is a "ranglijst"; a foundation a "fundament".
+        r"\bgerangschikt": "officieel",
+        r"\bmeetel|\btelt mee\b": "officieel",
+        r"\bscorebord": "ranglijst",
+        r"\bbasisstapel": "fundament",
+        # An action of the log is a "handeling", never an "actie".
+        r"\bacties?\b": "handeling",
+    },
+    "es": {
+        # The solver is the "solucionador"; ranked is "clasificatorio".
+        r"\bresolvedor": "solucionador",
+        r"\bclasificad[oa]s?\b": "clasificatorio",
+    },
+}
+
+
+@pytest.mark.parametrize("language", ["es", "nl"])
+def test_each_concept_has_the_glossarys_one_word(language: str) -> None:
+    glossary = (ROOT / "docs" / "GLOSSARY.md").read_text(encoding="utf-8")
+    strays = [
+        (pattern, text[:80])
+        for text in messages(language)
+        for pattern in NOT_IN_THE_GLOSSARY[language]
+        if re.search(pattern, text, re.I)
+    ]
+    assert strays == []
+    # The words used instead are the glossary's own.
+    assert all(word in glossary for word in NOT_IN_THE_GLOSSARY[language].values())
+
+
+def test_the_dutch_pages_call_a_ranked_game_officieel() -> None:
+    ranked = [
+        (english[:60], dutch[:60])
+        for english, dutch in entries("nl")
+        if re.search(r"\branked (attempt|game)\b", english, re.I)
+        and not re.search(r"officie(el|le)|officiële", dutch, re.I)
+    ]
+    assert ranked == []

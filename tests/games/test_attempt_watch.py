@@ -189,6 +189,8 @@ async def test_a_watcher_is_shown_the_table_once_the_attempt_is_submitted(
     finished = await next_of(watcher, "snapshot")
     assert (finished["view"], finished["status"], finished["game"]) == ("table", "closed", game.pk)
     assert (finished["deal"], finished["log"]) == (DEAL, "S S")
+    # Its clock stops at the game's time on the boards, to the millisecond.
+    assert finished["elapsed_ms"] == game.duration_ms
     await watcher.disconnect()
 
     # A watcher who comes afterwards learns it from the snapshot.

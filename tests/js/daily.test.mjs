@@ -3,7 +3,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { againstPar, countdownText, moveBars, percentile } from "../../games/static/games/daily.js";
+import { readFileSync } from "node:fs";
+
+import {
+  againstPar,
+  clock,
+  countdownText,
+  moveBars,
+  percentile,
+  standing,
+} from "../../games/static/games/daily.js";
 
 test("a countdown shows hours, minutes and seconds, never below zero", () => {
   assert.equal(countdownText(0), "0:00:00");
@@ -48,4 +57,22 @@ test("histogram bars are labelled by moves over par and sized by the largest buc
     moveBars([{ min: null, max: 0, games: 0 }], "≤").map((bar) => bar.width),
     [0],
   );
+});
+
+test("a game's time cuts its seconds, as the pages' clock filter does (clocks.json)", () => {
+  const cases = JSON.parse(readFileSync(new URL("clocks.json", import.meta.url), "utf8"));
+  for (const [milliseconds, shown] of cases) assert.equal(clock(milliseconds), shown);
+});
+
+test("a place reads as the best, the last, alone, or better than a share", () => {
+  const strings = {
+    standing_alone: "Alone on the board",
+    standing_best: "Best of {n}",
+    standing_last: "Last of {n}",
+    standing_better: "Better than {n}%",
+  };
+  assert.equal(standing(1, 1, strings), "Alone on the board");
+  assert.equal(standing(1, 12, strings), "Best of 12");
+  assert.equal(standing(12, 12, strings), "Last of 12");
+  assert.equal(standing(4, 12, strings), "Better than 73%");
 });

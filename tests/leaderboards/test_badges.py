@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 
 import pytest
+import time_machine
 from django.utils import translation
 from django.utils.formats import date_format
 
@@ -161,6 +162,7 @@ def test_the_api_counts_the_days_on_the_boards_and_lists_the_months_earned(
         "progress": 28,
         "earned": True,
         "earned_on": "2026-02-28",
+        "earnable": True,
     }
     assert by_code["par_five"]["earned_on"] == "2026-02-05"
     assert by_code["streak_30"]["progress"] == 28 and not by_code["streak_30"]["earned"]
@@ -215,6 +217,66 @@ def test_the_players_page_shows_this_months_badges(daily, alice, settings):
     assert "Cinco bajo par" in page or "Par cinco" in page
     # The month by its name in the reader's language, not "2026-12".
     with translation.override("es"):
-        month = date_format(daily.date.replace(day=1), "F Y")
+        month = date_format(daily.date.replace(day=1), "YEAR_MONTH_FORMAT")
     assert f"Insignias de {month}</h2>" in page
     assert daily.date.strftime("%Y-%m") + "</h2>" not in page
+
+
+def test_a_player_who_starts_on_the_seventh_can_no_longer_earn_every_day_or_the_streak():
+    seventh = datetime.date(2026, 3, 7)
+    month = {
+        badge.code: badge
+        for badge in month_badges(
+            days(seventh, 1), first=MARCH, served_from=SERVED_FROM, on=seventh
+        )
+    }
+    # Six days of March missed; 25 days from the 7th to the 31st cannot make 30 in a row.
+    assert not month["every_day"].earnable and not month["streak_30"].earnable
+    assert month["par_five"].earnable and month["ten_wins"].earnable
+    # On the 1st with nothing played yet, all four are still within reach.
+    fresh = month_badges([], first=MARCH, served_from=SERVED_FROM, on=MARCH)
+    assert all(badge.earnable for badge in fresh)
+
+
+def test_a_streak_from_the_month_before_keeps_the_streak_badge_within_reach():
+    # Won every day from February 10th: on March 5th the run is 24 days, and it can go on.
+    counted = days(datetime.date(2026, 2, 10), 24)
+    on = datetime.date(2026, 3, 5)
+    month = {
+        badge.code: badge
+        for badge in month_badges(counted, first=MARCH, served_from=SERVED_FROM, on=on)
+    }
+    assert month["streak_30"].earnable and month["every_day"].earnable
+    # Broken on the 4th (no game): the 27 days left from the 5th cannot make 30.
+    broken = month_badges(counted[:-2], first=MARCH, served_from=SERVED_FROM, on=on)
+    assert not {b.code: b for b in broken}["streak_30"].earnable
+
+
+def test_only_eight_days_left_put_ten_wins_out_of_reach():
+    on = datetime.date(2026, 3, 24)
+    month = {
+        b.code: b for b in month_badges(days(MARCH, 1), first=MARCH, served_from=SERVED_FROM, on=on)
+    }
+    # One win and 8 days (24th to 31st) left: 9 at most, not 10; par five still can be.
+    assert not month["ten_wins"].earnable and month["par_five"].earnable
+
+
+def test_the_players_page_says_a_badge_out_of_reach_is_not_earnable_this_month(db, alice):
+    # The player's first game is on March 7th: every day and thirty in a row are out of reach.
+    seventh = datetime.datetime(2026, 3, 7, 12, tzinfo=datetime.UTC)
+    with time_machine.travel(seventh, tick=False):
+        daily = DailyDeal.objects.create(date=seventh.date(), number=4)
+        stored_game(player=alice, daily=daily, score=1250, moves=95, won=True, announce=True)
+        page = client_for(None).get("/players/alice/").content.decode()
+        spanish = client_for(None).get("/players/alice/", HTTP_ACCEPT_LANGUAGE="es")
+    for code, earnable in [
+        ("every_day", False),
+        ("par_five", True),
+        ("ten_wins", True),
+        ("streak_30", False),
+    ]:
+        item = page.split(f'data-badge="{code}"')[1].split("</li>")[0]
+        assert ("Not earnable this month" in item) == (not earnable), code
+        assert ("<progress" in item) == earnable, code
+    assert "1 of 31" not in page and "1 of 10" in page
+    assert "No se puede conseguir este mes" in spanish.content.decode()

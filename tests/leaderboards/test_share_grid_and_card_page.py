@@ -73,7 +73,11 @@ def test_the_share_text_holds_no_card_of_the_deal_and_no_part_of_the_log(daily, 
 
     assert text.startswith(f"Easy Harp Daily #{daily_day_number(daily.date)} · {daily.date}")
     assert body["grid"] == cards.share_grid(game_share(game=game)["course"])
-    assert text.splitlines()[1:5] == body["grid"] and body["grid"][-1] == "🟩" * 8
+    # The grid says how to read it, then its four rows.
+    assert (
+        text.splitlines()[1] == "Cards on the foundations after each quarter of the game (🟩 = 13):"
+    )
+    assert text.splitlines()[2:6] == body["grid"] and body["grid"][-1] == "🟩" * 8
     assert not CARD.search(text), CARD.search(text)
     # Not two actions of the log in a row, nor any of its longer tokens.
     assert not any(pair in text for pair in _log_pairs(game.log))

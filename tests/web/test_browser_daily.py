@@ -324,7 +324,8 @@ def test_the_home_pages_own_rank_and_the_days_figures_move_as_others_submit(
         "() => document.getElementById('day-rank-text').textContent === '2 van 2'"
     )
     # The figures beside it follow: the percentile, the count, today's spread.
-    assert page.inner_text("#day-percentile") == "0%"
+    # Last of two: the place in words, not "better than 0%".
+    assert page.inner_text("#day-percentile") == "Laatste van 2"
     assert page.inner_text("#players-today") == "2 spelers vandaag."
     page.wait_for_selector('#today-spread[data-players="2"]')
     assert "1 van 2 spelers wonnen." in page.inner_text("#today-spread")

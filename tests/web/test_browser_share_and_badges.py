@@ -87,7 +87,9 @@ def test_after_a_win_the_panel_shows_the_share_its_picture_and_the_badge_just_ea
     text = page.evaluate("navigator.clipboard.readText()")
     rows = text.splitlines()
     assert rows[0] == preview.locator("div").first.inner_text()
-    assert all(re.fullmatch("[🟩🟨⬛]{8}", row) for row in rows[1:5]) and rows[4] == "🟩" * 8
+    # The legend, in the page's language, says how to read the grid under it.
+    assert rows[1] == preview.locator("div").nth(1).inner_text() and "🟩 = 13" in rows[1]
+    assert all(re.fullmatch("[🟩🟨⬛]{8}", row) for row in rows[2:6]) and rows[5] == "🟩" * 8
     assert not CARD.search(text) and WIN["log"] not in text
     # The picture is this game's card, drawn and loaded.
     picture = page.locator("#share-picture")

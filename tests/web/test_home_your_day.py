@@ -10,9 +10,11 @@ import re
 
 import pytest
 from django.test import Client
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.formats import date_format
 
 from games.models import DailyDeal, Game
+from games.selectors import daily_day_number
 from games.services import attempt_start
 from leaderboards.services import day_close, player_stats_recompute
 from tests.fixtures import WIN, WIN_LOG, play_assisted, stored_game
@@ -37,6 +39,40 @@ def text_of(response, element_id: str) -> str:
 @pytest.fixture
 def yesterday(daily: DailyDeal) -> DailyDeal:
     return DailyDeal.objects.create(date=daily.date - datetime.timedelta(days=1), number=7, par=300)
+
+
+class TestTheHeadline:
+    """The page opens with the day's number and what the game is, in a line."""
+
+    @pytest.mark.parametrize(
+        ("language", "about"),
+        [
+            ("en", "A solitaire with two decks"),
+            ("es", "Un solitario de dos barajas"),
+            ("nl", "Een patience met twee kaartspellen"),
+        ],
+    )
+    def test_it_names_the_day_by_its_number_and_says_what_the_game_is(
+        self, client: Client, daily: DailyDeal, language: str, about: str
+    ) -> None:
+        number = daily_day_number(daily.date)
+        response = client.get("/", HTTP_ACCEPT_LANGUAGE=language)
+        with translation.override(language):
+            date = date_format(daily.date, "DATE_FORMAT")
+        assert text_of(response, "day-title") == f"Easy Harp Daily #{number} {date}"
+        said = text_of(response, "about-game")
+        assert said.startswith(about), said
+        # One deal a day for everyone, one ranked attempt: said in each language.
+        words = {
+            "en": ("one deal a day", "ranked attempt"),
+            "es": ("un reparto al día", "intento clasificatorio"),
+            "nl": ("één kaartverdeling per dag", "officiële poging"),
+        }
+        assert all(word in said for word in words[language]), said
+
+    def test_spanish_dates_say_de(self, client: Client, daily: DailyDeal) -> None:
+        said = text_of(client.get("/", HTTP_ACCEPT_LANGUAGE="es"), "day-title")
+        assert re.search(r"\d+ de \w+ de \d{4}$", said), said
 
 
 class TestBeforePlaying:
@@ -106,7 +142,8 @@ class TestAfterPlaying:
         assert text_of(response, "day-result") == f"Won in {moves} moves (par {moves - 3}, +3)"
         assert text_of(response, "day-score") == str(WIN["score"])
         assert text_of(response, "day-rank") == "1 of 3 so far"
-        assert text_of(response, "day-percentile") == "100%"
+        # First of three: the place in words, not "better than 100%".
+        assert text_of(response, "day-percentile") == "Best of 3"
         assert text_of(response, "players-today") == "3 players today."
         # "Today so far" alone, as the page takes it again when the live board grows.
         spread = client.get("/today/spread/")

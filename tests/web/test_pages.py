@@ -271,7 +271,7 @@ class TestPar:
     @pytest.mark.parametrize(
         ("language", "line"),
         [
-            ("es", "Par: 312 jugadas — la victoria del resolvedor"),
+            ("es", "Par: 312 jugadas, las de la victoria del solucionador"),
             ("nl", "Par: 312 zetten — de winst van de oplosser"),
         ],
     )
@@ -339,7 +339,7 @@ class TestReplay:
         assert facts["kind"] == ["Práctica"] and facts["rank"] == ["–"]
         assert facts["time"] == ["–"]
         facts = self.facts(client.get(f"/replays/{ranked.pk}/", HTTP_ACCEPT_LANGUAGE="nl"))
-        assert facts["kind"] == ["Telt", "mee"]
+        assert facts["kind"] == ["Officieel"]
         assert facts["rank"] == ["2", "van", "2", "definitief"]
         assert facts["date"] == [yesterday.date.isoformat()]
         assert facts["time"] == ["1:35"]

@@ -195,7 +195,7 @@ class TestFaq:
         [
             ("en", "never after you have started your ranked game"),
             ("es", "nunca después de que hayas empezado tu partida clasificatoria"),
-            ("nl", "nooit nadat je aan je gerangschikte poging begonnen bent"),
+            ("nl", "nooit nadat je aan je officiële poging begonnen bent"),
         ],
     )
     def test_it_says_when_a_reminder_comes(

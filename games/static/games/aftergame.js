@@ -11,7 +11,7 @@
  * `games/_aftergame.html`); it reads the public API by URL.
  */
 
-import { againstPar, moveBars, percentile } from "./daily.js";
+import { againstPar, moveBars, standing } from "./daily.js";
 import { startCountdowns } from "./countdown.js";
 import { clock, config } from "./ui.js";
 
@@ -84,7 +84,7 @@ async function showRank(panel, game, text) {
     "rank",
     text.rank_of.replace("{rank}", board.me.rank).replace("{total}", board.total),
   );
-  fill(panel, "percentile", `${percentile(board.me.rank, board.total)}%`);
+  fill(panel, "percentile", standing(board.me.rank, board.total, config.strings));
   return true;
 }
 
@@ -129,8 +129,8 @@ function drawGrid(card, text) {
 /** Show what will be shared: its lines, the grid drawn in their midst, and its picture. */
 async function showShare(panel, game, text) {
   const card = await shareCard(panel, game);
-  // The text is its title, the grid's rows, the result's lines and the link.
-  const [title, ...rest] = card.text.split("\n");
+  // The text is its title, the grid's legend and rows, the result's lines and the link.
+  const [title, legend, ...rest] = card.text.split("\n");
   const line = (words) => {
     const element = document.createElement("div");
     element.textContent = words;
@@ -138,7 +138,12 @@ async function showShare(panel, game, text) {
   };
   panel
     .querySelector('[data-slot="share_preview"]')
-    .replaceChildren(line(title), drawGrid(card, text), ...rest.slice(card.grid.length).map(line));
+    .replaceChildren(
+      line(title),
+      line(legend),
+      drawGrid(card, text),
+      ...rest.slice(card.grid.length).map(line),
+    );
   const picture = panel.querySelector('[data-slot="share_picture"]');
   picture.alt = [title, ...rest.slice(card.grid.length, -1)].join(". ");
   picture.src = `/cards/games/${game.id}.png`;

@@ -6,7 +6,7 @@
  * rows stay until the first snapshot, so the board reads fine without
  * JavaScript.
  */
-import { percentile } from "./daily.js";
+import { standing } from "./daily.js";
 import { followButtons } from "./follow.js";
 import { clock, config, t } from "./ui.js";
 
@@ -159,7 +159,7 @@ function followHomePage() {
   if (dayRank && board.me?.rank) {
     dayRank.textContent = t("rank_of", { rank: board.me.rank, total: board.total });
     const better = document.getElementById("day-percentile");
-    if (better) better.textContent = `${percentile(board.me.rank, board.total)}%`;
+    if (better) better.textContent = standing(board.me.rank, board.total, config.strings);
   }
   const playersToday = document.getElementById("players-today");
   if (playersToday) playersToday.textContent = t("players_today", { count: board.total });

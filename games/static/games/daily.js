@@ -4,6 +4,23 @@
  * histogram.
  */
 
+/**
+ * A game's duration in milliseconds as a clock shows it (`4:07`, `1:02:09`);
+ * empty for none. Seconds are cut, never rounded, as the pages' `clock`
+ * template filter cuts them: 2:05.9 is 2:05 on every page
+ * (tests/js/clocks.json holds the cases both are checked on).
+ */
+export function clock(milliseconds) {
+  if (milliseconds === null || milliseconds === undefined) return "";
+  const total = Math.floor(milliseconds / 1000);
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = String(total % 60).padStart(2, "0");
+  return hours
+    ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}`
+    : `${minutes}:${seconds}`;
+}
+
 /** Milliseconds as a countdown shows them: `H:MM:SS` (never below zero). */
 export function countdownText(milliseconds) {
   const total = Math.max(0, Math.floor(milliseconds / 1000));
@@ -28,6 +45,21 @@ export function againstPar(moves, par) {
 export function percentile(rank, total) {
   if (total <= 1) return 100;
   return Math.floor((200 * (total - rank) + total - 1) / (2 * (total - 1)));
+}
+
+/**
+ * A place among a board's players in words, from the page's strings
+ * (`standing_*`, games/web.py `standing_strings`): at the ends the words say
+ * the place ("Best of 12", "Last of 12", alone on the board), else the share
+ * of players ranked below ("Better than 64%").
+ */
+export function standing(rank, total, strings) {
+  let key = "standing_better";
+  if (total <= 1) key = "standing_alone";
+  else if (rank <= 1) key = "standing_best";
+  else if (rank >= total) key = "standing_last";
+  const number = key === "standing_better" ? percentile(rank, total) : total;
+  return (strings[key] ?? key).replace("{n}", String(number));
 }
 
 /**

@@ -26,20 +26,8 @@ export function t(key, params = {}) {
   );
 }
 
-/**
- * A duration in milliseconds as a clock shows it (`4:07`, `1:02:09`); empty
- * for none. The same format as the pages' `clock` template filter.
- */
-export function clock(milliseconds) {
-  if (milliseconds === null || milliseconds === undefined) return "";
-  const total = Math.floor(milliseconds / 1000);
-  const hours = Math.floor(total / 3600);
-  const minutes = Math.floor((total % 3600) / 60);
-  const seconds = String(total % 60).padStart(2, "0");
-  return hours
-    ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}`
-    : `${minutes}:${seconds}`;
-}
+// A game's time as every page shows it (the live page, the boards, the panel).
+export { clock } from "./daily.js";
 
 /**
  * The player's-language text of an engine refusal: its reason code, filled

@@ -26,6 +26,7 @@ const state = {
   waiting: false, // a gap was seen: a snapshot was asked for
   open: false,
   start: null, // the attempt's start on the page's clock
+  endMs: null, // a finished game's time, as the boards show it
   delay: RECONNECT_FIRST_MS,
   summarizedAt: -Infinity,
   summaryTimer: null,
@@ -63,7 +64,10 @@ function draw() {
 }
 
 function elapsed() {
-  return state.start === null ? null : Math.max(0, performance.now() - state.start);
+  if (state.start === null) return null;
+  // A finished game's clock stands still at its time on the boards.
+  if (!state.open && state.endMs !== null) return state.endMs;
+  return Math.max(0, performance.now() - state.start);
 }
 
 function showClock() {
@@ -137,6 +141,7 @@ function takeSnapshot(snapshot) {
   state.open = snapshot.status === "open";
   document.getElementById("watch-assisted").hidden = !snapshot.assisted;
   state.start = performance.now() - (snapshot.elapsed_ms ?? 0);
+  state.endMs = state.open ? null : (snapshot.elapsed_ms ?? null);
   if (state.open) setStatus(true);
   else showOver(snapshot.game);
   draw();

@@ -19,7 +19,13 @@
  */
 import { Game, IllegalActionError, splitLog } from "../games/engine.js";
 import { describeStep } from "../games/frames.js";
-import { RECONNECT_FIRST_MS, actionMessages, nextDelay, stateOutcome } from "../games/stream.js";
+import {
+  RECONNECT_FIRST_MS,
+  actionMessages,
+  nextDelay,
+  reconnectWait,
+  stateOutcome,
+} from "../games/stream.js";
 import { tableInput } from "../games/tableinput.js";
 import {
   actionText,
@@ -382,7 +388,7 @@ function closed(socket, event) {
     note.textContent = t("race_offline");
     note.hidden = false;
   }
-  stream.timer = setTimeout(connect, stream.delay);
+  stream.timer = setTimeout(connect, reconnectWait(event.code, stream.delay));
   stream.delay = nextDelay(stream.delay);
 }
 

@@ -17,18 +17,24 @@ from __future__ import annotations
 
 import asyncio
 import weakref
+from typing import Any
 
 # The writes under way, per event loop (a server process has one).
-_writes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, set[asyncio.Task[None]]] = (
+_writes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, set[asyncio.Task[Any]]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def write_outliving_socket(task: asyncio.Task[None]) -> None:
+def write_outliving_socket(task: asyncio.Task[Any]) -> None:
     """Have the server wait for `task` (a socket's write) before it stops."""
     writes = _writes.setdefault(task.get_loop(), set())
     writes.add(task)
     task.add_done_callback(writes.discard)
+
+
+def writes_under_way() -> int:
+    """The number of the running loop's registered writes not finished yet."""
+    return len(_writes.get(asyncio.get_running_loop(), ()))
 
 
 async def writes_finish(timeout: float) -> int:

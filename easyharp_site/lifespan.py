@@ -38,9 +38,15 @@ async def server_lifespan(scope: dict[str, Any], receive: Any, send: Any) -> Non
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             stop.set()
-            unfinished = await draining.writes_finish(SHUTDOWN_WRITES_SECONDS)
-            if unfinished:
-                logger.error("Stopped with %d writes of streamed actions unfinished", unfinished)
+            if waiting := draining.writes_under_way():
+                logger.info(
+                    "Stopping once the writes of streamed actions under way end: %d", waiting
+                )
+                unfinished = await draining.writes_finish(SHUTDOWN_WRITES_SECONDS)
+                if unfinished:
+                    logger.error(
+                        "Stopped with %d writes of streamed actions unfinished", unfinished
+                    )
             await loop_pool.close()
             await send({"type": "lifespan.shutdown.complete"})
             return

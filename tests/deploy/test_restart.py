@@ -1,6 +1,6 @@
 """A rolling restart nobody notices: two real server processes on one PostgreSQL and
-Redis, a ranked attempt streamed on the first, the first told to stop (SIGTERM) in
-the middle of it.
+Redis, a ranked attempt (or a race) streamed on the first, the first told to stop
+(SIGTERM) in the middle of it.
 
 The stopping process closes the socket with 1012 ("service restart"), stores
 the actions it had accepted before it exits (here one write held back by a row
@@ -35,10 +35,15 @@ from rest_framework.authtoken.models import Token
 
 from games.models import Attempt, DailyDeal
 from games.services import attempt_start
+from races.models import Racer
 from tests.fixtures import DEAL, DEAL_NUMBER, PASSWORD, WIN_LOG
+from tests.races.racing import race_for, running
 from tests.servers import ROOT, UVICORN, free_port, server_flags, wait_for_port
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]
+
+# What the lifespan of a stopping process says while a write of a closed socket goes on.
+WAITING_FOR_WRITES = "Stopping once the writes of streamed actions under way end: 1"
 
 # Actions acknowledged on the first process, then actions sent to it while their write waits.
 FIRST_PART = 30
@@ -124,20 +129,23 @@ def player(transactional_db: None) -> tuple[Any, str, str]:
 
 
 def held_writes(dsn: str) -> int:
-    """Writes of the servers' loops waiting for a lock in the test database."""
+    """Writes of the servers waiting for a lock in the test database."""
     with psycopg.connect(dsn, autocommit=True) as db:
         row = db.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-            "AND application_name = 'easyharp loop' AND wait_event_type = 'Lock'"
+            "AND wait_event_type = 'Lock'"
         ).fetchone()
     assert row is not None
     return int(row[0])
 
 
-async def open_socket(address: str, cookie: str) -> Any:
-    date = timezone.now().date().isoformat()
+def attempt_path() -> str:
+    return f"/ws/daily/{timezone.now().date().isoformat()}/attempt/"
+
+
+async def open_socket(address: str, cookie: str, path: str) -> Any:
     return await websockets.connect(
-        f"ws://{address}/ws/daily/{date}/attempt/",
+        f"ws://{address}{path}",
         origin=f"http://{address}",  # type: ignore[arg-type]
         additional_headers={"Cookie": f"{settings.SESSION_COOKIE_NAME}={cookie}"},
     )
@@ -148,15 +156,34 @@ async def send_actions(socket: Any, first: int, last: int) -> None:
         await socket.send(json.dumps({"type": "action", "n": n, "action": WIN_LOG[n - 1]}))
 
 
-async def acknowledged_up_to(socket: Any, n: int) -> list[dict[str, Any]]:
-    """Every message until the acknowledgement of action `n`."""
-    heard = []
+# Messages a socket may send between its acknowledgements: the attempt's count of
+# watchers, a race's state.
+PASSING = {"watchers", "race"}
+
+
+async def acknowledged_up_to(socket: Any, n: int) -> None:
+    """Read until the acknowledgement of action `n`."""
     while True:
         message = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
-        heard.append(message)
-        assert message["type"] in {"ack", "watchers"}, message
+        assert message["type"] == "ack" or message["type"] in PASSING, message
         if message["type"] == "ack" and message["n"] >= n:
-            return heard
+            return
+
+
+async def play_on(socket: Any, first: int, last: int) -> None:
+    """Send actions `first` to `last`, each once the one before is stored, again after
+    the wait a race asks for when they come faster than a person plays (`too_fast`)."""
+    n = first
+    while n <= last:
+        await send_actions(socket, n, n)
+        message = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
+        while message["type"] in PASSING:
+            message = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
+        if message["type"] == "refused" and message["error"]["code"] == "too_fast":
+            await asyncio.sleep(message["error"]["retry_after_ms"] / 1000)
+            continue
+        assert (message["type"], message["n"]) == ("ack", n), message
+        n += 1
 
 
 def test_a_stopped_process_stores_what_it_accepted_and_the_page_goes_on_at_the_other(
@@ -164,10 +191,20 @@ def test_a_stopped_process_stores_what_it_accepted_and_the_page_goes_on_at_the_o
 ) -> None:
     user, cookie, token = player
     attempt = Attempt.objects.get(player=user)
-    dsn = database_url()
     with ExitStack() as servers:
         first, second = (servers.enter_context(server()) for _ in "ab")
-        asyncio.run(_stream_through_a_restart(first, second.address, cookie, dsn, attempt))
+        asyncio.run(
+            _stream_through_a_restart(
+                first,
+                second.address,
+                cookie,
+                attempt_path(),
+                "state",
+                "games_attempt",
+                attempt.pk,
+                WAITING_FOR_WRITES,
+            )
+        )
         answer = httpx.post(
             f"http://{second.address}/api/games/",
             json={"deal": DEAL, "log": " ".join(WIN_LOG)},
@@ -184,19 +221,26 @@ async def _stream_through_a_restart(
     first: Server,
     second: str,
     cookie: str,
-    dsn: str,
-    attempt: Attempt,
+    path: str,
+    opening: str,
+    table: str,
+    row: int,
+    waiting: str,
 ) -> None:
-    socket = await open_socket(first.address, cookie)
+    """Stream the win on `path` at `first` (whose first message is of type `opening`),
+    stop `first` while the write of some actions waits for the lock on `row` of
+    `table` (till its log says `waiting`), then play on to the end at `second`."""
+    dsn = database_url()
+    socket = await open_socket(first.address, cookie, path)
     state = json.loads(await socket.recv())
-    assert (state["type"], state["actions"]) == ("state", 0)
+    assert (state["type"], state["actions"]) == (opening, 0)
     await send_actions(socket, 1, FIRST_PART)
     await acknowledged_up_to(socket, FIRST_PART)
 
     held = FIRST_PART + HELD_PART
     with psycopg.connect(dsn) as lock:
-        # The attempt's row locked: the next write waits, accepted and not acknowledged.
-        lock.execute("SELECT id FROM games_attempt WHERE id = %s FOR UPDATE", [attempt.pk])
+        # The game's row locked: the next write waits, accepted and not acknowledged.
+        lock.execute(f"SELECT id FROM {table} WHERE id = %s FOR UPDATE", [row])
         await send_actions(socket, FIRST_PART + 1, held)
         while held_writes(dsn) == 0:
             assert first.process.poll() is None
@@ -205,22 +249,48 @@ async def _stream_through_a_restart(
         with pytest.raises(websockets.ConnectionClosed) as closed:
             while True:
                 message = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
-                assert message["type"] == "watchers", message  # no ack while the row is held
+                assert message["type"] in PASSING, message  # no ack while the row is held
         assert closed.value.rcvd is not None
         assert closed.value.rcvd.code == 1012
         # The process waits for the write it accepted before it stops.
-        assert await asyncio.to_thread(
-            first.said, "Stopping once the writes of streamed actions under way end: 1"
-        )
+        assert await asyncio.to_thread(first.said, waiting)
         assert first.process.poll() is None
         lock.rollback()
     await asyncio.to_thread(first.process.wait, 60)
     assert not any("unfinished" in line for line in first.lines)
 
-    socket = await open_socket(second, cookie)
+    socket = await open_socket(second, cookie, path)
     state = json.loads(await socket.recv())
-    assert state["type"] == "state"
+    assert state["type"] == opening
     assert state["log"].split() == WIN_LOG[:held]
-    await send_actions(socket, held + 1, len(WIN_LOG))
-    await acknowledged_up_to(socket, len(WIN_LOG))
+    await play_on(socket, held + 1, len(WIN_LOG))
     await socket.close()
+
+
+def test_a_race_goes_on_at_the_other_process_when_the_one_it_played_on_stops(
+    transactional_db: None,
+) -> None:
+    host = get_user_model().objects.create_user(username="racer", password=PASSWORD)
+    client = Client()
+    assert client.login(username="racer", password=PASSWORD)
+    race = running(race_for(host))
+    seat = Racer.objects.get(race=race, player=host)
+    with ExitStack() as servers:
+        first, second = (servers.enter_context(server()) for _ in "ab")
+        asyncio.run(
+            _stream_through_a_restart(
+                first,
+                second.address,
+                client.cookies[settings.SESSION_COOKIE_NAME].value,
+                f"/ws/races/{race.code}/",
+                "welcome",
+                "races_racer",
+                seat.pk,
+                # A race's socket ends (leaves its watchers) in the thread the held
+                # write holds: the server waits for the socket, then for the write.
+                "Waiting for background tasks to complete",
+            )
+        )
+    seat.refresh_from_db()
+    assert seat.log.split() == WIN_LOG
+    assert seat.won

@@ -6,7 +6,8 @@ The stopping process closes the socket with 1012 ("service restart"), stores
 the actions it had accepted before it exits (here one write held back by a row
 lock until after the close, so that it is still under way when the process is
 told to stop), and the page connects to the other process, sends what it has
-not seen stored and submits its game there.
+not seen stored and submits its game there. A board's socket on one process
+sees a game submitted through the other.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from rest_framework.authtoken.models import Token
 from games.models import Attempt, DailyDeal
 from games.services import attempt_start
 from races.models import Racer
-from tests.fixtures import DEAL, DEAL_NUMBER, PASSWORD, WIN_LOG
+from tests.fixtures import DEAL, DEAL_NUMBER, PASSWORD, WIN_LOG, at_human_pace
 from tests.races.racing import race_for, running
 from tests.servers import ROOT, UVICORN, free_port, server_flags, wait_for_port
 
@@ -294,3 +295,36 @@ def test_a_race_goes_on_at_the_other_process_when_the_one_it_played_on_stops(
     seat.refresh_from_db()
     assert seat.log.split() == WIN_LOG
     assert seat.won
+
+
+def test_a_board_socket_on_one_process_sees_a_game_stored_through_the_other(
+    player: tuple[Any, str, str],
+) -> None:
+    user, cookie, token = player
+    attempt = Attempt.objects.get(player=user)
+    at_human_pace(attempt.pk, WIN_LOG)
+    path = f"/ws/daily/{timezone.now().date().isoformat()}/leaderboard/?order=score"
+    with ExitStack() as servers:
+        first, second = (servers.enter_context(server()) for _ in "ab")
+
+        async def watch_and_submit() -> dict[str, Any]:
+            socket = await open_socket(first.address, cookie, path)
+            snapshot = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
+            assert (snapshot["type"], snapshot["total"]) == ("snapshot", 0)
+            answer = await asyncio.to_thread(
+                httpx.post,
+                f"http://{second.address}/api/games/",
+                json={"deal": DEAL, "log": " ".join(WIN_LOG)},
+                headers={"Authorization": f"Token {token}"},
+                timeout=60,
+            )
+            assert answer.status_code == 201, answer.text
+            while True:
+                message = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
+                if message["type"] == "update":
+                    await socket.close()
+                    return dict(message)
+
+        update = asyncio.run(watch_and_submit())
+    assert update["total"] == 1
+    assert update["entries"][0]["player"] == "roller"

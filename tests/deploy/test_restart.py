@@ -6,22 +6,16 @@ The stopping process closes the socket with 1012 ("service restart"), stores
 the actions it had accepted before it exits (here one write held back by a row
 lock until after the close, so that it is still under way when the process is
 told to stop), and the page connects to the other process, sends what it has
-not seen stored and submits its game there. A board's socket on one process
-sees a game submitted through the other.
+not seen stored and submits its game there.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
-import subprocess
-import threading
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import psycopg
@@ -29,7 +23,6 @@ import pytest
 import websockets
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.test import Client
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -37,9 +30,9 @@ from rest_framework.authtoken.models import Token
 from games.models import Attempt, DailyDeal
 from games.services import attempt_start
 from races.models import Racer
-from tests.fixtures import DEAL, DEAL_NUMBER, PASSWORD, WIN_LOG, at_human_pace
+from tests.fixtures import DEAL, DEAL_NUMBER, PASSWORD, WIN_LOG
 from tests.races.racing import race_for, running
-from tests.servers import ROOT, UVICORN, free_port, server_flags, wait_for_port
+from tests.replicas import Replica, database_url, open_socket, replica, send_actions
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]
 
@@ -49,72 +42,6 @@ WAITING_FOR_WRITES = "Stopping once the writes of streamed actions under way end
 # Actions acknowledged on the first process, then actions sent to it while their write waits.
 FIRST_PART = 30
 HELD_PART = 5
-
-
-def database_url() -> str:
-    """The test database's address, for the server processes."""
-    url = urlsplit(os.environ["DATABASE_URL"])
-    return urlunsplit(url._replace(path=f"/{connection.settings_dict['NAME']}"))
-
-
-class Server:
-    """A running server process: its address and the lines of its log so far."""
-
-    def __init__(self, address: str, process: subprocess.Popen[bytes]) -> None:
-        self.address, self.process = address, process
-        self.lines: list[str] = []
-        self.ended = False
-        self.heard = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            with self.heard:
-                self.lines.append(line.decode(errors="replace"))
-                self.heard.notify_all()
-        with self.heard:
-            self.ended = True
-            self.heard.notify_all()
-
-    def said(self, text: str) -> bool:
-        """Wait for a line of its log holding `text` (False if it ends without one)."""
-        with self.heard:
-            return self.heard.wait_for(
-                lambda: any(text in line for line in self.lines) or self.ended,
-                timeout=120,
-            ) and any(text in line for line in self.lines)
-
-
-@contextmanager
-def server() -> Iterator[Server]:
-    """A server process with the production flags on the test database and Redis."""
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url(),
-        "REDIS_URL": settings.REDIS_URL,
-        "DJANGO_SETTINGS_MODULE": "easyharp_site.settings",
-        # The held write waits for the test's lock, well past the default 5 s if the
-        # machine is slow; a statement that times out would fail the write.
-        "LOOP_POOL_STATEMENT_TIMEOUT_MS": "120000",
-        # The lifespan says when it waits for writes (read by `said`).
-        "LOG_LEVEL": "INFO",
-    }
-    port = free_port()
-    process = subprocess.Popen(
-        [str(UVICORN), "easyharp_site.asgi:application", *server_flags(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        wait_for_port(port, process)
-        yield Server(f"127.0.0.1:{port}", process)
-    finally:
-        if process.poll() is None:
-            process.terminate()
-        process.wait(timeout=30)
 
 
 @pytest.fixture
@@ -142,19 +69,6 @@ def held_writes(dsn: str) -> int:
 
 def attempt_path() -> str:
     return f"/ws/daily/{timezone.now().date().isoformat()}/attempt/"
-
-
-async def open_socket(address: str, cookie: str, path: str) -> Any:
-    return await websockets.connect(
-        f"ws://{address}{path}",
-        origin=f"http://{address}",  # type: ignore[arg-type]
-        additional_headers={"Cookie": f"{settings.SESSION_COOKIE_NAME}={cookie}"},
-    )
-
-
-async def send_actions(socket: Any, first: int, last: int) -> None:
-    for n in range(first, last + 1):
-        await socket.send(json.dumps({"type": "action", "n": n, "action": WIN_LOG[n - 1]}))
 
 
 # Messages a socket may send between its acknowledgements: the attempt's count of
@@ -193,7 +107,7 @@ def test_a_stopped_process_stores_what_it_accepted_and_the_page_goes_on_at_the_o
     user, cookie, token = player
     attempt = Attempt.objects.get(player=user)
     with ExitStack() as servers:
-        first, second = (servers.enter_context(server()) for _ in "ab")
+        first, second = (servers.enter_context(replica()) for _ in "ab")
         asyncio.run(
             _stream_through_a_restart(
                 first,
@@ -219,7 +133,7 @@ def test_a_stopped_process_stores_what_it_accepted_and_the_page_goes_on_at_the_o
 
 
 async def _stream_through_a_restart(
-    first: Server,
+    first: Replica,
     second: str,
     cookie: str,
     path: str,
@@ -277,7 +191,7 @@ def test_a_race_goes_on_at_the_other_process_when_the_one_it_played_on_stops(
     race = running(race_for(host))
     seat = Racer.objects.get(race=race, player=host)
     with ExitStack() as servers:
-        first, second = (servers.enter_context(server()) for _ in "ab")
+        first, second = (servers.enter_context(replica()) for _ in "ab")
         asyncio.run(
             _stream_through_a_restart(
                 first,
@@ -295,36 +209,3 @@ def test_a_race_goes_on_at_the_other_process_when_the_one_it_played_on_stops(
     seat.refresh_from_db()
     assert seat.log.split() == WIN_LOG
     assert seat.won
-
-
-def test_a_board_socket_on_one_process_sees_a_game_stored_through_the_other(
-    player: tuple[Any, str, str],
-) -> None:
-    user, cookie, token = player
-    attempt = Attempt.objects.get(player=user)
-    at_human_pace(attempt.pk, WIN_LOG)
-    path = f"/ws/daily/{timezone.now().date().isoformat()}/leaderboard/?order=score"
-    with ExitStack() as servers:
-        first, second = (servers.enter_context(server()) for _ in "ab")
-
-        async def watch_and_submit() -> dict[str, Any]:
-            socket = await open_socket(first.address, cookie, path)
-            snapshot = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
-            assert (snapshot["type"], snapshot["total"]) == ("snapshot", 0)
-            answer = await asyncio.to_thread(
-                httpx.post,
-                f"http://{second.address}/api/games/",
-                json={"deal": DEAL, "log": " ".join(WIN_LOG)},
-                headers={"Authorization": f"Token {token}"},
-                timeout=60,
-            )
-            assert answer.status_code == 201, answer.text
-            while True:
-                message = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
-                if message["type"] == "update":
-                    await socket.close()
-                    return dict(message)
-
-        update = asyncio.run(watch_and_submit())
-    assert update["total"] == 1
-    assert update["entries"][0]["player"] == "roller"

@@ -1,0 +1,108 @@
+"""Several real server processes on the suite's PostgreSQL test database and Redis, as
+replicas behind a load balancer are: `replica()` starts one (uvicorn with the
+production flags, the test's committed rows visible to it), `Replica.said`
+waits for a line of its log; `open_socket` and `send_actions` speak to its
+sockets as a page does.
+
+Tests using them need the `transactional_db` fixture (the rows they make must
+be committed for the servers to see them) and the `postgres` and `redis` marks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import websockets
+from django.conf import settings
+from django.db import connection
+
+from tests.fixtures import WIN_LOG
+from tests.servers import ROOT, UVICORN, free_port, server_flags, wait_for_port
+
+
+def database_url() -> str:
+    """The test database's address, for the server processes."""
+    url = urlsplit(os.environ["DATABASE_URL"])
+    return urlunsplit(url._replace(path=f"/{connection.settings_dict['NAME']}"))
+
+
+class Replica:
+    """A running server process: its address and the lines of its log so far."""
+
+    def __init__(self, address: str, process: subprocess.Popen[bytes]) -> None:
+        self.address, self.process = address, process
+        self.lines: list[str] = []
+        self.ended = False
+        self.heard = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            with self.heard:
+                self.lines.append(line.decode(errors="replace"))
+                self.heard.notify_all()
+        with self.heard:
+            self.ended = True
+            self.heard.notify_all()
+
+    def said(self, text: str) -> bool:
+        """Wait for a line of its log holding `text` (False if it ends without one)."""
+        with self.heard:
+            return self.heard.wait_for(
+                lambda: any(text in line for line in self.lines) or self.ended,
+                timeout=120,
+            ) and any(text in line for line in self.lines)
+
+
+@contextmanager
+def replica(**overrides: str) -> Iterator[Replica]:
+    """A server process with the production flags on the test database and Redis, its
+    settings changed by `overrides` (environment variables)."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "REDIS_URL": settings.REDIS_URL,
+        "DJANGO_SETTINGS_MODULE": "easyharp_site.settings",
+        # The held write waits for the test's lock, well past the default 5 s if the
+        # machine is slow; a statement that times out would fail the write.
+        "LOOP_POOL_STATEMENT_TIMEOUT_MS": "120000",
+        # The lifespan says when it waits for writes (read by `said`).
+        "LOG_LEVEL": "INFO",
+        **overrides,
+    }
+    port = free_port()
+    process = subprocess.Popen(
+        [str(UVICORN), "easyharp_site.asgi:application", *server_flags(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_for_port(port, process)
+        yield Replica(f"127.0.0.1:{port}", process)
+    finally:
+        if process.poll() is None:
+            process.terminate()
+        process.wait(timeout=30)
+
+
+async def open_socket(address: str, cookie: str, path: str) -> Any:
+    return await websockets.connect(
+        f"ws://{address}{path}",
+        origin=f"http://{address}",  # type: ignore[arg-type]
+        additional_headers={"Cookie": f"{settings.SESSION_COOKIE_NAME}={cookie}"},
+    )
+
+
+async def send_actions(socket: Any, first: int, last: int) -> None:
+    for n in range(first, last + 1):
+        await socket.send(json.dumps({"type": "action", "n": n, "action": WIN_LOG[n - 1]}))

@@ -10,6 +10,7 @@ be committed for the servers to see them) and the `postgres` and `redis` marks.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -63,9 +64,10 @@ class Replica:
 
 
 @contextmanager
-def replica(**overrides: str) -> Iterator[Replica]:
+def replica(*server_args: str, **overrides: str) -> Iterator[Replica]:
     """A server process with the production flags on the test database and Redis, its
-    settings changed by `overrides` (environment variables)."""
+        settings changed by `overrides` (environment variables), and `server_args` after
+    the production flags."""
     env = {
         **os.environ,
         "DATABASE_URL": database_url(),
@@ -80,7 +82,7 @@ def replica(**overrides: str) -> Iterator[Replica]:
     }
     port = free_port()
     process = subprocess.Popen(
-        [str(UVICORN), "easyharp_site.asgi:application", *server_flags(port)],
+        [str(UVICORN), "easyharp_site.asgi:application", *server_flags(port, server_args)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -95,14 +97,48 @@ def replica(**overrides: str) -> Iterator[Replica]:
         process.wait(timeout=30)
 
 
-async def open_socket(address: str, cookie: str, path: str) -> Any:
+async def open_socket(address: str, cookie: str, path: str, tls: Any = None) -> Any:
+    """The socket at `path` of the server at `address`, as its page opens it, signed in
+    with the session `cookie`; over TLS with the `ssl.SSLContext` `tls`."""
+    scheme = "https" if tls else "http"
     return await websockets.connect(
-        f"ws://{address}{path}",
-        origin=f"http://{address}",  # type: ignore[arg-type]
+        f"{scheme.replace('http', 'ws')}://{address}{path}",
+        origin=f"{scheme}://{address}",  # type: ignore[arg-type]
         additional_headers={"Cookie": f"{settings.SESSION_COOKIE_NAME}={cookie}"},
+        ssl=tls,
     )
 
 
 async def send_actions(socket: Any, first: int, last: int) -> None:
     for n in range(first, last + 1):
         await socket.send(json.dumps({"type": "action", "n": n, "action": WIN_LOG[n - 1]}))
+
+
+# Messages a socket may send between its acknowledgements: the attempt's count of
+# watchers, a race's state.
+PASSING = {"watchers", "race"}
+
+
+async def acknowledged_up_to(socket: Any, n: int) -> None:
+    """Read until the acknowledgement of action `n`."""
+    while True:
+        message = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
+        assert message["type"] == "ack" or message["type"] in PASSING, message
+        if message["type"] == "ack" and message["n"] >= n:
+            return
+
+
+async def play_on(socket: Any, first: int, last: int) -> None:
+    """Send actions `first` to `last`, each once the one before is stored, again after
+    the wait a race asks for when they come faster than a person plays (`too_fast`)."""
+    n = first
+    while n <= last:
+        await send_actions(socket, n, n)
+        message = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
+        while message["type"] in PASSING:
+            message = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
+        if message["type"] == "refused" and message["error"]["code"] == "too_fast":
+            await asyncio.sleep(message["error"]["retry_after_ms"] / 1000)
+            continue
+        assert (message["type"], message["n"]) == ("ack", n), message
+        n += 1

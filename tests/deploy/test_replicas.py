@@ -6,6 +6,8 @@ watcher on one follows, in the progress view, an attempt streamed on the
 other, once the no-spoiler lock lets them (their own game stored through the
 other process); a session and its CSRF token from one process serve on the
 other; and the limit of watchers per attempt counts the sockets of both.
+Behind the edge (nginx, as deploy/nginx renders it), replicas restarted one at
+a time lose nothing of a game streamed through it.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import signal
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -27,6 +31,7 @@ from rest_framework.authtoken.models import Token
 
 from games.models import Attempt, DailyDeal
 from games.services import attempt_start
+from tests.deploy.test_proxy import Edge, client, insecure_tls
 from tests.fixtures import (
     DEAL,
     DEAL_NUMBER,
@@ -35,7 +40,7 @@ from tests.fixtures import (
     at_human_pace,
     play_ranked,
 )
-from tests.replicas import open_socket, replica, send_actions
+from tests.replicas import open_socket, play_on, replica, send_actions
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]
 
@@ -200,3 +205,74 @@ def test_the_limit_of_watchers_counts_the_sockets_of_every_process(day: str) -> 
             return refused
 
         assert asyncio.run(watch()) == ("too_many_watchers", 4429)
+
+
+@pytest.mark.nginx
+def test_replicas_restarted_one_at_a_time_behind_the_edge_lose_nothing_of_a_streamed_game(
+    day: str, tmp_path: Path
+) -> None:
+    alice = Player("alice")
+    attempt_start(player=alice.user, date=timezone.now().date())
+    (tmp_path / "static").mkdir()
+    (tmp_path / "nginx").mkdir()
+    with ExitStack() as stack:
+        # Two old replicas and a new one; the old ones stop one after the other.
+        replicas = [
+            stack.enter_context(
+                replica("--forwarded-allow-ips=127.0.0.1", SECURE_PROXY_SSL_HEADER="true")
+            )
+            for _ in "abc"
+        ]
+        upstreams = " ".join(running.address for running in replicas)
+        edge = Edge(tmp_path / "nginx", upstreams, tmp_path / "static")
+        stack.callback(edge.stop)
+        address = f"127.0.0.1:{edge.https_port}"
+        closes = asyncio.run(_stream_while_rolling(address, alice, replicas[:2]))
+        with client() as http:
+            answer = http.post(
+                f"https://{address}/api/games/",
+                json={"deal": DEAL, "log": " ".join(WIN_LOG)},
+                headers={"Authorization": f"Token {alice.token}"},
+            )
+        assert answer.status_code == 201, answer.text
+    # A fresh edge sends its first connection to the first upstream, an old replica:
+    # the socket is told of a restart at least once, and of nothing else.
+    assert closes and set(closes) == {1012}
+    attempt = Attempt.objects.get(player=alice.user)
+    assert attempt.ranked_game is not None
+    assert attempt.ranked_game.log.split() == WIN_LOG
+
+
+async def _stream_while_rolling(address: str, player: Player, stopping: list[Any]) -> list[int]:
+    """Stream the win through the edge at `address`, stopping each of `stopping` in turn
+    on the way (connecting again when the socket was on it); the close codes heard."""
+    path = f"/ws/daily/{timezone.now().date().isoformat()}/attempt/"
+    tls = insecure_tls()
+    closes: list[int] = []
+    socket, stored = None, 0
+    for part, stop in zip((40, 80, len(WIN_LOG)), (*stopping, None), strict=True):
+        if socket is None:
+            socket = await open_socket(address, player.cookie, path, tls)
+            state = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
+            assert state["type"] == "state", state
+            # Every acknowledged action is stored.
+            assert state["log"].split() == WIN_LOG[:stored]
+        await play_on(socket, stored + 1, part)
+        stored = part
+        if stop is None:
+            break
+        stop.process.send_signal(signal.SIGTERM)
+        await asyncio.to_thread(stop.process.wait, 60)
+        try:
+            await socket.send(json.dumps({"type": "ping"}))
+            reply = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
+            while reply["type"] == "watchers":
+                reply = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
+            assert reply["type"] == "pong", reply
+        except websockets.ConnectionClosed as closed:
+            assert closed.rcvd is not None
+            closes.append(closed.rcvd.code)
+            socket = None
+    assert socket is not None
+    await socket.close()
+    return closes

@@ -32,7 +32,16 @@ from games.services import attempt_start
 from races.models import Racer
 from tests.fixtures import DEAL, DEAL_NUMBER, PASSWORD, WIN_LOG
 from tests.races.racing import race_for, running
-from tests.replicas import Replica, database_url, open_socket, replica, send_actions
+from tests.replicas import (
+    PASSING,
+    Replica,
+    acknowledged_up_to,
+    database_url,
+    open_socket,
+    play_on,
+    replica,
+    send_actions,
+)
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]
 
@@ -69,36 +78,6 @@ def held_writes(dsn: str) -> int:
 
 def attempt_path() -> str:
     return f"/ws/daily/{timezone.now().date().isoformat()}/attempt/"
-
-
-# Messages a socket may send between its acknowledgements: the attempt's count of
-# watchers, a race's state.
-PASSING = {"watchers", "race"}
-
-
-async def acknowledged_up_to(socket: Any, n: int) -> None:
-    """Read until the acknowledgement of action `n`."""
-    while True:
-        message = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
-        assert message["type"] == "ack" or message["type"] in PASSING, message
-        if message["type"] == "ack" and message["n"] >= n:
-            return
-
-
-async def play_on(socket: Any, first: int, last: int) -> None:
-    """Send actions `first` to `last`, each once the one before is stored, again after
-    the wait a race asks for when they come faster than a person plays (`too_fast`)."""
-    n = first
-    while n <= last:
-        await send_actions(socket, n, n)
-        message = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
-        while message["type"] in PASSING:
-            message = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
-        if message["type"] == "refused" and message["error"]["code"] == "too_fast":
-            await asyncio.sleep(message["error"]["retry_after_ms"] / 1000)
-            continue
-        assert (message["type"], message["n"]) == ("ack", n), message
-        n += 1
 
 
 def test_a_stopped_process_stores_what_it_accepted_and_the_page_goes_on_at_the_other(

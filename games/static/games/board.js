@@ -8,7 +8,7 @@
  */
 import { percentile } from "./daily.js";
 import { followButtons } from "./follow.js";
-import { reconnectWait } from "./stream.js";
+import { reconnectWait } from "./reconnect.js";
 import { clock, config, t } from "./ui.js";
 
 const table = document.querySelector("[data-board]");

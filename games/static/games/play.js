@@ -44,10 +44,10 @@ import {
   actionMessages,
   closeOutcome,
   nextDelay,
-  reconnectWait,
   stateOutcome,
   streamUrl,
 } from "./stream.js";
+import { reconnectWait } from "./reconnect.js";
 import { showAfterGame } from "./aftergame.js";
 import { describeStep } from "./frames.js";
 import { hintRefusal } from "./hints.js";

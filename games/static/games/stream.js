@@ -15,24 +15,6 @@ import { splitLog } from "./engine.js";
 export const RECONNECT_FIRST_MS = 1000;
 export const RECONNECT_MAX_MS = 30_000;
 
-/**
- * The close code of a server process that is stopping (a restart, a rolling
- * deploy): its sockets connect again, to another process, each after a random
- * wait between these two so that they do not all come back at once.
- */
-export const CLOSE_RESTART = 1012;
-export const RESTART_WAIT_MIN_MS = 500;
-export const RESTART_WAIT_MAX_MS = 5000;
-
-/**
- * The wait before connecting again after a socket closed with `code`: a random
- * one (`random()` in [0, 1)) after a restart, else the backoff's `delay`.
- */
-export function reconnectWait(code, delay, random = Math.random) {
-  if (code !== CLOSE_RESTART) return delay;
-  return Math.round(RESTART_WAIT_MIN_MS + random() * (RESTART_WAIT_MAX_MS - RESTART_WAIT_MIN_MS));
-}
-
 /** The socket's address for the attempt of `date`, on the page's own host. */
 export function streamUrl(location, date) {
   const scheme = location.protocol === "https:" ? "wss" : "ws";

@@ -9,7 +9,8 @@
  */
 import { Game, splitLog } from "./engine.js";
 import { clock, config, renderTable, t } from "./ui.js";
-import { RECONNECT_FIRST_MS, nextDelay, reconnectWait } from "./stream.js";
+import { reconnectWait } from "./reconnect.js";
+import { RECONNECT_FIRST_MS, nextDelay } from "./stream.js";
 import { actionsOutcome, progressNewer, progressOf } from "./watchfeed.js";
 
 const SUMMARY_EVERY_MS = 15_000;

@@ -19,13 +19,8 @@
  */
 import { Game, IllegalActionError, splitLog } from "../games/engine.js";
 import { describeStep } from "../games/frames.js";
-import {
-  RECONNECT_FIRST_MS,
-  actionMessages,
-  nextDelay,
-  reconnectWait,
-  stateOutcome,
-} from "../games/stream.js";
+import { RECONNECT_FIRST_MS, actionMessages, nextDelay, stateOutcome } from "../games/stream.js";
+import { reconnectWait } from "../games/reconnect.js";
 import { tableInput } from "../games/tableinput.js";
 import {
   actionText,

@@ -1,8 +1,8 @@
 """Several real server processes on the suite's PostgreSQL test database and Redis, as
 replicas behind a load balancer are: `replica()` starts one (uvicorn with the
 production flags, the test's committed rows visible to it), `Replica.said`
-waits for a line of its log; `open_socket` and `send_actions` speak to its
-sockets as a page does.
+waits for a line of its log; `open_socket`, `send_actions` and `play_on` speak
+to its sockets as a page does, for a `Player` signed in by a session cookie.
 
 Tests using them need the `transactional_db` fixture (the rows they make must
 be committed for the servers to see them) and the `postgres` and `redis` marks.
@@ -22,9 +22,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 import websockets
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import connection
+from django.test import Client
+from rest_framework.authtoken.models import Token
 
-from tests.fixtures import WIN_LOG
+from tests.fixtures import PASSWORD, WIN_LOG
 from tests.servers import ROOT, UVICORN, free_port, server_flags, wait_for_port
 
 
@@ -142,3 +145,14 @@ async def play_on(socket: Any, first: int, last: int) -> None:
             continue
         assert (message["type"], message["n"]) == ("ack", n), message
         n += 1
+
+
+class Player:
+    """A player of the test: their account, a session cookie and an API token."""
+
+    def __init__(self, username: str) -> None:
+        self.user = get_user_model().objects.create_user(username=username, password=PASSWORD)
+        client = Client()
+        assert client.login(username=username, password=PASSWORD)
+        self.cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+        self.token = Token.objects.create(user=self.user).key

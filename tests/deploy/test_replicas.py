@@ -23,11 +23,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.test import Client
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
 from games.models import Attempt, DailyDeal
 from games.services import attempt_start
@@ -40,20 +36,9 @@ from tests.fixtures import (
     at_human_pace,
     play_ranked,
 )
-from tests.replicas import open_socket, play_on, replica, send_actions
+from tests.replicas import Player, open_socket, play_on, replica, send_actions
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]
-
-
-class Player:
-    """A player of the test: their account, a session cookie and an API token."""
-
-    def __init__(self, username: str) -> None:
-        self.user = get_user_model().objects.create_user(username=username, password=PASSWORD)
-        client = Client()
-        assert client.login(username=username, password=PASSWORD)
-        self.cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
-        self.token = Token.objects.create(user=self.user).key
 
 
 @pytest.fixture

@@ -15,25 +15,22 @@ import asyncio
 import json
 import signal
 from contextlib import ExitStack
-from typing import Any
+from dataclasses import dataclass
 
 import httpx
 import psycopg
 import pytest
 import websockets
-from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.test import Client
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
-from games.models import Attempt, DailyDeal
+from games.models import DailyDeal
 from games.services import attempt_start
 from races.models import Racer
-from tests.fixtures import DEAL, DEAL_NUMBER, PASSWORD, WIN_LOG
+from tests.fixtures import DEAL, DEAL_NUMBER, WIN_LOG
 from tests.races.racing import race_for, running
 from tests.replicas import (
     PASSING,
+    Player,
     Replica,
     acknowledged_up_to,
     database_url,
@@ -53,18 +50,6 @@ FIRST_PART = 30
 HELD_PART = 5
 
 
-@pytest.fixture
-def player(transactional_db: None) -> tuple[Any, str, str]:
-    """A player with today's attempt open: the player, a session cookie and a token."""
-    DailyDeal.objects.create(date=timezone.now().date(), number=DEAL_NUMBER)
-    player = get_user_model().objects.create_user(username="roller", password=PASSWORD)
-    client = Client()
-    assert client.login(username="roller", password=PASSWORD)
-    attempt_start(player=player, date=timezone.now().date())
-    token, _ = Token.objects.get_or_create(user=player)
-    return player, client.cookies[settings.SESSION_COOKIE_NAME].value, token.key
-
-
 def held_writes(dsn: str) -> int:
     """Writes of the servers waiting for a lock in the test database."""
     with psycopg.connect(dsn, autocommit=True) as db:
@@ -76,33 +61,34 @@ def held_writes(dsn: str) -> int:
     return int(row[0])
 
 
-def attempt_path() -> str:
-    return f"/ws/daily/{timezone.now().date().isoformat()}/attempt/"
+@dataclass(frozen=True)
+class Streamed:
+    """A socket that takes the win's actions: its `path`, the type of its first message
+    (`opening`), the row its writes update (`table`, `row`), and what the stopping
+    process's log says while it waits for the write held (`waiting`)."""
+
+    path: str
+    opening: str
+    table: str
+    row: int
+    waiting: str
 
 
 def test_a_stopped_process_stores_what_it_accepted_and_the_page_goes_on_at_the_other(
-    player: tuple[Any, str, str],
+    transactional_db: None,
 ) -> None:
-    user, cookie, token = player
-    attempt = Attempt.objects.get(player=user)
+    DailyDeal.objects.create(date=timezone.now().date(), number=DEAL_NUMBER)
+    roller = Player("roller")
+    attempt, _ = attempt_start(player=roller.user, date=timezone.now().date())
+    path = f"/ws/daily/{timezone.now().date().isoformat()}/attempt/"
+    streamed = Streamed(path, "state", "games_attempt", attempt.pk, WAITING_FOR_WRITES)
     with ExitStack() as servers:
         first, second = (servers.enter_context(replica()) for _ in "ab")
-        asyncio.run(
-            _stream_through_a_restart(
-                first,
-                second.address,
-                cookie,
-                attempt_path(),
-                "state",
-                "games_attempt",
-                attempt.pk,
-                WAITING_FOR_WRITES,
-            )
-        )
+        asyncio.run(_stream_through_a_restart(first, second.address, roller, streamed))
         answer = httpx.post(
             f"http://{second.address}/api/games/",
             json={"deal": DEAL, "log": " ".join(WIN_LOG)},
-            headers={"Authorization": f"Token {token}"},
+            headers={"Authorization": f"Token {roller.token}"},
             timeout=60,
         )
         assert answer.status_code == 201, answer.text
@@ -112,29 +98,21 @@ def test_a_stopped_process_stores_what_it_accepted_and_the_page_goes_on_at_the_o
 
 
 async def _stream_through_a_restart(
-    first: Replica,
-    second: str,
-    cookie: str,
-    path: str,
-    opening: str,
-    table: str,
-    row: int,
-    waiting: str,
+    first: Replica, second: str, player: Player, streamed: Streamed
 ) -> None:
-    """Stream the win on `path` at `first` (whose first message is of type `opening`),
-    stop `first` while the write of some actions waits for the lock on `row` of
-    `table` (till its log says `waiting`), then play on to the end at `second`."""
+    """Stream the win on `streamed` at `first`, stop `first` while the write of some
+    actions waits for the lock on the game's row, then play on to the end at `second`."""
     dsn = database_url()
-    socket = await open_socket(first.address, cookie, path)
+    socket = await open_socket(first.address, player.cookie, streamed.path)
     state = json.loads(await socket.recv())
-    assert (state["type"], state["actions"]) == (opening, 0)
+    assert (state["type"], state["actions"]) == (streamed.opening, 0)
     await send_actions(socket, 1, FIRST_PART)
     await acknowledged_up_to(socket, FIRST_PART)
 
     held = FIRST_PART + HELD_PART
     with psycopg.connect(dsn) as lock:
         # The game's row locked: the next write waits, accepted and not acknowledged.
-        lock.execute(f"SELECT id FROM {table} WHERE id = %s FOR UPDATE", [row])
+        lock.execute(f"SELECT id FROM {streamed.table} WHERE id = %s FOR UPDATE", [streamed.row])
         await send_actions(socket, FIRST_PART + 1, held)
         while held_writes(dsn) == 0:
             assert first.process.poll() is None
@@ -147,15 +125,15 @@ async def _stream_through_a_restart(
         assert closed.value.rcvd is not None
         assert closed.value.rcvd.code == 1012
         # The process waits for the write it accepted before it stops.
-        assert await asyncio.to_thread(first.said, waiting)
+        assert await asyncio.to_thread(first.said, streamed.waiting)
         assert first.process.poll() is None
         lock.rollback()
     await asyncio.to_thread(first.process.wait, 60)
     assert not any("unfinished" in line for line in first.lines)
 
-    socket = await open_socket(second, cookie, path)
+    socket = await open_socket(second, player.cookie, streamed.path)
     state = json.loads(await socket.recv())
-    assert state["type"] == opening
+    assert state["type"] == streamed.opening
     assert state["log"].split() == WIN_LOG[:held]
     await play_on(socket, held + 1, len(WIN_LOG))
     await socket.close()
@@ -164,27 +142,16 @@ async def _stream_through_a_restart(
 def test_a_race_goes_on_at_the_other_process_when_the_one_it_played_on_stops(
     transactional_db: None,
 ) -> None:
-    host = get_user_model().objects.create_user(username="racer", password=PASSWORD)
-    client = Client()
-    assert client.login(username="racer", password=PASSWORD)
-    race = running(race_for(host))
-    seat = Racer.objects.get(race=race, player=host)
+    host = Player("racer")
+    race = running(race_for(host.user))
+    seat = Racer.objects.get(race=race, player=host.user)
+    # A race's socket ends (leaves its watchers) in the thread the held write holds:
+    # the server waits for the socket, then for the write.
+    waiting = "Waiting for background tasks to complete"
+    streamed = Streamed(f"/ws/races/{race.code}/", "welcome", "races_racer", seat.pk, waiting)
     with ExitStack() as servers:
         first, second = (servers.enter_context(replica()) for _ in "ab")
-        asyncio.run(
-            _stream_through_a_restart(
-                first,
-                second.address,
-                client.cookies[settings.SESSION_COOKIE_NAME].value,
-                f"/ws/races/{race.code}/",
-                "welcome",
-                "races_racer",
-                seat.pk,
-                # A race's socket ends (leaves its watchers) in the thread the held
-                # write holds: the server waits for the socket, then for the write.
-                "Waiting for background tasks to complete",
-            )
-        )
+        asyncio.run(_stream_through_a_restart(first, second.address, host, streamed))
     seat.refresh_from_db()
     assert seat.log.split() == WIN_LOG
     assert seat.won

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import signal
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -23,10 +24,13 @@ import pytest
 import websockets
 from django.utils import timezone
 
+from easyharp_site.lifespan import SHUTDOWN_WRITES_SECONDS
 from games.models import DailyDeal
 from games.services import attempt_start
 from races.models import Racer
+from tests.deploy.compose import services
 from tests.fixtures import DEAL, DEAL_NUMBER, WIN_LOG
+from tests.paths import ROOT
 from tests.races.racing import race_for, running
 from tests.replicas import (
     PASSING,
@@ -155,3 +159,13 @@ def test_a_race_goes_on_at_the_other_process_when_the_one_it_played_on_stops(
     seat.refresh_from_db()
     assert seat.log.split() == WIN_LOG
     assert seat.won
+
+
+def test_a_stop_of_a_web_replica_waits_out_the_writes_in_compose_and_in_systemd() -> None:
+    unit = (ROOT / "deploy" / "systemd" / "easyharp-web.service").read_text()
+    (systemd_grace,) = re.findall(r"^TimeoutStopSec=(\d+)$", unit, re.MULTILINE)
+    compose_grace = str(services()["web"]["stop_grace_period"])
+
+    assert compose_grace == f"{systemd_grace}s"
+    # The writes' wait, and time for the requests under way besides.
+    assert int(systemd_grace) >= 2 * SHUTDOWN_WRITES_SECONDS

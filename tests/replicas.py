@@ -75,7 +75,9 @@ def replica(*server_args: str, **overrides: str) -> Iterator[Replica]:
         **os.environ,
         "DATABASE_URL": database_url(),
         "REDIS_URL": settings.REDIS_URL,
-        "DJANGO_SETTINGS_MODULE": "easyharp_site.settings",
+        "DJANGO_SETTINGS_MODULE": "tests.replica_settings",
+        # The replicas of this test session hear one another alone.
+        "REPLICA_CHANNEL_PREFIX": f"asgi-replicas-{os.getpid()}",
         # The held write waits for the test's lock, well past the default 5 s if the
         # machine is slow; a statement that times out would fail the write.
         "LOOP_POOL_STATEMENT_TIMEOUT_MS": "120000",

@@ -36,7 +36,9 @@ of that day (not started, not a date, not served); 4409 the attempt is closed
 (submitted) or its day is over; 4429 more messages than
 `ATTEMPT_STREAM_ACTIONS_PER_SECOND` sustained (with a burst of
 `ATTEMPT_STREAM_BURST`, enough to replay a queue played offline); 4503 the
-database failed (connect again: nothing acknowledged is lost).
+database failed (connect again: nothing acknowledged is lost); 1012 the server
+process is stopping (a restart: connect again after a random wait, to another
+process; the actions it accepted are stored before it stops).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.utils import timezone
 
+from easyharp_site import draining
 from easyharp_site.accounts.live import PlayerSockets, session_player_id
 from easyharp_site.dates import day_from_text, today
 from easyharp_site.errors import ServiceError
@@ -247,6 +250,7 @@ class ActionSocket(PlayerSocket):
         assert self.stream is not None
         if self.stream.unstored and (self.writing is None or self.writing.done()):
             self.writing = asyncio.create_task(self._write())
+            draining.write_outliving_socket(self.writing)
 
     async def _write(self) -> None:
         """Store what waits, then acknowledge it; again while more came meanwhile."""

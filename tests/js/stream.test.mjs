@@ -76,3 +76,7 @@ describe("nextDelay", () => {
     assert.equal(nextDelay(RECONNECT_MAX_MS), RECONNECT_MAX_MS);
   });
 });
+
+test("a restart is a close to connect again after", () => {
+  assert.equal(closeOutcome(1012, null), "retry");
+});

@@ -8,6 +8,7 @@
  */
 import { standing } from "./daily.js";
 import { followButtons } from "./follow.js";
+import { reconnectWait } from "./reconnect.js";
 import { clock, config, t } from "./ui.js";
 
 const table = document.querySelector("[data-board]");
@@ -260,7 +261,7 @@ function connect() {
     setState("offline");
     // 4000-4999: the server refused this board for good (e.g. no such day); do not hammer it.
     if (event.code >= 4000 && event.code < 5000) return;
-    setTimeout(connect, retryDelay);
+    setTimeout(connect, reconnectWait(event.code, retryDelay));
     retryDelay = Math.min(RECONNECT_MAX_MS, retryDelay * 2);
   });
 }

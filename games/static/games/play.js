@@ -47,6 +47,7 @@ import {
   stateOutcome,
   streamUrl,
 } from "./stream.js";
+import { reconnectWait } from "./reconnect.js";
 import { showAfterGame } from "./aftergame.js";
 import { describeStep } from "./frames.js";
 import { hintRefusal } from "./hints.js";
@@ -676,7 +677,7 @@ function streamClosed(socket, event) {
   if (outcome === "banned") return setMode("practice", "player_banned");
   if (outcome === "sign_in" || outcome === "none") return setMode("practice");
   // The network or the server: try again later, and save through the API meanwhile.
-  stream.timer = setTimeout(streamConnect, stream.delay);
+  stream.timer = setTimeout(streamConnect, reconnectWait(event.code, stream.delay));
   stream.delay = nextDelay(stream.delay);
   scheduleSave();
 }

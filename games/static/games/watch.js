@@ -9,6 +9,7 @@
  */
 import { Game, splitLog } from "./engine.js";
 import { clock, config, renderTable, t } from "./ui.js";
+import { reconnectWait } from "./reconnect.js";
 import { RECONNECT_FIRST_MS, nextDelay } from "./stream.js";
 import { actionsOutcome, progressNewer, progressOf } from "./watchfeed.js";
 
@@ -214,7 +215,7 @@ function connect() {
     }
     if (event.code === 4401) return setStatus(false, "", over);
     setStatus(false, error === "too_many_watchers" ? t("watch_full") : "");
-    setTimeout(connect, state.delay);
+    setTimeout(connect, reconnectWait(event.code, state.delay));
     state.delay = nextDelay(state.delay);
   });
 }

@@ -20,6 +20,7 @@
 import { Game, IllegalActionError, splitLog } from "../games/engine.js";
 import { describeStep } from "../games/frames.js";
 import { RECONNECT_FIRST_MS, actionMessages, nextDelay, stateOutcome } from "../games/stream.js";
+import { reconnectWait } from "../games/reconnect.js";
 import { tableInput } from "../games/tableinput.js";
 import {
   actionText,
@@ -392,7 +393,7 @@ function closed(socket, event) {
     note.textContent = t("race_offline");
     note.hidden = false;
   }
-  stream.timer = setTimeout(connect, stream.delay);
+  stream.timer = setTimeout(connect, reconnectWait(event.code, stream.delay));
   stream.delay = nextDelay(stream.delay);
 }
 

@@ -321,21 +321,26 @@ def play(request: HttpRequest) -> HttpResponse:
     daily = daily_deal_or_404(day)
     daily_code = daily.deal_code
     requested = request.GET.get("deal", "").strip()
-    deal_error = None
     deal = daily_code
     if requested:
         try:
             deal = Deal.from_code(requested).code
         except InvalidDealError as error:
-            # The engine's reason, in the player's words (marked in games/rules/errors.py).
-            deal_error = _(DEAL_REASONS[error.code]).format(**error.params)
+            # Never the day's deal instead, which would start its one ranked attempt:
+            # the engine's reason in the player's words (games/rules/errors.py), and
+            # the day's deal offered as a choice.
+            context = {
+                "deal_error": _(DEAL_REASONS[error.code]).format(**error.params),
+                "requested": requested,
+                "config": page_config(request),
+            }
+            return render(request, "games/play.html", context, status=400)
     # A past day's deal (from the archive, say) is that day's, played as practice.
     past_day = None
     if deal != daily_code:
         past_day = daily_deal_before(number=Deal.from_code(deal).number, before=day)
     context = {
         "deal": deal,
-        "deal_error": deal_error,
         "is_daily": deal == daily_code,
         "past_day": past_day,
         # The par is a day's: another deal has none to beat.
@@ -358,7 +363,7 @@ def play(request: HttpRequest) -> HttpResponse:
         ),
         "og": day_open_graph(request, daily=daily, title=_("Play Easy Harp Daily #%(number)s")),
     }
-    return render(request, "games/play.html", context, status=400 if deal_error else 200)
+    return render(request, "games/play.html", context)
 
 
 RULES_TEMPLATES = {"es": "games/rules/es.html", "nl": "games/rules/nl.html"}

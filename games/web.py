@@ -329,12 +329,12 @@ def play(request: HttpRequest) -> HttpResponse:
             # Never the day's deal instead, which would start its one ranked attempt:
             # the engine's reason in the player's words (games/rules/errors.py), and
             # the day's deal offered as a choice.
-            context = {
+            refusal: dict[str, Any] = {
                 "deal_error": _(DEAL_REASONS[error.code]).format(**error.params),
                 "requested": requested,
                 "config": page_config(request),
             }
-            return render(request, "games/play.html", context, status=400)
+            return render(request, "games/play.html", refusal, status=400)
     # A past day's deal (from the archive, say) is that day's, played as practice.
     past_day = None
     if deal != daily_code:

@@ -190,11 +190,6 @@ def client_strings() -> dict[str, Any]:
         "hint_stale": _("The game moved on while the hint was being found; ask again."),
         # The ranked attempt of the day (/api/daily/{date}/attempt/): one per
         # player and day, timed by the server, off the board once a hint is used.
-        "attempt_explain": _(
-            "One ranked attempt a day: the clock starts when you begin, a hint takes the "
-            "game off the board, and submitting ends the attempt."
-        ),
-        "attempt_start": _("Start the ranked attempt"),
         "restart_ranked": _(
             "Your ranked attempt goes on to its end: submit it, then play this deal again "
             "as practice."
@@ -208,6 +203,10 @@ def client_strings() -> dict[str, Any]:
             "You have played today's ranked attempt. Any other game of this deal is practice."
         ),
         "attempt_day_closed": _("The day is over: this attempt can no longer be ranked."),
+        "attempt_start_offline": _(
+            "The server cannot be reached: today's ranked game starts when it can be, "
+            "once you press Start."
+        ),
         "attempt_offline": _(
             "The server cannot be reached, so this game is practice: a ranked game is timed "
             "by the server from its first move. Once you are back online, start the ranked "
@@ -339,9 +338,18 @@ def play(request: HttpRequest) -> HttpResponse:
     past_day = None
     if deal != daily_code:
         past_day = daily_deal_before(number=Deal.from_code(deal).number, before=day)
+    is_daily = deal == daily_code
+    user = request.user
+    signed_in = user.is_authenticated
+    started = user.is_authenticated and is_daily and attempt_is_started(player=user, date=day)
+    # Today's deal is played ranked first: a signed-in player sees the start step
+    # until they press Start (nothing else starts the clock), a visitor a sign-in.
+    start_step = signed_in and is_daily and not started
     context = {
         "deal": deal,
-        "is_daily": deal == daily_code,
+        "is_daily": is_daily,
+        "start_step": start_step,
+        "table_hidden": is_daily and not started,
         "past_day": past_day,
         # The par is a day's: another deal has none to beat.
         "par": daily.par if deal == daily_code else past_day.par if past_day else None,
@@ -357,9 +365,7 @@ def play(request: HttpRequest) -> HttpResponse:
             attempt_url=reverse("api-daily-attempt", args=[day.isoformat()]),
             # Whether there is one to read: the page asks only then (GET answers
             # 404 before the start, which a browser logs as an error).
-            attempt_started=request.user.is_authenticated
-            and deal == daily_code
-            and attempt_is_started(player=request.user, date=day),
+            attempt_started=started,
         ),
         "og": day_open_graph(request, daily=daily, title=_("Play Easy Harp Daily #%(number)s")),
     }

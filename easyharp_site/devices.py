@@ -10,6 +10,10 @@ still signs in from a browser they used before.
 
 The cookie holds no name in clear, only digests of the folded names (the last
 `MAX_NAMES`) and a random device id, signed with the site's key.
+
+The device id, and a digest of the client's address, are also kept with each
+game stored, so that a ranked game replaying a line played before it from the
+same browser or address under another account is flagged (docs/FAIR_PLAY.md).
 """
 
 from __future__ import annotations
@@ -61,6 +65,18 @@ def known_device(request: HttpRequest | Any, username: str) -> str | None:
     if value is None or username_digest(username) not in value["names"]:
         return None
     return str(value["device"])
+
+
+def device_id(request: HttpRequest | Any) -> str:
+    """The id of this browser when it carries the cookie (anyone signed in on it), else ""."""
+    value = _cookie_value(request)
+    return str(value["device"])[:32] if value is not None else ""
+
+
+def address_digest(address: str) -> str:
+    """A fixed-size key of a client address as the limits count it, kept with a game
+    instead of the address itself."""
+    return hashlib.sha256(f"{settings.SECRET_KEY}:{address}".encode()).hexdigest()[:32]
 
 
 def device_remember(request: HttpRequest, username: str) -> None:

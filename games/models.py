@@ -150,6 +150,16 @@ class Game(models.Model):
         related_name="game",
         help_text="The ranked attempt this game closed (ranked games only).",
     )
+    device = models.CharField(
+        max_length=32,
+        blank=True,
+        help_text="The browser it was submitted from (its known-device id), if it has one.",
+    )
+    address = models.CharField(
+        max_length=32,
+        blank=True,
+        help_text="A digest of the address it was submitted from (IPv6 by its /64 block).",
+    )
     created_at = models.DateTimeField()
     voided_at = models.DateTimeField(null=True, blank=True)
     void_reason = models.CharField(max_length=200, blank=True)
@@ -182,6 +192,13 @@ class Game(models.Model):
                 fields=["created_at"],
                 condition=Q(review_state__in=["flagged", "held"]),
                 name="game_review_queue",
+            ),
+            # A ranked game's rehearsal check: the day's games from its device or address.
+            models.Index(
+                fields=["daily", "device"], condition=~Q(device=""), name="game_daily_device"
+            ),
+            models.Index(
+                fields=["daily", "address"], condition=~Q(address=""), name="game_daily_address"
             ),
             # The copy check's work: the few games stored since its last run.
             models.Index(

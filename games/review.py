@@ -335,6 +335,13 @@ FLAGS: dict[str, tuple[str, str]] = {
         "plays the tables of game {closest_game}: {closest_game_similarity:.0%} of the "
         "shorter game's ({closest_game_common_tables} tables in common)",
     ),
+    "rehearsed": (
+        "rehearsed",
+        "replays game {rehearsed_game}, stored before it that day ({rehearsed_source}: the "
+        "player's own, or another account's from the same browser or address): "
+        "{rehearsed_similarity:.0%} of the shorter game's tables "
+        "({rehearsed_common_tables} tables in common)",
+    ),
     "solver_line": (
         "solver's line",
         "plays the tables of the solver's line: {solver_line_similarity:.0%} of the "

@@ -229,11 +229,6 @@ def client_strings() -> dict[str, Any]:
         "hint_stale": _("The game moved on while the hint was being found; ask again."),
         # The ranked attempt of the day (/api/daily/{date}/attempt/): one per
         # player and day, timed by the server, off the board once a hint is used.
-        "attempt_explain": _(
-            "One ranked attempt a day: the clock starts when you begin, a hint takes the "
-            "game off the board, and submitting ends the attempt."
-        ),
-        "attempt_start": _("Start the ranked attempt"),
         "restart_ranked": _(
             "Your ranked attempt goes on to its end: submit it, then play this deal again "
             "as practice."
@@ -247,6 +242,10 @@ def client_strings() -> dict[str, Any]:
             "You have played today's ranked attempt. Any other game of this deal is practice."
         ),
         "attempt_day_closed": _("The day is over: this attempt can no longer be ranked."),
+        "attempt_start_offline": _(
+            "The server cannot be reached: today's ranked game starts when it can be, "
+            "once you press Start."
+        ),
         "attempt_offline": _(
             "The server cannot be reached, so this game is practice: a ranked game is timed "
             "by the server from its first move. Once you are back online, start the ranked "
@@ -361,22 +360,36 @@ def play(request: HttpRequest) -> HttpResponse:
     daily = daily_deal_or_404(day)
     daily_code = daily.deal_code
     requested = request.GET.get("deal", "").strip()
-    deal_error = None
     deal = daily_code
     if requested:
         try:
             deal = Deal.from_code(requested).code
         except InvalidDealError as error:
-            # The engine's reason, in the player's words (marked in games/rules/errors.py).
-            deal_error = _(DEAL_REASONS[error.code]).format(**error.params)
+            # Never the day's deal instead, which would start its one ranked attempt:
+            # the engine's reason in the player's words (games/rules/errors.py), and
+            # the day's deal offered as a choice.
+            refusal: dict[str, Any] = {
+                "deal_error": _(DEAL_REASONS[error.code]).format(**error.params),
+                "requested": requested,
+                "config": page_config(request),
+            }
+            return render(request, "games/play.html", refusal, status=400)
     # A past day's deal (from the archive, say) is that day's, played as practice.
     past_day = None
     if deal != daily_code:
         past_day = daily_deal_before(number=Deal.from_code(deal).number, before=day)
+    is_daily = deal == daily_code
+    user = request.user
+    signed_in = user.is_authenticated
+    started = user.is_authenticated and is_daily and attempt_is_started(player=user, date=day)
+    # Today's deal is played ranked first: a signed-in player sees the start step
+    # until they press Start (nothing else starts the clock), a visitor a sign-in.
+    start_step = signed_in and is_daily and not started
     context = {
         "deal": deal,
-        "deal_error": deal_error,
-        "is_daily": deal == daily_code,
+        "is_daily": is_daily,
+        "start_step": start_step,
+        "table_hidden": is_daily and not started,
         "past_day": past_day,
         # The par is a day's: another deal has none to beat.
         "par": daily.par if deal == daily_code else past_day.par if past_day else None,
@@ -392,13 +405,11 @@ def play(request: HttpRequest) -> HttpResponse:
             attempt_url=reverse("api-daily-attempt", args=[day.isoformat()]),
             # Whether there is one to read: the page asks only then (GET answers
             # 404 before the start, which a browser logs as an error).
-            attempt_started=request.user.is_authenticated
-            and deal == daily_code
-            and attempt_is_started(player=request.user, date=day),
+            attempt_started=started,
         ),
         "og": day_open_graph(request, daily=daily, title=_("Play Easy Harp Daily #%(number)s")),
     }
-    return render(request, "games/play.html", context, status=400 if deal_error else 200)
+    return render(request, "games/play.html", context)
 
 
 RULES_TEMPLATES = {"es": "games/rules/es.html", "nl": "games/rules/nl.html"}

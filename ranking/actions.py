@@ -51,10 +51,12 @@ def game_submit(
     idempotency_key: str | None = None,
     times: Sequence[object] | None = None,
     practice: bool = False,
+    device: str = "",
+    address: str = "",
 ) -> tuple[Game, bool]:
     """Validate and store a game (`games.services.game_store`), and put a new ranked game
     of the day on its boards; (game, created). A retry of a stored game changes
-    nothing."""
+    nothing. `device` and `address` name where it came from (see `game_store`)."""
     game, created = game_services.game_store(
         player=player,
         deal=deal,
@@ -62,6 +64,8 @@ def game_submit(
         idempotency_key=idempotency_key,
         times=times,
         practice=practice,
+        device=device,
+        address=address,
     )
     if created:
         boards.game_ranked(game=game)

@@ -11,8 +11,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from easyharp_site.accounts.api import PasswordField, signed_in
+from easyharp_site.devices import address_digest, device_id
 from easyharp_site.errors import BODY_REFUSALS, ServiceError, error_responses
 from easyharp_site.fields import StrictBooleanField
+from easyharp_site.throttling import client_address
 from games.api import DealCodeField, GameOutput, LogField, TimesField
 from ranking import actions
 
@@ -28,8 +30,9 @@ class GameCreateApi(APIView):
 
     A game of today's deal by a player whose ranked attempt of today is open
     is their ranked game (`ranked` true) and closes the attempt, won or not,
-    unless it says `practice`; every other game is practice. `times`
-    (optional) are the per-action times.
+    unless it says `practice`; every other game is practice, and the ranked
+    game that follows a practice game of the day is compared with it (the
+    `rehearsed` flag). `times` (optional) are the per-action times.
     """
 
     permission_classes = [IsAuthenticated]
@@ -44,8 +47,9 @@ class GameCreateApi(APIView):
             required=False,
             default=False,
             help_text="True: store the game as practice even while the player's ranked attempt "
-            "is open (a game begun before the attempt's clock started, offline for example); "
-            "the attempt stays open.",
+            "is open or not started (a game begun before the attempt's clock started, offline "
+            "for example); the attempt stays open, and the ranked game that follows is "
+            "compared with this one.",
         )
 
     @extend_schema(
@@ -90,7 +94,11 @@ class GameCreateApi(APIView):
             )
         assert request.user.is_authenticated  # permission_classes: IsAuthenticated
         game, created = actions.game_submit(
-            player=request.user, idempotency_key=key, **data.validated_data
+            player=request.user,
+            idempotency_key=key,
+            device=device_id(request),
+            address=address_digest(client_address(request)),
+            **data.validated_data,
         )
         output = GameOutput(game, context={"request": request})
         return Response(output.data, status=status.HTTP_201_CREATED if created else 200)

@@ -75,7 +75,9 @@ DEAL_REASONS: Final[dict[str, str]] = {
     "deal_code_letter": gettext_noop(
         "a deal code uses only the letters A to Z, not {character} in {text}"
     ),
-    "deal_code_prefix": gettext_noop('a deal code starts with "{prefix}": {text} does not'),
+    "deal_code_prefix": gettext_noop(
+        '{text} does not start with "{prefix}", as every deal code does'
+    ),
     "deal_code_variant": gettext_noop(
         'unknown deal variant {variant} in {text}: EH1 codes use "N"'
     ),

@@ -75,6 +75,14 @@ def log_in(page: Any, username: str) -> None:
     fill_log_in(page, username)
 
 
+def start_ranked(page: Any) -> None:
+    """Press the start step's button and wait until today's ranked game is open (its
+    table shown): nothing else starts it."""
+    page.click("#start-ranked")
+    page.wait_for_selector('#attempt[data-mode="open"]', state="attached")
+    page.wait_for_selector("#table:visible")
+
+
 def test_moves_by_click_and_drag_change_score_and_moves_and_undo_takes_them_back(site) -> None:
     page = site(f"/play/?deal={DEAL_1}")
     assert counters(page) == (0, 0)
@@ -185,9 +193,11 @@ def test_the_keyboard_plays_too(site) -> None:
     assert column_cards(page, 1) == ["9S"]
 
 
-def test_the_keyboard_brings_a_card_down_from_a_foundation(site) -> None:
+def test_the_keyboard_brings_a_card_down_from_a_foundation(site, today) -> None:
     # The won game's first action puts an ace up (4F: the first foundation
     # that takes it); F, the foundation's number and a column bring it down.
+    # Its deal as another day's: a visitor is shown no table of the day's.
+    DailyDeal.objects.filter(date=today).update(number=1)
     page = site(f"/play/?deal={WIN['deal']}")
     ace = top_card(page, 3).get_attribute("data-card")
     page.keyboard.press("4")
@@ -222,12 +232,13 @@ def test_a_won_game_is_submitted_and_a_second_page_sees_the_live_board_move(
     player = site("/play/")
     log_in(player, "alice")
     player.wait_for_url(re.compile(r"/play/"))
+    start_ranked(player)
     play_keys(player, WIN["log"])
     player.wait_for_selector("#my-rank")
     assert player.inner_text("#score") == str(WIN["score"])
     assert f"score {WIN['score']}, {WIN['moves']} moves" in player.inner_text("#result")
     assert "Rank 1 of 1" in player.inner_text("#my-rank")
-    # The page started the ranked attempt at the first action: the game is the ranked one.
+    # The start step started the ranked attempt: the game is the ranked one.
     assert player.get_attribute("#result-kind", "data-kind") == "ranked"
     # Submitted automatically on the win: no second submission of the same game.
     assert player.locator("#submit-game").is_disabled()
@@ -264,6 +275,7 @@ def test_a_submission_whose_answer_is_lost_is_retried_with_the_same_key_and_stor
             route.continue_()
 
     page.route("**/api/games/", lose_the_first_answer)
+    start_ranked(page)
     play_keys(page, WIN["log"])
     page.wait_for_selector("#my-rank")
     assert len(attempts) == 2
@@ -279,8 +291,9 @@ def test_a_submission_whose_answer_is_lost_is_retried_with_the_same_key_and_stor
 
 def test_a_signed_out_player_signs_in_to_submit_without_losing_the_game(site, make_player) -> None:
     make_player("bob")
-    page = site("/play/")
-    play_keys(page, " ".join(WIN_LOG[:12]))
+    # Another deal than the day's: a visitor is shown no table of the day's.
+    page = site(f"/play/?deal={DEAL_1}")
+    play_keys(page, " ".join(["S"] * 12))
     page.wait_for_function("() => document.getElementById('moves').textContent === '12'")
     before = engine(page, "game.table()")
     page.click("#submit-game")
@@ -289,7 +302,7 @@ def test_a_signed_out_player_signs_in_to_submit_without_losing_the_game(site, ma
     fill_log_in(page, "bob")
     page.wait_for_selector("#replay-link")
     assert engine(page, "game.table()") == before
-    # Bob has not started today's ranked attempt: the visitor's game is practice.
+    # Another deal than the day's: practice.
     assert page.get_attribute("#result-kind", "data-kind") == "practice"
     game = Game.objects.get()
     assert game.player.username == "bob"

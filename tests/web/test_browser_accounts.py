@@ -18,7 +18,7 @@ from django.test import override_settings
 from games.models import Game
 from tests.fixtures import WIN
 from tests.mailserver import MailServer, body_of, link_in, mail_server
-from tests.web.test_browser import play_keys
+from tests.web.test_browser import play_keys, start_ranked
 
 from .conftest import PASSWORD, _serve_in_child, serving, shot
 
@@ -84,9 +84,10 @@ def test_a_forgotten_password_is_reset_by_mail_and_the_player_plays_on(
     page.wait_for_selector("#reset-done")
     assert page.inner_text("#account-link") == "alice"  # signed in
 
-    # The play page starts the ranked attempt at the first action.
+    # The play page starts the ranked attempt with its start step.
     page.click("#play-now")
     page.wait_for_url(re.compile(r"/play/"))
+    start_ranked(page)
     play_keys(page, WIN["log"])
     page.wait_for_selector("#my-rank")
     assert "Rank 1 of 1" in page.inner_text("#my-rank")

@@ -1,12 +1,13 @@
 """Today's ranked attempt on the play page, in a real browser.
 
-The same uvicorn and Chromium as `test_browser.py`: a signed-in player's first
-action starts the attempt, the game is stored on the server as it goes (each
-action over the attempt's socket, or saved through the API while the socket is
-down; so it goes on after a reload and in another browser, and a browser that
-fell behind takes up the longer game instead of saving over it), a hint asks first and takes
-the game off the boards, anonymous visitors are told their game is not
-ranked, and the game saved in the browser belongs to its player.
+The same uvicorn and Chromium as `test_browser.py`: a signed-in player's
+start step (its button, and nothing else) starts the attempt, the game is
+stored on the server as it goes (each action over the attempt's socket, or
+saved through the API while the socket is down; so it goes on after a reload
+and in another browser, and a browser that fell behind takes up the longer
+game instead of saving over it), a hint asks first and takes
+the game off the boards, anonymous visitors are asked to sign in and shown
+no table of the day, and the game saved in the browser belongs to its player.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from games.models import Attempt, DailyDeal, Game
 from leaderboards.models import BoardEntry
 from tests.fixtures import WIN, WIN_LOG
 from tests.web.conftest import DEAL_1, shot
-from tests.web.test_browser import counters, engine, log_in, play_keys
+from tests.web.test_browser import counters, engine, log_in, play_keys, start_ranked
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -77,10 +78,11 @@ def test_a_ranked_attempt_goes_on_after_a_reload_and_in_another_browser_and_rank
     make_player("alice")
     page = signed_in_play_page(site, "alice")
     wait_for_mode(page, "none")
-    assert "One ranked attempt a day" in page.inner_text("#attempt")
+    assert "The clock starts when you press Start" in page.inner_text("#start-panel")
     assert Attempt.objects.count() == 0  # opening the page starts nothing
 
-    # The first action starts the attempt; the clock runs; the game is saved as it goes.
+    # The start button starts the attempt; the clock runs; the game is saved as it goes.
+    start_ranked(page)
     play_keys(page, " ".join(WIN_LOG[:PLAYED]))
     wait_for_mode(page, "open")
     page.wait_for_selector("#clock:not([hidden])")
@@ -151,6 +153,7 @@ def test_a_hint_in_the_ranked_attempt_is_confirmed_first_and_takes_the_game_off_
     page = signed_in_play_page(site, "alice")
     wait_for_mode(page, "none")
     hints = requests_to(page, "/api/hint/")
+    start_ranked(page)
     play_keys(page, WIN_LOG[0])
     wait_for_mode(page, "open")
 
@@ -227,6 +230,7 @@ def test_the_after_game_panel_says_a_held_game_waits_for_review(
     boards = requests_to(page, "/leaderboard/")
     # A day with a par: a game given up is not compared with it (par is a win's).
     DailyDeal.objects.update(par=PLAYED + 100)
+    start_ranked(page)
     play_keys(page, " ".join(WIN_LOG[:PLAYED]))
     wait_for_mode(page, "open")
     page.click("#submit-game")
@@ -257,39 +261,32 @@ def test_a_new_player_opens_the_play_page_without_an_error_in_the_console(
     attempt_reads = requests_to(page, "/attempt/")
     page.goto(page.url.replace("/rules/", "/play/"))
     page.wait_for_function("() => window.easyHarp.attempt.mode === 'none'")
-    assert "One ranked attempt a day" in page.inner_text("#attempt-notice")
+    assert page.is_visible("#start-ranked")
     # No attempt yet: the page knew, and asked nothing the API answers with a 404.
     assert attempt_reads == []
     assert errors == []
-    # Its first action starts the attempt as ever.
-    play_keys(page, "S")
-    page.wait_for_function("() => window.easyHarp.attempt.mode === 'open'")
+    # Its start button starts the attempt.
+    start_ranked(page)
     assert Attempt.objects.get().player.username == "alice"
     assert errors == []
 
 
-def test_an_anonymous_visitor_is_told_that_the_game_is_not_ranked(site: Any) -> None:
+def test_an_anonymous_visitor_is_asked_to_sign_in_and_plays_no_practice_of_the_day(
+    site: Any,
+) -> None:
     page = site("/play/", service_workers="block")
+    attempt_requests = requests_to(page, "/attempt/")
     notice = page.inner_text("#anonymous-notice")
     assert "Sign in to play today's ranked game." in notice
-    assert "not ranked" in notice
+    assert "opens for practice once you have played it" in notice
     assert page.get_attribute("#notice-login", "href").startswith("/accounts/login/?next=")
     assert page.get_attribute("#notice-signup", "href").startswith("/accounts/signup/?next=")
-    attempt_requests = requests_to(page, "/attempt/")
-    play_keys(page, " ".join(WIN_LOG[:3]))
-    page.wait_for_function("() => document.getElementById('moves').textContent === '3'")
+    # Practice of the day's deal now would be a rehearsal of the ranked game later.
+    assert page.locator("#table").is_hidden()
+    assert page.evaluate("window.easyHarp.act('S')") == "not_started"
+    assert engine(page, "game.log") == []
+    assert page.locator("#start-panel").count() == 0
     assert engine(page, "window.easyHarp.attempt.mode") == "practice"
-    assert page.locator("#clock").is_hidden()
-    # No confirmation before a hint: the game is practice.
-    page.route(
-        "**/api/hint/",
-        lambda route: route.fulfill(
-            json={"result": "move", "action": "S", "moves_to_win": 300, "seconds": 0.1}
-        ),
-    )
-    page.click("#hint")
-    page.wait_for_selector('#hint-box[data-kind="move"]')
-    assert not page.locator("#confirm-dialog").evaluate("d => d.open")
     assert attempt_requests == []
     shot(page, "play-anonymous")
 
@@ -341,6 +338,7 @@ def test_a_save_the_server_refuses_or_cannot_take_is_shown_and_the_game_plays_on
     # The attempt's socket is refused: the page saves through the attempt API.
     page.route_web_socket(ATTEMPT_SOCKET, lambda socket: socket.close(code=1013))
     wait_for_mode(page, "none")
+    start_ranked(page)
     play_keys(page, WIN_LOG[0])
     wait_for_mode(page, "open")
 
@@ -433,6 +431,7 @@ def test_a_game_whose_times_are_refused_is_sent_again_without_them(
             route.continue_()
 
     page.route("**/api/games/", refuse_the_times_once)
+    start_ranked(page)
     play_keys(page, WIN["log"])
     page.wait_for_selector("#my-rank")
     assert len(bodies) == 2
@@ -452,6 +451,7 @@ def two_devices(site: Any, first: int, then: int) -> tuple[Any, Any]:
     from the stored game and plays on to `then` actions, stored too."""
     device_a = signed_in_play_page(site, "alice")
     wait_for_mode(device_a, "none")
+    start_ranked(device_a)
     play_keys(device_a, " ".join(WIN_LOG[:first]))
     wait_stored(device_a, first)
     device_b = signed_in_play_page(site, "alice")

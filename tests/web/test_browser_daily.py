@@ -24,7 +24,7 @@ from leaderboards.services import day_close
 from tests.fixtures import WIN, WIN_LOG, stored_game
 from tests.paths import ROOT
 from tests.web.conftest import ARTIFACTS, shot
-from tests.web.test_browser import log_in, play_keys
+from tests.web.test_browser import log_in, play_keys, start_ranked
 from tests.web.test_layout import axe_violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
@@ -177,6 +177,8 @@ def alice_wins_today(page: Any) -> Any:
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     log_in(page, "alice")
     page.wait_for_url(re.compile(r"/play/"))
+    if page.locator("#start-ranked").count():  # not started before the test
+        start_ranked(page)
     play_keys(page, WIN["log"])
     page.wait_for_selector("#aftergame:not([hidden])")
     return page

@@ -24,7 +24,7 @@ from games.selectors import daily_day_number
 from leaderboards.services import player_stats_recompute
 from tests.fixtures import WIN, stored_game
 from tests.web.conftest import shot
-from tests.web.test_browser import log_in, play_keys
+from tests.web.test_browser import log_in, play_keys, start_ranked
 from tests.web.test_layout import axe_violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
@@ -67,6 +67,7 @@ def test_after_a_win_the_panel_shows_the_share_its_picture_and_the_badge_just_ea
     page = site("/play/", language=language, **DESKTOP)
     log_in(page, "alice")
     page.wait_for_url(re.compile(r"/play/"))
+    start_ranked(page)
     play_keys(page, WIN["log"])
     page.wait_for_selector("#aftergame:not([hidden])")
     # A win is compared with the day's par: 3 moves over it (`streak_of_29`).

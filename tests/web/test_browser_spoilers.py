@@ -11,7 +11,7 @@ from django.utils import translation
 from django.utils.translation import gettext
 from playwright.sync_api import expect
 
-from tests.fixtures import WIN_LOG
+from tests.fixtures import DEAL, WIN_LOG
 from tests.web.conftest import shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
@@ -77,16 +77,23 @@ def test_a_visitor_on_a_desktop_sees_the_lock_on_the_home_page_s_board(
     shot(home, "home-replays-locked-desktop")
 
 
-def test_a_visitor_asking_a_hint_on_the_day_s_deal_is_told_why_there_is_none(site) -> None:
+def test_a_visitor_is_offered_no_hint_of_the_day_s_deal_and_the_api_refuses_one(site) -> None:
     page = site("/play/", width=320)
-    hint_locked = (
-        "Hints on today's deal are given only during your ranked attempt (sign in to "
-        "play it) or after it, and to everyone from 00:00 UTC."
+
+    # The day's deal is not on the table for a visitor: no hint button to press.
+    assert page.locator("#hint").is_hidden()
+    asked = page.evaluate(
+        """async (deal) => {
+            const answer = await fetch("/api/hint/", {
+                method: "POST",
+                headers: {"Content-Type": "application/json", Accept: "application/json"},
+                body: JSON.stringify({deal, log: ""}),
+            });
+            return answer.status;
+        }""",
+        DEAL,
     )
 
-    with page.expect_response("**/api/hint/") as answer:
-        page.click("#hint")
-
-    assert answer.value.status == 403
-    expect(page.locator("#hint-text")).to_have_text(hint_locked)
-    shot(page, "play-hint-locked-320")
+    assert asked == 403
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+    shot(page, "play-visitor-320")

@@ -17,7 +17,7 @@ import pytest
 from games.models import Attempt
 from tests.fixtures import WIN_LOG
 from tests.web.conftest import shot
-from tests.web.test_browser import engine, play_keys
+from tests.web.test_browser import engine, play_keys, start_ranked
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -81,6 +81,7 @@ def test_a_ranked_attempt_streams_each_action_and_a_network_cut_loses_and_double
     page = site("/play/", player=alice, service_workers="block")
     network = Network(page)
     page.wait_for_selector('#attempt[data-mode="none"]', state="attached")
+    start_ranked(page)
 
     # Each action goes as it is played, and is stored before it is acknowledged.
     play_one_by_one(page, WIN_LOG[:ONLINE], acknowledged=True)
@@ -124,6 +125,7 @@ def test_the_waiting_notice_speaks_the_players_language_on_a_phone(
     page = site("/play/", player=player, service_workers="block", language=language, width=320)
     network = Network(page)
     page.wait_for_selector('#attempt[data-mode="none"]', state="attached")
+    start_ranked(page)
     play_one_by_one(page, WIN_LOG[:1], acknowledged=True)
 
     network.cut()

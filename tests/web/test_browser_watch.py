@@ -17,7 +17,7 @@ import pytest
 from games.models import Game
 from tests.fixtures import WIN_LOG
 from tests.web.conftest import shot
-from tests.web.test_browser import play_keys
+from tests.web.test_browser import play_keys, start_ranked
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -31,6 +31,7 @@ def playing(site: Any, player: Any, actions: int) -> Any:
     are stored."""
     page = site("/play/", player=player, service_workers="block")
     page.wait_for_selector('#attempt[data-mode="none"]', state="attached")
+    start_ranked(page)
     play_keys(page, " ".join(WIN_LOG[:actions]))
     page.wait_for_selector(f'#attempt[data-stored="{actions}"]', state="attached")
     return page

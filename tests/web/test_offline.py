@@ -12,6 +12,7 @@ from games.models import Attempt, Game
 from tests.fixtures import WIN, WIN_LOG
 
 from .conftest import fill_log_in, shot
+from .test_browser import start_ranked
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -40,7 +41,7 @@ def signed_in_with_the_service_worker(site, make_player) -> Any:
     return page
 
 
-def test_the_days_deal_plays_offline_and_the_win_is_stored_once_back_online(
+def test_offline_the_start_step_waits_for_the_server_and_nothing_is_played_before(
     site, make_player
 ) -> None:
     page = signed_in_with_the_service_worker(site, make_player)
@@ -52,27 +53,24 @@ def test_the_days_deal_plays_offline_and_the_win_is_stored_once_back_online(
     assert page.evaluate(reach, "/rules/") == "offline"
     response = page.reload()
     assert response is not None and response.from_service_worker
-    page.wait_for_function("() => window.easyHarp !== undefined")
+    page.wait_for_function("() => window.easyHarp?.attempt.mode === 'none'")
+    # The clock cannot start: the page says why, and the day's table stays hidden.
+    assert "cannot be reached" in page.inner_text("#attempt-notice")
+    assert page.locator("#table").is_hidden()
+    page.click("#start-ranked")
+    page.wait_for_function("() => window.easyHarp.attempt.mode === 'starting'")
+    assert page.locator("#table").is_hidden()
+    assert Attempt.objects.count() == 0
+    shot(page, "play-offline-start")
+
+    # Back online, the start goes through: the ranked game is played and stored once.
+    page.context.set_offline(False)
+    page.wait_for_selector('#attempt[data-mode="open"]', state="attached")
     page.fill("#action-input", " ".join(WIN_LOG))
     page.press("#action-input", "Enter")
-    page.wait_for_selector("#table.won")
-    # The server's clock could not start: the game is practice, and the page says why.
-    page.wait_for_function("() => window.easyHarp.attempt.mode === 'none'")
-    assert "cannot be reached" in page.inner_text("#attempt-notice")
-    # Offline the submission waits and retries.
-    page.wait_for_function(
-        "() => document.getElementById('result').textContent.includes('trying again')"
-    )
-    assert Game.objects.count() == 0
-    shot(page, "play-offline-won")
-
-    page.context.set_offline(False)
     page.wait_for_selector("#replay-link")
     game = Game.objects.get()
-    assert (game.player.username, game.score, game.won) == ("alice", WIN["score"], True)
-    assert "Practice" in page.inner_text("#result")
-    # Stored as practice: today's ranked attempt is still the player's to play.
-    assert (game.ranked, Attempt.objects.count()) == (False, 0)
+    assert (game.player.username, game.ranked, game.won) == ("alice", True, True)
     assert_stored_once(page)
 
 
@@ -80,6 +78,7 @@ def test_a_ranked_game_goes_on_offline_and_is_ranked_once_back_online(site, make
     # Its clock started on the server before the network went: it runs on
     # there, so the game stays the ranked attempt's.
     page = signed_in_with_the_service_worker(site, make_player)
+    start_ranked(page)
     page.fill("#action-input", " ".join(WIN_LOG[:10]))
     page.press("#action-input", "Enter")
     page.wait_for_function("() => window.easyHarp.attempt.mode === 'open'")

@@ -125,8 +125,9 @@ class TestPlay:
         body = response.content.decode()
         assert 'role="alert"' in body
         assert "<b>x</b>" not in body
-        # The page still plays: today's deal.
-        assert page_config(response)["deal"] == DEAL
+        # Not today's deal instead (its ranked attempt would start): no deal at all.
+        assert "deal" not in page_config(response)
+        assert DEAL not in body
 
     def test_it_translates_every_reason_code_of_the_engine(
         self, client: Client, daily: DailyDeal

@@ -98,6 +98,38 @@ class TestBadDealCode:
         (alert,) = re.findall(r'<p class="error" role="alert">(.*?)</p>', response.content.decode())
         assert " ".join(html.unescape(alert).split()) == said
 
+    @pytest.mark.parametrize(
+        ("language", "said"),
+        [
+            ("en", "That is not a deal code: 'XYZ' does not start with \"EH1-N-\", as every "
+             "deal code does"),
+            ("es", "Eso no es un código de reparto: 'XYZ' no empieza por \"EH1-N-\", como todo "
+             "código de reparto"),
+            ("nl", "Dat is geen kaartverdelingscode: 'XYZ' begint niet met \"EH1-N-\", zoals "
+             "elke kaartverdelingscode"),
+        ],
+    )  # fmt: skip
+    def test_a_wrong_prefix_is_said_in_a_whole_sentence(
+        self, client: Client, daily: DailyDeal, language: str, said: str
+    ) -> None:
+        response = client.get("/play/?deal=XYZ", HTTP_ACCEPT_LANGUAGE=language)
+        assert response.status_code == 400
+        (alert,) = re.findall(r'<p class="error" role="alert">(.*?)</p>', response.content.decode())
+        assert " ".join(html.unescape(alert).split()) == said
+
+    @pytest.mark.parametrize("language", ["en", "es", "nl"])
+    def test_a_bad_code_offers_the_days_deal_and_plays_nothing(
+        self, client: Client, daily: DailyDeal, language: str
+    ) -> None:
+        response = client.get("/play/?deal=EH1-N-AAAAAF", HTTP_ACCEPT_LANGUAGE=language)
+        page = response.content.decode()
+        assert response.status_code == 400
+        # A link to the day's deal, and no game: no table, no play script, no deal.
+        assert re.search(r'<a class="button primary" id="open-daily" href="/play/">', page)
+        assert 'id="table"' not in page and "play.js" not in page
+        assert daily.deal_code not in page
+        assert 'value="EH1-N-AAAAAF"' in page
+
 
 class TestPasswordErrors:
     def test_sign_up_says_a_weak_password_with_tu_in_spanish(

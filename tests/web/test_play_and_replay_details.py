@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from games.models import Game
-from tests.fixtures import WIN, WIN_LOG
+from games.models import DailyDeal, Game
+from tests.fixtures import DEAL, WIN, WIN_LOG
 
 from .conftest import DEAL_1, SHOWN_TIMES, SPOKEN_TIMES, fill_log_in, shot
 from .test_layout import axe_violations
@@ -34,8 +34,12 @@ def focus_ring(page: Any) -> str:
     )
 
 
-def test_the_keyboard_alone_wins_the_day_with_a_visible_focus_and_spoken_moves(site) -> None:
-    page = site("/play/", width=1366, height=900)
+def test_the_keyboard_alone_wins_the_deal_with_a_visible_focus_and_spoken_moves(
+    site, today
+) -> None:
+    # Deal 4 as another day's deal: a visitor is shown no table of the day's.
+    DailyDeal.objects.filter(date=today).update(number=1)
+    page = site(f"/play/?deal={DEAL}", width=1366, height=900)
     # The first Tab offers to skip the header's links, and Enter goes to the page itself.
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.className") == "skip-link"

@@ -8,11 +8,12 @@
  * win and points at it.
  *
  * A signed-in player's game of today's deal is their one ranked attempt
- * (attempt.js decides the times and which saved game goes on): its first
- * action starts it on the server, each action is sent over the attempt's
- * socket as it is played (stream.js: queued while the network is away, sent
- * again on reconnect) and timed by the server, so it continues after a
- * reload or on another device, and a hint asks first. While the socket is
+ * (attempt.js decides the times and which saved game goes on): the start
+ * step's button, and nothing else, starts it on the server (the table is
+ * shown only then; a visitor is asked to sign in), each action is sent over
+ * the attempt's socket as it is played (stream.js: queued while the network
+ * is away, sent again on reconnect) and timed by the server, so it continues
+ * after a reload or on another device, and a hint asks first. While the socket is
  * down, the game is saved through the attempt API instead.
  */
 import {
@@ -126,7 +127,7 @@ function refresh() {
   document.getElementById("hint").disabled =
     table.won || hintInFlight || attempt.mode === "loading";
   // The ranked game goes on to its end: a new start would play it again knowing its cards.
-  restartButton.disabled = inAttempt();
+  restartButton.disabled = inAttempt() || !playable();
   restartButton.title = inAttempt() ? t("restart_ranked") : "";
   tableElement.dataset.moves = String(table.moves);
   // A hint answers one position: once the game moves on it no longer applies.
@@ -138,6 +139,8 @@ function refresh() {
 
 /** Play `token`; on refusal show why (translated) and return the reason code. */
 function act(token, { quiet = false } = {}) {
+  // Nothing is played on a table not shown: today's deal before its ranked start.
+  if (!playable()) return "not_started";
   const wasWon = game.won;
   const wasNew = game.log.length === 0;
   const before = game.table();
@@ -243,7 +246,7 @@ async function newGame(confirmLabel) {
 }
 
 restartButton.addEventListener("click", () => {
-  if (!inAttempt()) newGame(restartButton.textContent);
+  if (!inAttempt() && playable()) newGame(restartButton.textContent);
 });
 
 // ---------------------------------------------------------------- confirmations
@@ -255,9 +258,9 @@ const confirmDialog = document.getElementById("confirm-dialog");
 /*
  * The attempt's modes: "practice" (an anonymous visitor, another deal, or
  * the account may not play ranked), "loading" (asking the server for the
- * attempt), "none" (not started: the first action of a new game starts it),
- * "starting" (the start is on its way), "open" (this game is the ranked
- * attempt: saved on the server, timed), "done" (submitted, or the day is
+ * attempt), "none" (not started: the start step's button starts it, and
+ * the table waits hidden), "starting" (the start is on its way), "open"
+ * (this game is the ranked attempt: saved on the server, timed), "done" (submitted, or the day is
  * over: any further game is practice).
  */
 const rankable = Boolean(config.user) && config.deal === config.daily_deal;
@@ -291,9 +294,20 @@ function inAttempt() {
   return attempt.mode === "open" || attempt.mode === "starting";
 }
 
-/** Whether a hint now counts against the ranked attempt (asked in it, or starting it). */
-function hintCounts() {
-  return inAttempt() || (attempt.mode === "none" && game.log.length === 0);
+// Today's deal is played ranked first: a visitor is asked to sign in instead.
+const dailyForVisitor = !config.user && config.deal === config.daily_deal;
+
+/** Whether the start step stands in for the table: today's ranked game not started yet. */
+function awaitingStart() {
+  // An attempt started when the page was drawn is this table's, whatever follows,
+  // and so is one started on this browser since (a page kept for offline use).
+  if (!rankable || config.attempt_started || (saved.ranked && game.log.length > 0)) return false;
+  return attempt.mode === "loading" || attempt.mode === "none" || attempt.mode === "starting";
+}
+
+/** Whether the table is shown and played. */
+function playable() {
+  return !dailyForVisitor && !awaitingStart();
 }
 
 /** The attempt API: `init` sent to the attempt's URL; never throws. */
@@ -406,13 +420,14 @@ async function attemptLoad() {
     : { outcome: "none", status: navigator.onLine === false ? 0 : 404 };
   if (answer.outcome === "open" || answer.outcome === "closed") applyAttempt(answer);
   else if (attemptEnded(answer)) return;
-  // Not started, or not known (the network failed): the ranked game begun on
-  // this browser goes on (its clock runs on the server), and a game begun
-  // while the page asked starts the attempt (the server answers with the one
-  // it has); else the first action of a new game will.
+  // Not known (the network failed, or a page kept for offline use drawn before
+  // the start): the ranked game begun on this browser goes on (its clock runs
+  // on the server), and so does a game begun while the page asked (the server
+  // answers with the attempt it has). Not started: the start step waits for
+  // its button.
   else if (saved.ranked && game.log.length > 0) startAttempt();
   else if (attempt.begunWhileLoading && game.log.length > 0) startAttempt({ fresh: true });
-  else setMode("none", answer.status === 0 ? "attempt_offline" : "attempt_explain");
+  else setMode("none", answer.status === 0 ? "attempt_start_offline" : "");
 }
 
 /**
@@ -424,7 +439,7 @@ async function attemptLoad() {
 function startAttempt({ fresh = false } = {}) {
   if (attempt.mode === "starting") return attempt.ready;
   saved.ranked = true;
-  setMode("starting", "attempt_explain");
+  setMode("starting");
   attempt.ready = (async () => {
     for (;;) {
       const answer = await attemptCall({ method: "POST" });
@@ -457,9 +472,6 @@ function recordAction(wasNew) {
   } else if (inAttempt()) {
     saved.times.push(nextTime(saved.times, attempt.clock.elapsed(performance.now())));
     scheduleSave();
-  } else if (attempt.mode === "none" && wasNew) {
-    saved.times = [0];
-    startAttempt({ fresh: true });
   }
 }
 
@@ -730,8 +742,10 @@ function showAttempt() {
   const bar = document.getElementById("attempt");
   bar.dataset.mode = attempt.mode;
   bar.dataset.assisted = String(attempt.assisted);
-  const startButton = document.getElementById("attempt-start");
-  startButton.hidden = !(attempt.mode === "none" && game.log.length > 0);
+  const waiting = awaitingStart();
+  if (startPanel) startPanel.hidden = !waiting;
+  startButton?.toggleAttribute("disabled", attempt.mode === "starting");
+  document.getElementById("game").hidden = waiting || dailyForVisitor;
   const mark = document.getElementById("attempt-mark");
   mark.hidden = !inAttempt();
   mark.textContent = attempt.assisted ? t("assisted_mark") : t("ranked");
@@ -740,7 +754,7 @@ function showAttempt() {
   const note =
     inAttempt() && attempt.assisted && attempt.note !== "attempt_stale" ? "assisted" : attempt.note;
   document.getElementById("attempt-notice").textContent = note ? t(note) : "";
-  bar.hidden = !note && mark.hidden && startButton.hidden;
+  bar.hidden = !note && mark.hidden;
 }
 
 /** The clock: the time since the start while the attempt is open, its duration once submitted. */
@@ -751,8 +765,17 @@ function showClock() {
   if (ms !== null) node.textContent = t("clock", { time: clock(ms) });
 }
 
-document.getElementById("attempt-start").addEventListener("click", async () => {
-  if (await newGame(t("attempt_start"))) startAttempt();
+const startPanel = document.getElementById("start-panel");
+const startButton = document.getElementById("start-ranked");
+
+/** The start step's button: a new game of today's deal, the server's clock started. */
+startButton?.addEventListener("click", async () => {
+  if (attempt.mode !== "none") return;
+  game = Game.fromCode(config.deal);
+  saved = newSaved();
+  persist();
+  await startAttempt();
+  if (attempt.mode === "open") tableElement.focus();
 });
 
 /**
@@ -1098,13 +1121,11 @@ async function fetchHint(log) {
 let hintAsking = false; // from the press to the answer, the confirmation included
 
 async function askHint() {
-  if (hintAsking || hintInFlight || game.won || attempt.mode === "loading") return;
+  if (hintAsking || hintInFlight || game.won || attempt.mode === "loading" || !playable()) return;
   hintAsking = true;
   try {
-    if (hintCounts() && !attempt.assisted) {
+    if (inAttempt() && !attempt.assisted) {
       if (!(await ask(t("confirm_hint_ranked"), t("hint_anyway")))) return;
-      // A hint before the first action is the attempt's too: it starts it.
-      if (attempt.mode === "none") startAttempt();
       await attempt.ready;
     }
     await fetchAndShowHint();

@@ -93,8 +93,8 @@ def test_every_deal_code_round_trips_and_deals_all_104_cards(number: int) -> Non
 @pytest.mark.parametrize(
     ("code", "message"),
     [
-        ("EH2-N-AAAAAAB", "starts with"),
-        ("AAAAAAB", "starts with"),
+        ("EH2-N-AAAAAAB", "does not start with"),
+        ("AAAAAAB", "does not start with"),
         ("EH1-X-AAAAAAB", "variant"),
         ("EH1-N-AAAAAB", "7 letters"),
         ("EH1-N-AAAAAAAB", "7 letters"),

@@ -205,15 +205,18 @@ HINT_SOLVER_NODES = env_int("HINT_SOLVER_NODES", 20_000, positive=True)
 # Only a safety cap on the time per hint: a hint it cuts short says so ("cut_short").
 HINT_SOLVER_SECONDS = env_float("HINT_SOLVER_SECONDS", 10.0, positive=True)
 # The heavy work of requests (hints, replays) runs in a pool of processes of
-# each server process, at a lower CPU priority (games/pool.py): processes,
-# jobs that may wait for them (one more is a 503 `busy`), the Retry-After of
-# that refusal in seconds, and the processes' niceness (0 to 19; at 10 a
-# server process busy at the same time gets about 90% of a shared core).
+# each server process, at a lower CPU priority (games/pool.py), shared in turn
+# between client addresses: processes, jobs that may wait for them in all and
+# jobs one address may have running or waiting (one more is a 503 `busy`; a
+# player has one), the Retry-After of that refusal in seconds, and the
+# processes' niceness (0 to 19; at 10 a server process busy at the same time
+# gets about 90% of a shared core).
 HEAVY_WORK_PROCESSES = env_int("HEAVY_WORK_PROCESSES", 1, positive=True)
 HEAVY_WORK_NICENESS = env_int("HEAVY_WORK_NICENESS", 10)
 if not 0 <= HEAVY_WORK_NICENESS <= 19:
     raise ImproperlyConfigured("HEAVY_WORK_NICENESS must be 0 to 19")
-HEAVY_WORK_QUEUE = env_int("HEAVY_WORK_QUEUE", 4)
+HEAVY_WORK_QUEUE = env_int("HEAVY_WORK_QUEUE", 8)
+HEAVY_WORK_PER_ADDRESS = env_int("HEAVY_WORK_PER_ADDRESS", 2, positive=True)
 HEAVY_WORK_RETRY_AFTER = env_int("HEAVY_WORK_RETRY_AFTER", 10, positive=True)
 # The longest a request waits for its heavy work (then a 503 `busy`).
 HEAVY_WORK_TIMEOUT = env_float("HEAVY_WORK_TIMEOUT", 120.0, positive=True)

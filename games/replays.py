@@ -22,7 +22,7 @@ from rest_framework import status
 from easyharp_site.errors import ServiceError
 from games import rules
 from games.models import Game
-from games.pool import heavy_submit, heavy_wait
+from games.pool import Requester, heavy_submit, heavy_wait
 from games.work import replay_build, replay_data
 
 logger = logging.getLogger(__name__)
@@ -47,9 +47,10 @@ def game_replay(*, game: Game) -> dict[str, Any]:
     return replay_data(game_id=game.pk, deal_number=game.deal_number, log=game.log)
 
 
-def game_replay_gzipped(*, game: Game) -> bytes:
+def game_replay_gzipped(*, game: Game, requester: Requester) -> bytes:
     """`game_replay` as the API serves it, gzipped JSON: built once, in the heavy work
-    pool (`games.pool`), and kept in the cache for REPLAY_CACHE_SECONDS.
+    pool (`games.pool`) in `requester`'s turn, and kept in the cache for
+    REPLAY_CACHE_SECONDS.
 
     A stored game's log never changes, so the body is kept per game, rules
     version and log (its digest: a key that cannot name another game's body).
@@ -67,7 +68,11 @@ def game_replay_gzipped(*, game: Game) -> bytes:
         future = _building.get(key)
         if future is None:
             future = heavy_submit(
-                replay_build, game_id=game.pk, deal_number=game.deal_number, log=game.log
+                replay_build,
+                requester=requester,
+                game_id=game.pk,
+                deal_number=game.deal_number,
+                log=game.log,
             )
             _building[key] = future
             future.add_done_callback(partial(_replay_built, key))

@@ -566,6 +566,11 @@ REST_FRAMEWORK = {
         "hint": env_rate("THROTTLE_HINT", "30/min"),
         # Share pictures drawn (a cached picture is served without counting).
         "card": env_rate("THROTTLE_CARD", "30/min"),
+        # The same three per client address too, whoever is signed in: what the
+        # players behind one address (a school, an office) share.
+        "replay_address": env_rate("THROTTLE_REPLAY_ADDRESS", "240/min"),
+        "hint_address": env_rate("THROTTLE_HINT_ADDRESS", "60/min"),
+        "card_address": env_rate("THROTTLE_CARD_ADDRESS", "60/min"),
         # Password reset requests per client address, and per e-mail address
         # asked for (counted alike for known and unknown addresses, so the
         # answer never tells which is which; it bounds the mails of an account).

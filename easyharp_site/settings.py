@@ -220,8 +220,8 @@ HEAVY_WORK_PER_ADDRESS = env_int("HEAVY_WORK_PER_ADDRESS", 2, positive=True)
 HEAVY_WORK_RETRY_AFTER = env_int("HEAVY_WORK_RETRY_AFTER", 10, positive=True)
 # The longest a request waits for its heavy work (then a 503 `busy`).
 HEAVY_WORK_TIMEOUT = env_float("HEAVY_WORK_TIMEOUT", 120.0, positive=True)
-# A fair share of each server process per client address (easyharp_site.fairness):
-# requests of one address running at once, how many more may wait their turn,
+# A fair share of each server process per client address on the heavy routes
+# (easyharp_site.fairness): requests of one address running at once, how many more may wait their turn,
 # and for how many seconds, before a 429 `too_many_at_once`.
 REQUEST_CONCURRENCY_PER_ADDRESS = env_int("REQUEST_CONCURRENCY_PER_ADDRESS", 4, positive=True)
 REQUEST_QUEUE_PER_ADDRESS = env_int("REQUEST_QUEUE_PER_ADDRESS", 64)

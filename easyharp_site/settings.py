@@ -221,8 +221,9 @@ HEAVY_WORK_RETRY_AFTER = env_int("HEAVY_WORK_RETRY_AFTER", 10, positive=True)
 # The longest a request waits for its heavy work (then a 503 `busy`).
 HEAVY_WORK_TIMEOUT = env_float("HEAVY_WORK_TIMEOUT", 120.0, positive=True)
 # A fair share of each server process per client address on the heavy routes
-# (easyharp_site.fairness): requests of one address running at once, how many more may wait their turn,
-# and for how many seconds, before a 429 `too_many_at_once`.
+# (easyharp_site.fairness): requests of one address running at once, how many
+# more may wait their turn, and for how many seconds, before a 429
+# `too_many_at_once`.
 REQUEST_CONCURRENCY_PER_ADDRESS = env_int("REQUEST_CONCURRENCY_PER_ADDRESS", 4, positive=True)
 REQUEST_QUEUE_PER_ADDRESS = env_int("REQUEST_QUEUE_PER_ADDRESS", 64)
 REQUEST_QUEUE_SECONDS = env_float("REQUEST_QUEUE_SECONDS", 2.0, positive=True)
@@ -343,7 +344,16 @@ LOOP_POOL_TIMEOUT = env_float("LOOP_POOL_TIMEOUT", 5.0)
 LOOP_POOL_CONNECT_TIMEOUT = env_int("LOOP_POOL_CONNECT_TIMEOUT", 5)
 LOOP_POOL_STATEMENT_TIMEOUT_MS = env_int("LOOP_POOL_STATEMENT_TIMEOUT_MS", 5_000)
 
+# Redis holds two kinds of data: what must stay (the channel layer, the rate
+# limits' counters and the counts every process shares: the default cache) at
+# REDIS_URL, and what may be evicted and is made again on demand (built
+# replays, drawn share pictures: the `evictable` cache; the board mirror) at
+# CACHE_REDIS_URL. Run apart (docker-compose.yml), the second has a memory cap
+# with allkeys-lru and the first noeviction, so a full cache never drops a limit.
 REDIS_URL = env_str("REDIS_URL", "")
+CACHE_REDIS_URL = env_str("CACHE_REDIS_URL", "") or REDIS_URL
+if CACHE_REDIS_URL and not REDIS_URL:
+    raise ImproperlyConfigured("CACHE_REDIS_URL needs REDIS_URL")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -360,16 +370,26 @@ if REDIS_URL:
         "default": {
             "BACKEND": "easyharp_site.compat.SharedPoolRedisCache",
             "LOCATION": REDIS_URL,
-        }
+        },
+        "evictable": {
+            "BACKEND": "easyharp_site.compat.SharedPoolRedisCache",
+            "LOCATION": CACHE_REDIS_URL,
+        },
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        "evictable": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "evictable",
+        },
+    }
 # Friends boards read the day's board entries from a mirror in Redis, one
 # request for up to 1,001 players (leaderboards/mirror.py); off, or with Redis
 # down, they read the table.
-BOARD_MIRROR = env_bool("BOARD_MIRROR", bool(REDIS_URL))
-if BOARD_MIRROR and not REDIS_URL:
+BOARD_MIRROR = env_bool("BOARD_MIRROR", bool(CACHE_REDIS_URL))
+if BOARD_MIRROR and not CACHE_REDIS_URL:
     raise ImproperlyConfigured("BOARD_MIRROR needs REDIS_URL")
 # One subscriber per server process hears board changes on the default layer
 # and hands each update to that process's sockets directly (leaderboards/live.py):

@@ -16,7 +16,7 @@ from functools import partial
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from rest_framework import status
 
 from easyharp_site.errors import ServiceError
@@ -49,8 +49,8 @@ def game_replay(*, game: Game) -> dict[str, Any]:
 
 def game_replay_gzipped(*, game: Game, requester: Requester) -> bytes:
     """`game_replay` as the API serves it, gzipped JSON: built once, in the heavy work
-    pool (`games.pool`) in `requester`'s turn, and kept in the cache for
-    REPLAY_CACHE_SECONDS.
+    pool (`games.pool`) in `requester`'s turn, and kept in the `evictable` cache
+    for REPLAY_CACHE_SECONDS (made again if it was evicted).
 
     A stored game's log never changes, so the body is kept per game, rules
     version and log (its digest: a key that cannot name another game's body).
@@ -103,7 +103,7 @@ _building: dict[str, concurrent.futures.Future[bytes]] = {}
 
 def _cache_get(key: str) -> bytes | None:
     try:
-        body = cache.get(key)
+        body = caches["evictable"].get(key)
     except Exception:  # the cache away (Redis down) only costs a build
         logger.warning("replay cache unavailable", exc_info=True)
         return None
@@ -112,6 +112,6 @@ def _cache_get(key: str) -> bytes | None:
 
 def _cache_set(key: str, body: bytes) -> None:
     try:
-        cache.set(key, body, settings.REPLAY_CACHE_SECONDS)
+        caches["evictable"].set(key, body, settings.REPLAY_CACHE_SECONDS)
     except Exception:
         logger.warning("replay cache unavailable", exc_info=True)

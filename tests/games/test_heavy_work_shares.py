@@ -15,7 +15,7 @@ from easyharp_site.errors import ServiceError
 from games import pool
 from games.pool import Requester
 from tests.fixtures import DEAL, client_for
-from tests.games.blocking import held_until, written
+from tests.games.blocking import died, held_until, written
 
 FLOOD = "203.0.113.7"
 ELSEWHERE = "198.51.100.20"
@@ -118,3 +118,15 @@ def test_a_second_account_on_the_same_address_gets_a_503_past_the_addresss_share
     assert response.json()["error"]["code"] == "busy"
     release.touch()
     assert held.result(timeout=60) == "released"
+
+
+def test_a_pool_process_that_dies_is_a_503_and_the_next_job_gets_a_new_pool(
+    one_process: None, tmp_path: Path
+) -> None:
+    with pytest.raises(ServiceError) as refused:
+        pool.heavy_run(died, requester=Requester(FLOOD, 1))
+
+    assert refused.value.code == "busy"
+    order = tmp_path / "order"
+    again = pool.heavy_run(written, requester=Requester(FLOOD, 1), path=str(order), word="again")
+    assert again == "again" and not pool._by_address

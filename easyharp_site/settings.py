@@ -224,7 +224,7 @@ HEAVY_WORK_TIMEOUT = env_float("HEAVY_WORK_TIMEOUT", 120.0, positive=True)
 # (easyharp_site.fairness): requests of one address running at once, how many
 # more may wait their turn, and for how many seconds, before a 429
 # `too_many_at_once`.
-REQUEST_CONCURRENCY_PER_ADDRESS = env_int("REQUEST_CONCURRENCY_PER_ADDRESS", 4, positive=True)
+REQUEST_CONCURRENCY_PER_ADDRESS = env_int("REQUEST_CONCURRENCY_PER_ADDRESS", 2, positive=True)
 REQUEST_QUEUE_PER_ADDRESS = env_int("REQUEST_QUEUE_PER_ADDRESS", 64)
 REQUEST_QUEUE_SECONDS = env_float("REQUEST_QUEUE_SECONDS", 2.0, positive=True)
 # Seconds a built replay is kept in the cache (a stored game's log never changes).

@@ -4,10 +4,12 @@ address draw on one allowance (`easyharp_site.throttling`)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import time_machine
 from django.core.cache import cache
 
 from easyharp_site.throttling import local_counters_clear
@@ -24,6 +26,15 @@ def _fresh_counters() -> Iterator[None]:
     local_counters_clear()
     yield
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _early_in_a_minute() -> Iterator[None]:
+    """The limits count in windows aligned on the clock's minutes: each test starts
+    a second into one, so that no window ends between its requests."""
+    now = time.time()
+    with time_machine.travel(now - now % 60 + 1, tick=True):
+        yield
 
 
 def rates(settings: Any, **scopes: str) -> None:

@@ -37,10 +37,18 @@ limits) on a free loopback port, then:
    then 60 parallel replays of 20,000-action games (four games, cold; the
    60/min limit), each sent by a process of its own so that sending it costs
    the bystander's process nothing. The bystander's p99 must stay under 100 ms.
+heavy. the heavy work shared: for 20 s, 8 accounts on one address each ask for
+   hints (production's solver settings), replays and share pictures one after
+   another, while a bystander on another address reads and submits as above
+   and asks for 3 hints and 3 replays of games not built yet: each answered,
+   none of its requests failed, and the p99 of its reads under 100 ms (its
+   submissions' times are shown).
 
     .venv/bin/python bench/abuse.py
     .venv/bin/python bench/abuse.py --redis-url redis://127.0.0.1:6379/5 --servers 2
     .venv/bin/python bench/abuse.py --only floods \
+        --database-url postgres://postgres@127.0.0.1:5432/eh_flood
+    .venv/bin/python bench/abuse.py --only shared --redis-url redis://127.0.0.1:6379/5 \
         --database-url postgres://postgres@127.0.0.1:5432/eh_flood
 
 Loopback only (127.0.0.0/8); about 300 requests in all, each with a timeout,
@@ -585,7 +593,7 @@ def redis_away(bench: Bench, env: dict[str, str], log: Path) -> None:
 BYSTANDER_READ_EVERY = 0.1
 BYSTANDER_SUBMIT_EVERY = 0.6
 FLOOD_CAP_SECONDS = 120.0
-REPLAY_GAMES = 4
+REPLAY_GAMES = 4  # also the shared flood's: one for the flood, three for the bystander
 REPLAY_ACTIONS = 20_000
 
 
@@ -775,6 +783,153 @@ def replay_flood(bench: Bench, env: dict[str, str], tmp: str) -> None:
         server.stop()
 
 
+# --- Heavy work shared: eight accounts on one address, a bystander on another -------------
+
+SHARED_ACCOUNTS = 8
+SHARED_SECONDS = 20.0
+BYSTANDER_ASKS = 3  # hints and replays the bystander asks for during the flood
+# Positions of the hint's deal, so that not every hint is the same table.
+HINT_LOGS = ("", "S", "S W9", "S W9 S")
+
+
+def _shared_flooder(
+    base: str, tokens: list[str], games: list[int], seconds: float, pipe: Connection
+) -> None:
+    """In a process of its own: each account asks for hints, replays and share
+    pictures, one after another, from the flood's address for `seconds`; sends back
+    the statuses per kind of request."""
+
+    async def account(http: httpx.AsyncClient, number: int, token: str,
+                      statuses: Counter[str], until: float) -> None:  # fmt: skip
+        auth = {"Authorization": f"Token {token}"}
+        turn = 0
+        while time.monotonic() < until:
+            body = {"deal": HINT["deal"], "log": HINT_LOGS[(number + turn) % len(HINT_LOGS)]}
+            asks = [
+                ("hint", http.post(f"{base}/api/hint/", json=body, headers=auth)),
+                ("replay", http.get(f"{base}/api/games/{games[turn % len(games)]}/replay/",
+                                    headers={**auth, "Accept-Encoding": "gzip"})),
+                ("card", http.get(f"{base}/cards/games/{games[turn % len(games)]}.png?{turn}",
+                                  headers=auth)),
+            ]  # fmt: skip
+            for kind, call in asks:
+                try:
+                    response = await call
+                    statuses[f"{kind} {response.status_code}"] += 1
+                except httpx.HTTPError as error:
+                    statuses[f"{kind} {type(error).__name__}"] += 1
+            turn += 1
+
+    async def send() -> Counter[str]:
+        transport = httpx.AsyncHTTPTransport(local_address="127.0.0.60")
+        statuses: Counter[str] = Counter()
+        async with httpx.AsyncClient(timeout=FLOOD_CAP_SECONDS, transport=transport) as http:
+            pipe.send("ready")
+            pipe.recv()
+            until = time.monotonic() + seconds
+            await asyncio.gather(*(account(http, number, token, statuses, until)
+                                   for number, token in enumerate(tokens)))  # fmt: skip
+        return statuses
+
+    pipe.send(asyncio.run(send()))
+
+
+async def _bystander_asks(
+    base: str, token: str, games: list[int], times: dict[str, list[float]],
+    failed: Counter[str],
+) -> None:  # fmt: skip
+    """From the bystander's address: a hint, then a replay of a game not built yet,
+    every few seconds of the flood, each timed."""
+    transport = httpx.AsyncHTTPTransport(local_address="127.0.0.50")
+    auth = {"Authorization": f"Token {token}"}
+    async with httpx.AsyncClient(timeout=FLOOD_CAP_SECONDS, transport=transport) as http:
+        for turn in range(BYSTANDER_ASKS):
+            await asyncio.sleep(SHARED_SECONDS / (BYSTANDER_ASKS + 1))
+            body = {"deal": HINT["deal"], "log": HINT_LOGS[turn % len(HINT_LOGS)]}
+            asks = [
+                ("hint", http.post(f"{base}/api/hint/", json=body, headers=auth)),
+                ("replay", http.get(f"{base}/api/games/{games[turn]}/replay/", headers=auth)),
+            ]
+            for kind, call in asks:
+                started = time.perf_counter()
+                response = await call
+                times[kind].append(time.perf_counter() - started)
+                if response.status_code != 200:
+                    failed[f"{kind} {response.status_code}"] += 1
+
+
+async def _shared_flood_with_bystander(
+    base: str, tokens: list[str], flood_games: list[int], bystander: str, own_games: list[int]
+) -> tuple[Counter[str], Latencies, Latencies, dict[str, list[float]], Counter[str]]:
+    quiet, during = Latencies(), Latencies()
+    times: dict[str, list[float]] = {"hint": [], "replay": []}
+    failed: Counter[str] = Counter()
+    ours, theirs = multiprocessing.get_context("spawn").Pipe()
+    sender = multiprocessing.get_context("spawn").Process(
+        target=_shared_flooder, args=(base, tokens, flood_games, SHARED_SECONDS, theirs),
+        daemon=True,
+    )  # fmt: skip
+    sender.start()
+    loop = asyncio.get_running_loop()
+    assert await loop.run_in_executor(None, ours.recv) == "ready"
+    stop = asyncio.Event()
+    watcher = asyncio.create_task(_bystander(base, bystander, stop, quiet))
+    await asyncio.sleep(5)
+    stop.set()
+    await watcher
+    stop = asyncio.Event()
+    watcher = asyncio.create_task(_bystander(base, bystander, stop, during))
+    ours.send("go")
+    await _bystander_asks(base, bystander, own_games, times, failed)
+    statuses = await loop.run_in_executor(None, ours.recv)
+    stop.set()
+    await watcher
+    sender.join(timeout=10)
+    return statuses, quiet, during, times, failed
+
+
+def shared_flood(bench: Bench, env: dict[str, str], tmp: str) -> None:
+    item = bench.item(
+        "heavy",
+        f"{SHARED_ACCOUNTS} accounts on one address flooding hints, replays and pictures: "
+        "a bystander on another address still gets its hints, replays and pages",
+    )
+    server = _flood_server(env, tmp, "shared")
+    try:
+        one = Bench([server.base], [], bench.day)
+        tokens = [_a_token(one, f"flooder{n}") for n in range(SHARED_ACCOUNTS)]
+        bystander = _a_token(one, "shared-bystander")
+        games = _long_games(server.base, _a_token(one, "shared-long"))
+        flood_games, own_games = games[:1], games[1 : 1 + BYSTANDER_ASKS]
+        fresh_window(SHARED_SECONDS + 10)
+        statuses, quiet, during, times, failed = asyncio.run(
+            _shared_flood_with_bystander(server.base, tokens, flood_games, bystander, own_games)
+        )
+        item.lines.append(f"        load average {os.getloadavg()[0]:.1f}")
+        item.lines.append(f"        the flood's answers in {SHARED_SECONDS:.0f} s: "
+                          f"{dict(sorted(statuses.items()))}")  # fmt: skip
+        for kind in ("hint", "replay"):
+            took = ", ".join(f"{seconds:.1f}" for seconds in times[kind])
+            refused = sum(count for what, count in failed.items() if what.startswith(kind))
+            item.check(
+                len(times[kind]) == BYSTANDER_ASKS and not refused,
+                f"bystander's {kind}s answered: {len(times[kind]) - refused} of "
+                f"{BYSTANDER_ASKS}, in {took} s ({dict(failed) or 'none refused'})",
+            )
+        item.lines.append(f"        bystander alone, reads {Latencies.summary(quiet.reads)}; "
+                          f"submissions {Latencies.summary(quiet.submissions)}")  # fmt: skip
+        item.check(
+            Latencies.p99(during.reads) < 0.1,
+            f"bystander's reads during the flood: {Latencies.summary(during.reads)}",
+        )
+        # Shown, not judged here: the hint and replay floods' items judge submissions.
+        item.lines.append(f"        bystander's submissions during the flood: "
+                          f"{Latencies.summary(during.submissions)}")  # fmt: skip
+        item.check(not during.failed, f"bystander's failed requests: {dict(during.failed) or 0}")
+    finally:
+        server.stop()
+
+
 # --- Running ----------------------------------------------------------------------------
 
 
@@ -822,7 +977,9 @@ def run(args: argparse.Namespace) -> int:
                 lambda: hint_flood(bench, env, tmp),
                 lambda: replay_flood(bench, env, tmp),
             ]
-            steps = {"all": steps + floods, "floods": floods, "limits": steps}[args.only]
+            shared: list[Callable[[], None]] = [lambda: shared_flood(bench, env, tmp)]
+            steps = {"all": steps + floods + shared, "floods": floods, "limits": steps,
+                     "shared": shared}[args.only]  # fmt: skip
             for step in steps:
                 if time.monotonic() - started > args.deadline:
                     bench.item("-", "stopped at the deadline").check(False, f"{args.deadline} s")
@@ -857,8 +1014,9 @@ def main() -> int:
     parser.add_argument("--servers", type=int, default=1, help="server processes (2 needs Redis)")
     parser.add_argument("--deadline", type=float, default=420.0, help="stop after this many s")
     parser.add_argument("--database-url", help="a PostgreSQL database to use (emptied)")
-    parser.add_argument("--only", choices=["all", "limits", "floods"], default="all",
-                        help="the limits' items, the floods (25.4), or both")  # fmt: skip
+    parser.add_argument("--only", choices=["all", "limits", "floods", "shared"],
+                        default="all",
+                        help="the limits' items, the floods, the shared flood, or all")  # fmt: skip
     args = parser.parse_args()
     if args.servers > 1 and not args.redis_url:
         parser.error("--servers above 1 needs --redis-url (the processes share limits there)")

@@ -1,21 +1,26 @@
-"""A fair share of a server process for every client address.
+"""A fair share of a server process for every client address, on the heavy routes.
 
 A server process runs every request's Python under one interpreter lock. Sixty
 requests from one address at once (a burst of replays, say, each a few
-milliseconds of work) all run in threads of their own and take turns on that
-lock with whoever else is served, so a bystander's request waited behind the
+milliseconds of work) all ran in threads of their own and took turns on that
+lock with whoever else was served, so a bystander's request waited behind the
 whole burst (docs/RELIABILITY.md).
 
 `FairShareMiddleware` (ASGI, in front of Django) lets at most
-`REQUEST_CONCURRENCY_PER_ADDRESS` HTTP requests of one client address run in
-the application at once, per process. The next ones wait their turn in that
-address's line (in the event loop: a waiting request holds no thread and no
-database connection), in order of arrival; one that would wait longer than
-`REQUEST_QUEUE_SECONDS`, or find `REQUEST_QUEUE_PER_ADDRESS` already waiting,
-is answered at once with a 429 `too_many_at_once` and `Retry-After`. Other
-addresses are not held up by anyone's line, so a burst costs its sender the
-wait, and everybody else at most the share of the lock that a few requests
-take.
+`REQUEST_CONCURRENCY_PER_ADDRESS` requests of one client address to the heavy
+routes (`HEAVY_PATHS`: replays, hints, share pictures) run in the application
+at once, per process. The next ones wait their turn in that address's line (in
+the event loop: a waiting request holds no thread and no database connection),
+in order of arrival; one that would wait longer than `REQUEST_QUEUE_SECONDS`,
+or find `REQUEST_QUEUE_PER_ADDRESS` already waiting, is answered at once with a
+429 `too_many_at_once` and `Retry-After`. Other addresses are not held up by
+anyone's line, so a burst costs its sender the wait, and everybody else at most
+the share of the lock that a few requests take.
+
+Every other request passes straight through: pages and ordinary reads cost
+milliseconds, and the players of one school or office load eighty pages at
+once; refusing some of them protected nobody (the edge's connection limit
+bounds a flood of them).
 
 A request that waits on work done in another process (a hint or a replay in
 `games.pool`) lends its turn for that time (`turn_lent`): waiting costs this
@@ -24,15 +29,14 @@ a turn back, ahead of the line, when the work is done.
 
 The address is the one the limits count (`easyharp_site.throttling.address_key`:
 the ASGI server's client address, which it takes from the edge's
-`X-Forwarded-For` only for the edge; IPv6 by /64 block). Static files and the
-health check are not counted: they are cheap, and a browser fetches a page's
-files several at a time. Websockets are not either: they are long-lived, and
-their own limits apply (`easyharp_site.sockets`).
+`X-Forwarded-For` only for the edge; IPv6 by /64 block). Websockets are not
+counted: they are long-lived, and their own limits apply (`easyharp_site.sockets`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections import deque
 from collections.abc import Iterator
@@ -46,7 +50,11 @@ from easyharp_site.errors import error_body
 from easyharp_site.middleware import ASGIApp, Receive, Scope, Send, send_error
 from easyharp_site.throttling import address_key
 
-_EXEMPT_PREFIXES = ("/healthz/",)
+# The routes whose requests cost more than a page: a replay built, a hint, a share
+# picture drawn (the edge limits the same ones, deploy/nginx).
+HEAVY_PATHS = re.compile(
+    r"/(api/hint/|api/games/[0-9]+/replay/|api/daily/[0-9-]+/par/replay/|cards/)"
+)
 
 
 @dataclass
@@ -98,7 +106,7 @@ class FairShareMiddleware:
         self.lines: dict[str, _Line] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or _exempt(scope["path"]):
+        if scope["type"] != "http" or not HEAVY_PATHS.match(scope["path"]):
             await self.app(scope, receive, send)
             return
         client = scope.get("client")
@@ -179,11 +187,6 @@ class FairShareMiddleware:
             and self.lines.get(address) is line
         ):
             del self.lines[address]
-
-
-def _exempt(path: str) -> bool:
-    static = "/" + settings.STATIC_URL.lstrip("/")
-    return path.startswith(static) or path.startswith(_EXEMPT_PREFIXES)
 
 
 TOO_MANY_AT_ONCE = (

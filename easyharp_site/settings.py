@@ -210,22 +210,26 @@ HINT_SOLVER_NODES = env_int("HINT_SOLVER_NODES", 20_000, positive=True)
 # Only a safety cap on the time per hint: a hint it cuts short says so ("cut_short").
 HINT_SOLVER_SECONDS = env_float("HINT_SOLVER_SECONDS", 10.0, positive=True)
 # The heavy work of requests (hints, replays) runs in a pool of processes of
-# each server process, at a lower CPU priority (games/pool.py): processes,
-# jobs that may wait for them (one more is a 503 `busy`), the Retry-After of
-# that refusal in seconds, and the processes' niceness (0 to 19; at 10 a
-# server process busy at the same time gets about 90% of a shared core).
+# each server process, at a lower CPU priority (games/pool.py), shared in turn
+# between client addresses: processes, jobs that may wait for them in all and
+# jobs one address may have running or waiting (one more is a 503 `busy`; a
+# player has one), the Retry-After of that refusal in seconds, and the
+# processes' niceness (0 to 19; at 10 a server process busy at the same time
+# gets about 90% of a shared core).
 HEAVY_WORK_PROCESSES = env_int("HEAVY_WORK_PROCESSES", 1, positive=True)
 HEAVY_WORK_NICENESS = env_int("HEAVY_WORK_NICENESS", 10)
 if not 0 <= HEAVY_WORK_NICENESS <= 19:
     raise ImproperlyConfigured("HEAVY_WORK_NICENESS must be 0 to 19")
-HEAVY_WORK_QUEUE = env_int("HEAVY_WORK_QUEUE", 4)
+HEAVY_WORK_QUEUE = env_int("HEAVY_WORK_QUEUE", 8)
+HEAVY_WORK_PER_ADDRESS = env_int("HEAVY_WORK_PER_ADDRESS", 2, positive=True)
 HEAVY_WORK_RETRY_AFTER = env_int("HEAVY_WORK_RETRY_AFTER", 10, positive=True)
 # The longest a request waits for its heavy work (then a 503 `busy`).
 HEAVY_WORK_TIMEOUT = env_float("HEAVY_WORK_TIMEOUT", 120.0, positive=True)
-# A fair share of each server process per client address (easyharp_site.fairness):
-# requests of one address running at once, how many more may wait their turn,
-# and for how many seconds, before a 429 `too_many_at_once`.
-REQUEST_CONCURRENCY_PER_ADDRESS = env_int("REQUEST_CONCURRENCY_PER_ADDRESS", 4, positive=True)
+# A fair share of each server process per client address on the heavy routes
+# (easyharp_site.fairness): requests of one address running at once, how many
+# more may wait their turn, and for how many seconds, before a 429
+# `too_many_at_once`.
+REQUEST_CONCURRENCY_PER_ADDRESS = env_int("REQUEST_CONCURRENCY_PER_ADDRESS", 2, positive=True)
 REQUEST_QUEUE_PER_ADDRESS = env_int("REQUEST_QUEUE_PER_ADDRESS", 64)
 REQUEST_QUEUE_SECONDS = env_float("REQUEST_QUEUE_SECONDS", 2.0, positive=True)
 # Seconds a built replay is kept in the cache (a stored game's log never changes).
@@ -345,7 +349,16 @@ LOOP_POOL_TIMEOUT = env_float("LOOP_POOL_TIMEOUT", 5.0)
 LOOP_POOL_CONNECT_TIMEOUT = env_int("LOOP_POOL_CONNECT_TIMEOUT", 5)
 LOOP_POOL_STATEMENT_TIMEOUT_MS = env_int("LOOP_POOL_STATEMENT_TIMEOUT_MS", 5_000)
 
+# Redis holds two kinds of data: what must stay (the channel layer, the rate
+# limits' counters and the counts every process shares: the default cache) at
+# REDIS_URL, and what may be evicted and is made again on demand (built
+# replays, drawn share pictures: the `evictable` cache; the board mirror) at
+# CACHE_REDIS_URL. Run apart (docker-compose.yml), the second has a memory cap
+# with allkeys-lru and the first noeviction, so a full cache never drops a limit.
 REDIS_URL = env_str("REDIS_URL", "")
+CACHE_REDIS_URL = env_str("CACHE_REDIS_URL", "") or REDIS_URL
+if CACHE_REDIS_URL and not REDIS_URL:
+    raise ImproperlyConfigured("CACHE_REDIS_URL needs REDIS_URL")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -362,16 +375,26 @@ if REDIS_URL:
         "default": {
             "BACKEND": "easyharp_site.compat.SharedPoolRedisCache",
             "LOCATION": REDIS_URL,
-        }
+        },
+        "evictable": {
+            "BACKEND": "easyharp_site.compat.SharedPoolRedisCache",
+            "LOCATION": CACHE_REDIS_URL,
+        },
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        "evictable": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "evictable",
+        },
+    }
 # Friends boards read the day's board entries from a mirror in Redis, one
 # request for up to 1,001 players (leaderboards/mirror.py); off, or with Redis
 # down, they read the table.
-BOARD_MIRROR = env_bool("BOARD_MIRROR", bool(REDIS_URL))
-if BOARD_MIRROR and not REDIS_URL:
+BOARD_MIRROR = env_bool("BOARD_MIRROR", bool(CACHE_REDIS_URL))
+if BOARD_MIRROR and not CACHE_REDIS_URL:
     raise ImproperlyConfigured("BOARD_MIRROR needs REDIS_URL")
 # One subscriber per server process hears board changes on the default layer
 # and hands each update to that process's sockets directly (leaderboards/live.py):
@@ -571,6 +594,11 @@ REST_FRAMEWORK = {
         "hint": env_rate("THROTTLE_HINT", "30/min"),
         # Share pictures drawn (a cached picture is served without counting).
         "card": env_rate("THROTTLE_CARD", "30/min"),
+        # The same three per client address too, whoever is signed in: what the
+        # players behind one address (a school, an office) share.
+        "replay_address": env_rate("THROTTLE_REPLAY_ADDRESS", "240/min"),
+        "hint_address": env_rate("THROTTLE_HINT_ADDRESS", "60/min"),
+        "card_address": env_rate("THROTTLE_CARD_ADDRESS", "60/min"),
         # Password reset requests per client address, and per e-mail address
         # asked for (counted alike for known and unknown addresses, so the
         # answer never tells which is which; it bounds the mails of an account).

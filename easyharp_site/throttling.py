@@ -28,6 +28,11 @@ Who is counted depends on what the limit protects:
   address nor one account from many addresses draws a fresh allowance.
 - `search` (players by the beginning of their name) counts per client address
   alone, signed in or not: what it guards is the database's work per client.
+- `replay`, `hint` and `card` (the costs a visitor can trigger: a replay built,
+  the solver, a picture drawn) count per signed-in player, else per client
+  address, and besides per client address at a rate of their own
+  (`replay_address`, ...; higher, for the players of one school or office), so
+  that many accounts behind one address draw on one allowance.
 - The other scopes count per signed-in player, else per client address.
 
 The client address is `REMOTE_ADDR` alone (the server sets it from
@@ -86,6 +91,9 @@ DEVICE_SCOPE = "auth_device"
 ADDRESS_AND_PLAYER_SCOPES = frozenset({"join"})
 # Limits counted per client address alone, whoever is signed in.
 ADDRESS_SCOPES = frozenset({"search"})
+# Limits counted per player (else per address) and per address at the rate
+# `<scope>_address`.
+ADDRESS_RATE_SCOPES = frozenset({"replay", "hint", "card"})
 
 
 def client_address(request: HttpRequest | Request) -> str:
@@ -155,6 +163,10 @@ def _counters(request: HttpRequest | Request, scope: str) -> Iterator[tuple[str,
         who = f"player:{user.pk}" if user is not None and user.is_authenticated else None
         if scope in ADDRESS_SCOPES:
             keys = [(scope, f"{scope}:addr:{client_address(request)}")]
+        elif scope in ADDRESS_RATE_SCOPES:
+            address = client_address(request)
+            keys = [(f"{scope}_address", f"{scope}_address:{address}")]
+            keys += [(scope, f"{scope}:{who or 'addr:' + address}")]
         elif scope in ADDRESS_AND_PLAYER_SCOPES:
             keys = [(scope, f"{scope}:addr:{client_address(request)}")]
             keys += [(scope, f"{scope}:{who}")] if who else []

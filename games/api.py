@@ -37,6 +37,7 @@ from easyharp_site.site import site_url
 from games import holds, replays, selectors, services
 from games.models import Attempt, Game
 from games.parsing import deal_parse
+from games.pool import Requester
 
 # What `Deal.from_code` reads: case and blanks around the code are ignored. The
 # seven letters must also stand for a deal 1..999,999 (EH1-N-AAAAAAB to
@@ -419,7 +420,7 @@ class GameReplayApi(APIView):
         game, private = selectors.game_get_unlocked(game_id=game_id, viewer=request.user)
         # Built once, away from this process, and kept (gzipped JSON): a read
         # of a kept replay costs a cache read, whatever its length.
-        body = replays.game_replay_gzipped(game=game)
+        body = replays.game_replay_gzipped(game=game, requester=Requester.of(request))
         return _replay_response(request, body, private=private)
 
 
@@ -467,7 +468,11 @@ class ParReplayApi(APIView):
     )
     def get(self, request: Request, date: str) -> HttpResponse:
         daily = selectors.par_get_unlocked(date=parse_day(date))
-        return _replay_response(request, replays.par_replay_gzipped(daily=daily), private=False)
+        return _replay_response(
+            request,
+            replays.par_replay_gzipped(daily=daily, requester=Requester.of(request)),
+            private=False,
+        )
 
 
 # --- The ranked attempt of the day -------------------------------------------------
@@ -661,7 +666,7 @@ class HintApi(APIView):
         held = holds.deal_held(number=deal_parse(data.validated_data["deal"]).number)
         if held is not None:
             raise held
-        answer = selectors.game_hint(**data.validated_data)
+        answer = selectors.game_hint(**data.validated_data, requester=Requester.of(request))
         output = self.OutputSerializer(answer).data
         if request.user.is_authenticated:
             output["assisted"] = services.attempt_assist(

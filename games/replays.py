@@ -16,13 +16,13 @@ from functools import partial
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from rest_framework import status
 
 from easyharp_site.errors import ServiceError
 from games import rules
 from games.models import DailyDeal, Game
-from games.pool import heavy_submit, heavy_wait
+from games.pool import Requester, heavy_submit, heavy_wait
 from games.work import replay_build, replay_data
 
 logger = logging.getLogger(__name__)
@@ -47,9 +47,10 @@ def game_replay(*, game: Game) -> dict[str, Any]:
     return replay_data(game_id=game.pk, deal_number=game.deal_number, log=game.log)
 
 
-def game_replay_gzipped(*, game: Game) -> bytes:
+def game_replay_gzipped(*, game: Game, requester: Requester) -> bytes:
     """`game_replay` as the API serves it, gzipped JSON: built once, in the heavy work
-    pool (`games.pool`), and kept in the cache for REPLAY_CACHE_SECONDS.
+    pool (`games.pool`) in `requester`'s turn, and kept in the `evictable` cache
+    for REPLAY_CACHE_SECONDS (made again if it was evicted).
 
     A stored game's log never changes, so the body is kept per game, rules
     version and log (its digest: a key that cannot name another game's body).
@@ -60,24 +61,28 @@ def game_replay_gzipped(*, game: Game) -> bytes:
     _replay_supported(game)
     return _replay_gzipped(
         f"replay:{game.rules_version}:{game.pk}",
+        requester=requester,
         game_id=game.pk,
         deal=game.deal_number,
         log=game.log,
     )
 
 
-def par_replay_gzipped(*, daily: DailyDeal) -> bytes:
+def par_replay_gzipped(*, daily: DailyDeal, requester: Requester) -> bytes:
     """The replay of `daily`'s par line (the solver's win, `game` null), as
     `game_replay_gzipped` serves a game's: built in the pool and kept."""
     return _replay_gzipped(
         f"replay:{rules.RULES_VERSION}:par:{daily.date.isoformat()}",
+        requester=requester,
         game_id=None,
         deal=daily.number,
         log=daily.par_log,
     )
 
 
-def _replay_gzipped(prefix: str, *, game_id: int | None, deal: int, log: str) -> bytes:
+def _replay_gzipped(
+    prefix: str, *, requester: Requester, game_id: int | None, deal: int, log: str
+) -> bytes:
     digest = hashlib.blake2b(log.encode(), digest_size=12).hexdigest()
     key = f"{prefix}:{digest}"
     body = _cache_get(key)
@@ -86,7 +91,9 @@ def _replay_gzipped(prefix: str, *, game_id: int | None, deal: int, log: str) ->
     with _building_lock:
         future = _building.get(key)
         if future is None:
-            future = heavy_submit(replay_build, game_id=game_id, deal_number=deal, log=log)
+            future = heavy_submit(
+                replay_build, requester=requester, game_id=game_id, deal_number=deal, log=log
+            )
             _building[key] = future
             future.add_done_callback(partial(_replay_built, key))
     try:
@@ -116,7 +123,7 @@ _building: dict[str, concurrent.futures.Future[bytes]] = {}
 
 def _cache_get(key: str) -> bytes | None:
     try:
-        body = cache.get(key)
+        body = caches["evictable"].get(key)
     except Exception:  # the cache away (Redis down) only costs a build
         logger.warning("replay cache unavailable", exc_info=True)
         return None
@@ -125,6 +132,6 @@ def _cache_get(key: str) -> bytes | None:
 
 def _cache_set(key: str, body: bytes) -> None:
     try:
-        cache.set(key, body, settings.REPLAY_CACHE_SECONDS)
+        caches["evictable"].set(key, body, settings.REPLAY_CACHE_SECONDS)
     except Exception:
         logger.warning("replay cache unavailable", exc_info=True)

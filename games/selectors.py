@@ -21,7 +21,7 @@ from easyharp_site.errors import ServiceError
 from games import rules
 from games.models import Attempt, DailyDeal, Game, ReviewState
 from games.parsing import deal_parse, illegal_action, log_tokens
-from games.pool import heavy_run
+from games.pool import Requester, heavy_run
 from games.solver import Hint
 from games.work import hint_find
 
@@ -360,8 +360,9 @@ def player_games(*, player: User, limit: int = 20) -> QuerySet[Game]:
     return Game.objects.filter(player=player).select_related("player", "daily")[:limit]
 
 
-def game_hint(*, deal: str, log: str | Sequence[str]) -> Hint:
-    """The solver's hint for the table after `log` in `deal`.
+def game_hint(*, deal: str, log: str | Sequence[str], requester: Requester) -> Hint:
+    """The solver's hint for the table after `log` in `deal`, worked out in the heavy
+    work pool in `requester`'s turn.
 
     The hint's work is fixed (`solver.HINT`, deciding within HINT_SOLVER_NODES
     positions), so the same table always gets the same hint; HINT_SOLVER_SECONDS
@@ -377,6 +378,7 @@ def game_hint(*, deal: str, log: str | Sequence[str]) -> Hint:
         # In the heavy work pool: seconds of CPU, away from the server process.
         return heavy_run(
             hint_find,
+            requester=requester,
             deal_number=parsed_deal.number,
             tokens=tokens,
             decide=settings.HINT_SOLVER_NODES,

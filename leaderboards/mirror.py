@@ -29,7 +29,9 @@ table that is one index lookup per player; from the mirror, one request.
   record pending: its process drops the day's hash at its next successful
   call, and the next build makes it again.
 
-The mirror is on when `BOARD_MIRROR` is (by default when `REDIS_URL` is set).
+The mirror is on when `BOARD_MIRROR` is (by default when `REDIS_URL` is set). It
+lives in the Redis of what may be evicted (`CACHE_REDIS_URL`): a day's hash
+evicted is one key gone, and its board reads the table until the next build.
 """
 
 from __future__ import annotations
@@ -227,7 +229,7 @@ def _call(action: Callable[[redis.Redis], T], *, lost: datetime.date | None = No
         if lost is not None:
             _untrusted.add(lost)
         return None
-    client = _client(settings.REDIS_URL)
+    client = _client(settings.CACHE_REDIS_URL)
     try:
         if _untrusted:
             dropped = set(_untrusted)

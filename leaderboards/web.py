@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -584,8 +584,8 @@ def _card_response(
     max_age: int,
     course: Sequence[int] | None = None,
 ) -> HttpResponse:
-    """The PNG card of `title` and `lines` (`key` names what it shows), from the cache,
-    or drawn (and cached) when the client address still may.
+    """The PNG card of `title` and `lines` (`key` names what it shows), from the
+    `evictable` cache, or drawn (and cached) when the client address still may.
 
     The cache key holds every word the picture shows, so a cached picture is
     never stale; drawing is the only cost, and it is limited per client address.
@@ -599,7 +599,7 @@ def _card_response(
     # address); /healthz/ reports the outage.
     png = None
     with contextlib.suppress(RedisError, OSError):
-        png = cache.get(cache_key)
+        png = caches["evictable"].get(cache_key)
     if png is None:
         wait = limit_refusal(request, "card")
         if wait is not None:
@@ -608,7 +608,7 @@ def _card_response(
             return response
         png = card_png(title, lines, footer, course)
         with contextlib.suppress(RedisError, OSError):
-            cache.set(cache_key, png, timeout=7 * 24 * 3600)
+            caches["evictable"].set(cache_key, png, timeout=7 * 24 * 3600)
     response = HttpResponse(png, content_type="image/png")
     response["Cache-Control"] = f"public, max-age={max_age}"
     return response

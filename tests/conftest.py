@@ -120,6 +120,9 @@ def _redis_of_this_worker() -> None:
         )
     settings.REDIS_URL = os.environ["REDIS_URL"] = urlunsplit(url._replace(path=f"/{database}"))
     settings.CACHES["default"]["LOCATION"] = settings.REDIS_URL
+    # The tests' evictable cache and board mirror live in the worker's database too.
+    os.environ.pop("CACHE_REDIS_URL", None)
+    settings.CACHE_REDIS_URL = settings.CACHES["evictable"]["LOCATION"] = settings.REDIS_URL
     layer = settings.CHANNEL_LAYERS["default"]["CONFIG"]
     layer["hosts"] = [settings.REDIS_URL]
     layer["prefix"] = f"asgi-{WORKER}"
@@ -182,7 +185,7 @@ def _fresh_rate_limits() -> None:
     """
     import contextlib
 
-    from django.core.cache import cache
+    from django.core.cache import caches
     from redis.exceptions import RedisError
 
     from easyharp_site.throttling import local_counters_clear
@@ -191,7 +194,8 @@ def _fresh_rate_limits() -> None:
     # A missing Redis is reported by the `redis` marker, not here; any other
     # error is a fault of the test setup, and fails the test.
     with contextlib.suppress(RedisError, OSError):
-        cache.clear()
+        for each in caches.all(initialized_only=False):
+            each.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -40,6 +40,8 @@ NGINX = ROOT / "deploy" / "nginx"
 HEADER_TIMEOUT = 2
 BODY_TIMEOUT = 2
 CONNECTIONS_PER_ADDRESS = 4
+# Requests to the heavy routes per address: one a minute, after a burst of two more.
+HEAVY_RATE, HEAVY_BURST = "1r/m", 2
 RELEASE = "r1"
 TODAY = time.strftime("%Y-%m-%d", time.gmtime())
 
@@ -70,6 +72,8 @@ def edge_values(
         "EDGE_HEADER_TIMEOUT": f"{HEADER_TIMEOUT}s",
         "EDGE_BODY_TIMEOUT": f"{BODY_TIMEOUT}s",
         "EDGE_CONNECTIONS_PER_ADDRESS": str(CONNECTIONS_PER_ADDRESS),
+        "EDGE_HEAVY_RATE": HEAVY_RATE,
+        "EDGE_HEAVY_BURST": str(HEAVY_BURST),
         **overrides,
     }
 
@@ -344,6 +348,26 @@ def test_the_edge_overwrites_a_forwarded_for_the_client_wrote(tmp_path: Path) ->
     assert Recorder.seen["x-forwarded-proto"] == "https"
     assert "forwarded" not in Recorder.seen
     assert Recorder.seen["host"] == f"127.0.0.1:{recording.https_port}"
+
+
+@pytest.mark.parametrize("heavy", ["/api/hint/", "/api/games/12/replay/", "/cards/days/x.png"])
+def test_the_edge_limits_the_heavy_routes_per_address_and_not_the_pages(
+    tmp_path: Path, heavy: str
+) -> None:
+    with recorders(1) as [port]:
+        (tmp_path / "nginx").mkdir()
+        edge = Edge(tmp_path / "nginx", f"127.0.0.1:{port}", tmp_path)
+        try:
+            with client("127.0.0.11") as flood, client("127.0.0.12") as other:
+                heavy_answers = [flood.get(f"{edge.https}{heavy}").status_code for _ in range(5)]
+                pages = [flood.get(f"{edge.https}/").status_code for _ in range(10)]
+                elsewhere = other.get(f"{edge.https}{heavy}").status_code
+        finally:
+            edge.stop()
+
+    assert heavy_answers == [200] * (1 + HEAVY_BURST) + [429] * (4 - HEAVY_BURST)
+    assert pages == [200] * 10
+    assert elsewhere == 200
 
 
 @contextmanager

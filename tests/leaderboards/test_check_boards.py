@@ -325,7 +325,7 @@ def test_a_mirror_record_lost_or_wrong_is_found_and_mended(
     day: datetime.date, settings: Any
 ) -> None:
     settings.BOARD_MIRROR = True
-    client = redis.Redis.from_url(django_settings.REDIS_URL)
+    client = redis.Redis.from_url(django_settings.CACHE_REDIS_URL)
     key = f"eh:day-entries:{day.isoformat()}"
     client.delete(key)
     assert board_mirror_build(date=day) == 3
@@ -349,7 +349,7 @@ def test_a_mirror_being_built_is_checked_for_the_records_it_holds(
     day: datetime.date, settings: Any
 ) -> None:
     settings.BOARD_MIRROR = True
-    client = redis.Redis.from_url(django_settings.REDIS_URL)
+    client = redis.Redis.from_url(django_settings.CACHE_REDIS_URL)
     key = f"eh:day-entries:{day.isoformat()}"
     client.delete(key)
     assert board_mirror_build(date=day) == 3

@@ -258,7 +258,7 @@ def test_a_build_is_not_complete_when_the_mirror_was_dropped_meanwhile(alice, da
     token = mirror.mirror_build_start(date=daily.date)
     assert token is not None
     mirror.mirror_add(date=daily.date, records={alice.pk: record(100)})
-    redis.Redis.from_url(django_settings.REDIS_URL).delete(f"eh:day-entries:{daily.date}")
+    redis.Redis.from_url(django_settings.CACHE_REDIS_URL).delete(f"eh:day-entries:{daily.date}")
     mirror.mirror_add(date=daily.date, records={})
     assert not mirror.mirror_build_finish(date=daily.date, token=token)
     assert not mirror.mirror_complete(date=daily.date)
@@ -275,7 +275,7 @@ def test_a_build_reads_the_day_in_batches(make_player, daily) -> None:
     for n, player in enumerate(players):
         stored_game(player=player, daily=daily, score=100 * n, moves=50, won=n % 2 == 0)
     # Redis lost the day (the writers' records with it).
-    redis.Redis.from_url(django_settings.REDIS_URL).delete(f"eh:day-entries:{daily.date}")
+    redis.Redis.from_url(django_settings.CACHE_REDIS_URL).delete(f"eh:day-entries:{daily.date}")
     assert board_mirror_build(date=daily.date, batch=2) == 5
     records = held(daily.date, *players)
     assert [records[player.pk][mirror.SCORE] for player in players] == [0, 100, 200, 300, 400]
@@ -285,7 +285,7 @@ def test_a_build_reads_the_day_in_batches(make_player, daily) -> None:
 
 def test_the_hash_of_a_day_expires_days_after_the_day(alice, daily) -> None:
     assert board_mirror_build(date=daily.date) == 0
-    client = redis.Redis.from_url(django_settings.REDIS_URL)
+    client = redis.Redis.from_url(django_settings.CACHE_REDIS_URL)
     expires = client.expiretime(f"eh:day-entries:{daily.date.isoformat()}")
     day_end = datetime.datetime.combine(daily.date, datetime.time(), datetime.UTC)
     assert expires == int((day_end + datetime.timedelta(days=1 + mirror.KEEP_DAYS)).timestamp())
@@ -307,8 +307,8 @@ def test_with_redis_down_the_boards_read_the_table_and_drop_the_day_when_it_is_b
     assert board_mirror_build(date=daily.date) == 1
     assert mirror.mirror_complete(date=daily.date)
 
-    working = settings.REDIS_URL
-    settings.REDIS_URL = "redis://127.0.0.1:9/0"  # nothing listens there
+    working = settings.CACHE_REDIS_URL
+    settings.CACHE_REDIS_URL = "redis://127.0.0.1:9/0"  # nothing listens there
     with django_capture_on_commit_callbacks(execute=True):
         stored_game(player=bob, daily=daily, score=500, moves=80, won=True)
     board = friends_board(settings, alice, daily.date, Board.SCORE, mirrored=True)
@@ -319,7 +319,7 @@ def test_with_redis_down_the_boards_read_the_table_and_drop_the_day_when_it_is_b
 
     # For PAUSE_SECONDS after the failure, this process does not even try Redis.
     assert mirror.mirror_read(date=daily.date, player_ids=[alice.pk]) is None
-    settings.REDIS_URL = working
+    settings.CACHE_REDIS_URL = working
     assert mirror.mirror_read(date=daily.date, player_ids=[alice.pk]) is None
     monkeypatch.setattr(mirror, "_paused_until", time.monotonic())
     board = friends_board(settings, alice, daily.date, Board.SCORE, mirrored=True)

@@ -78,17 +78,17 @@ async def request(gate: FairShareMiddleware, path: str, address: str) -> tuple[i
 async def test_one_address_runs_at_most_the_limit_and_the_rest_wait_in_order() -> None:
     app = HeldApp()
     gate = FairShareMiddleware(app)
-    tasks = [asyncio.create_task(request(gate, f"/api/r{i}/", "198.51.100.7")) for i in range(6)]
+    tasks = [asyncio.create_task(request(gate, f"/cards/r{i}/", "198.51.100.7")) for i in range(6)]
     await app.until_running(LIMIT)
     await asyncio.sleep(0)  # give the others every chance to start (they must not)
     assert len(app.running) == LIMIT
     # Another address is not held up by that line.
-    other = asyncio.create_task(request(gate, "/api/other/", "203.0.113.9"))
+    other = asyncio.create_task(request(gate, "/cards/other/", "203.0.113.9"))
     await app.until_running(LIMIT + 1)
-    app.let_go("/api/other/")
+    app.let_go("/cards/other/")
     assert await other == (200, {})
     for i in range(6):
-        app.let_go(f"/api/r{i}/")
+        app.let_go(f"/cards/r{i}/")
     assert [status for status, _ in await asyncio.gather(*tasks)] == [200] * 6
     assert app.most_at_once == {"198.51.100.7": LIMIT, "203.0.113.9": 1}
     assert gate.lines == {}  # nothing kept for addresses with nothing under way
@@ -100,14 +100,14 @@ async def test_one_address_runs_at_most_the_limit_and_the_rest_wait_in_order() -
 async def test_a_full_line_is_refused_at_once_with_a_429() -> None:
     app = HeldApp()
     gate = FairShareMiddleware(app)
-    held = [asyncio.create_task(request(gate, f"/api/r{i}/", "198.51.100.7")) for i in range(4)]
+    held = [asyncio.create_task(request(gate, f"/cards/r{i}/", "198.51.100.7")) for i in range(4)]
     await app.until_running(LIMIT)
-    status, body = await request(gate, "/api/one-too-many/", "198.51.100.7")
+    status, body = await request(gate, "/cards/one-too-many/", "198.51.100.7")
     assert status == 429
     assert body["error"]["code"] == "too_many_at_once"
     assert body["error"]["wait"] == 1
     for i in range(4):
-        app.let_go(f"/api/r{i}/")
+        app.let_go(f"/cards/r{i}/")
     assert [status for status, _ in await asyncio.gather(*held)] == [200] * 4
 
 
@@ -117,12 +117,12 @@ async def test_a_full_line_is_refused_at_once_with_a_429() -> None:
 async def test_a_request_that_waited_too_long_is_refused_and_leaves_the_line() -> None:
     app = HeldApp()
     gate = FairShareMiddleware(app)
-    first = asyncio.create_task(request(gate, "/api/slow/", "198.51.100.7"))
+    first = asyncio.create_task(request(gate, "/cards/slow/", "198.51.100.7"))
     await app.until_running(1)
-    status, _ = await request(gate, "/api/waits/", "198.51.100.7")
+    status, _ = await request(gate, "/cards/waits/", "198.51.100.7")
     assert status == 429
     assert len(gate.lines["198.51.100.7"].waiting) == 0
-    app.let_go("/api/slow/")
+    app.let_go("/cards/slow/")
     assert await first == (200, {})
     assert gate.lines == {}
 
@@ -133,17 +133,17 @@ async def test_a_request_that_waited_too_long_is_refused_and_leaves_the_line() -
 async def test_a_waiting_request_cancelled_gives_its_place_back() -> None:
     app = HeldApp()
     gate = FairShareMiddleware(app)
-    first = asyncio.create_task(request(gate, "/api/slow/", "198.51.100.7"))
+    first = asyncio.create_task(request(gate, "/cards/slow/", "198.51.100.7"))
     await app.until_running(1)
-    gone = asyncio.create_task(request(gate, "/api/gone/", "198.51.100.7"))
-    third = asyncio.create_task(request(gate, "/api/third/", "198.51.100.7"))
+    gone = asyncio.create_task(request(gate, "/cards/gone/", "198.51.100.7"))
+    third = asyncio.create_task(request(gate, "/cards/third/", "198.51.100.7"))
     while len(gate.lines["198.51.100.7"].waiting) < 2:
         await asyncio.sleep(0)
     gone.cancel()
     with pytest.raises(asyncio.CancelledError):
         await gone
-    app.let_go("/api/slow/")
-    app.let_go("/api/third/")
+    app.let_go("/cards/slow/")
+    app.let_go("/cards/third/")
     assert await first == (200, {})
     assert await third == (200, {})
     assert gate.lines == {}
@@ -152,15 +152,35 @@ async def test_a_waiting_request_cancelled_gives_its_place_back() -> None:
 @override_settings(
     REQUEST_CONCURRENCY_PER_ADDRESS=1, REQUEST_QUEUE_PER_ADDRESS=0, REQUEST_QUEUE_SECONDS=30
 )
-@pytest.mark.parametrize("path", ["/static/games/site.css", "/healthz/"])
-async def test_static_files_and_the_health_check_are_not_counted(path: str) -> None:
+@pytest.mark.parametrize(
+    "path", ["/", "/api/days/today/", "/replays/12/", "/static/games/site.css", "/healthz/"]
+)
+async def test_pages_ordinary_reads_static_files_and_the_health_check_are_not_counted(
+    path: str,
+) -> None:
     app = HeldApp()
     gate = FairShareMiddleware(app)
-    busy = asyncio.create_task(request(gate, "/api/slow/", "198.51.100.7"))
+    busy = asyncio.create_task(request(gate, "/cards/slow/", "198.51.100.7"))
     await app.until_running(1)
     app.let_go(path)
     assert await request(gate, path, "198.51.100.7") == (200, {})
-    app.let_go("/api/slow/")
+    app.let_go("/cards/slow/")
+    await busy
+
+
+@override_settings(
+    REQUEST_CONCURRENCY_PER_ADDRESS=1, REQUEST_QUEUE_PER_ADDRESS=0, REQUEST_QUEUE_SECONDS=30
+)
+@pytest.mark.parametrize(
+    "path", ["/api/hint/", "/api/games/12/replay/", "/cards/games/12.png", "/cards/days/x.png"]
+)
+async def test_hints_replays_and_share_pictures_are_counted(path: str) -> None:
+    app = HeldApp()
+    gate = FairShareMiddleware(app)
+    busy = asyncio.create_task(request(gate, "/cards/slow/", "198.51.100.7"))
+    await app.until_running(1)
+    assert (await request(gate, path, "198.51.100.7"))[0] == 429
+    app.let_go("/cards/slow/")
     await busy
 
 
@@ -170,12 +190,12 @@ async def test_static_files_and_the_health_check_are_not_counted(path: str) -> N
 async def test_addresses_of_one_ipv6_block_share_a_line() -> None:
     app = HeldApp()
     gate = FairShareMiddleware(app)
-    busy = asyncio.create_task(request(gate, "/api/slow/", "2001:db8:1:2::1"))
+    busy = asyncio.create_task(request(gate, "/cards/slow/", "2001:db8:1:2::1"))
     await app.until_running(1)
-    assert (await request(gate, "/api/next/", "2001:db8:1:2::ffff"))[0] == 429
-    app.let_go("/api/elsewhere/")
-    assert await request(gate, "/api/elsewhere/", "2001:db8:1:3::1") == (200, {})
-    app.let_go("/api/slow/")
+    assert (await request(gate, "/cards/next/", "2001:db8:1:2::ffff"))[0] == 429
+    app.let_go("/cards/elsewhere/")
+    assert await request(gate, "/cards/elsewhere/", "2001:db8:1:3::1") == (200, {})
+    app.let_go("/cards/slow/")
     await busy
 
 
@@ -210,7 +230,7 @@ async def test_a_request_waiting_on_another_process_lends_its_turn() -> None:
         order.append("heavy took its turn back")
 
     async def app(scope: Scope, receive: Any, send: Any) -> None:
-        if scope["path"] == "/api/heavy/":
+        if scope["path"] == "/cards/heavy/":
             await sync_to_async(wait_for_work)()
         else:
             order.append(scope["path"])
@@ -218,12 +238,12 @@ async def test_a_request_waiting_on_another_process_lends_its_turn() -> None:
         await send({"type": "http.response.body", "body": b"ok"})
 
     gate = FairShareMiddleware(app)
-    heavy = asyncio.create_task(request(gate, "/api/heavy/", "198.51.100.7"))
+    heavy = asyncio.create_task(request(gate, "/cards/heavy/", "198.51.100.7"))
     await asyncio.to_thread(lending.wait, 30)
     # The limit is 1 and the heavy request is under way, yet this one runs.
-    assert await request(gate, "/api/light/", "198.51.100.7") == (200, {})
-    assert order == ["/api/light/"]
+    assert await request(gate, "/cards/light/", "198.51.100.7") == (200, {})
+    assert order == ["/cards/light/"]
     work_done.set()
     assert await heavy == (200, {})
-    assert order == ["/api/light/", "heavy took its turn back"]
+    assert order == ["/cards/light/", "heavy took its turn back"]
     assert gate.lines == {}

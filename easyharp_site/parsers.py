@@ -24,18 +24,22 @@ def has_lone_surrogate(data: Any) -> bool:
 
     Python's decoder accepts `"\\ud800"` and hands back a string no encoder can
     write: hashing it, storing it or logging it raises `UnicodeEncodeError` far
-    from the request that sent it.
+    from the request that sent it. Walked with a list, not by recursion: JSON as
+    deep as the decoder takes is checked whatever the caller's own depth.
     """
-    if isinstance(data, str):
-        try:
-            data.encode()
-        except UnicodeEncodeError:
-            return True
-        return False
-    if isinstance(data, dict):
-        return any(has_lone_surrogate(key) or has_lone_surrogate(v) for key, v in data.items())
-    if isinstance(data, list):
-        return any(has_lone_surrogate(item) for item in data)
+    waiting = [data]
+    while waiting:
+        item = waiting.pop()
+        if isinstance(item, str):
+            try:
+                item.encode()
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            waiting.extend(item.keys())
+            waiting.extend(item.values())
+        elif isinstance(item, list):
+            waiting.extend(item)
     return False
 
 

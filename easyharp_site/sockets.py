@@ -205,10 +205,6 @@ REDIS_AWAY = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 ADDRESSES_KEPT = 10_000
 
 
-class LiveUnavailable(Exception):
-    """What a socket needs of the live extras (the channel layer, the shared cache) is away."""
-
-
 async def close_with_error(
     receive: Receive, send: Send, close_code: int, code: str, message: str, *, accepted: bool
 ) -> None:
@@ -226,11 +222,12 @@ async def close_with_error(
 
 
 class _Handshake:
-    """How far a socket went: accepted, closed (by either side)."""
+    """How far a socket went: accepted, closed (by either side), and whether the
+    application sent it anything (`served`)."""
 
     def __init__(self, receive: Receive, send: Send) -> None:
-        self._receive, self._send = receive, send
-        self.connected = self.accepted = self.closed = False
+        self._receive, self.raw_send = receive, send
+        self.connected = self.accepted = self.closed = self.served = False
 
     async def receive(self) -> dict[str, Any]:
         message = await self._receive()
@@ -241,11 +238,16 @@ class _Handshake:
         return message
 
     async def send(self, message: dict[str, Any]) -> None:
+        self._note(message)
+        if message["type"] == "websocket.send":
+            self.served = True
+        await self.raw_send(message)
+
+    def _note(self, message: dict[str, Any]) -> None:
         if message["type"] == "websocket.accept":
             self.accepted = True
         elif message["type"] == "websocket.close":
             self.closed = True
-        await self._send(message)
 
 
 class SocketGuard:
@@ -261,8 +263,14 @@ class SocketGuard:
 
     A socket whose consumer fails because PostgreSQL cannot be reached (its
     session, a read, a write) is closed with 4503 `database_unavailable`, and
-    one whose live extras are away (`LiveUnavailable`, or Redis raised) with
-    4503 `live_unavailable`, instead of an HTTP 500 or a close without a code.
+    one whose consumer Redis failed with 4503 `live_unavailable`, instead of an
+    HTTP 500 or a close without a code.
+
+    Once the database failed a socket, one socket at a time finds out whether
+    it is back (it is back once that socket is sent anything); every other
+    socket meanwhile is closed with 4503 at once, instead of each waiting
+    for a connection the pool cannot make (`DATABASE_POOL_TIMEOUT`).
+
     The address is the client's as the server saw it (uvicorn's, after the
     trusted proxy's `X-Forwarded-For`); a socket without one is not counted.
     """
@@ -272,35 +280,74 @@ class SocketGuard:
         # Per address: the connects it may still make at once, and when that was counted.
         self.allowance: dict[str, tuple[float, float]] = {}
         self.open: dict[str, int] = {}
+        # Set when a socket found the database away, until one is served again; when
+        # the socket finding out started (one at a time).
+        self.database_away = False
+        self.probing_since: float | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "websocket":
             await self.app(scope, receive, send)
+            return
+        probe = self._probe()
+        if probe is None:
+            await _refuse_at_once(
+                receive, send, CLOSE_UNAVAILABLE, "database_unavailable", DATABASE_MESSAGE
+            )
             return
         client = scope.get("client")
         address = client[0] if client else None
         if address is not None:
             refusal = self._admit(address)
             if refusal is not None:
-                await close_with_error(receive, send, CLOSE_TOO_MANY, *refusal, accepted=False)
+                self._probe_ended(probe, served=False)
+                await _refuse_at_once(receive, send, CLOSE_TOO_MANY, *refusal)
                 return
             self.open[address] = self.open.get(address, 0) + 1
         handshake = _Handshake(receive, send)
+        served: Send = self._watching(handshake) if probe else handshake.send
         try:
-            await self.app(scope, handshake.receive, handshake.send)
+            await self.app(scope, handshake.receive, served)
         except DATABASE_AWAY:
             logger.warning("A socket failed: the database is away", exc_info=True)
+            self.database_away = True
             await self._close(handshake, "database_unavailable", DATABASE_MESSAGE)
-        except (LiveUnavailable, *REDIS_AWAY):
+        except REDIS_AWAY:
             logger.warning("A socket failed: its live extras are away", exc_info=True)
             await self._close(handshake, "live_unavailable", LIVE_MESSAGE)
         finally:
+            self._probe_ended(probe, served=handshake.served)
             if address is not None:
                 left = self.open[address] - 1
                 if left:
                     self.open[address] = left
                 else:
                     del self.open[address]
+
+    def _probe(self) -> bool | None:
+        """Whether this socket finds out if the database is back (False: it is not known
+        away), or None when another socket is finding out (close this one at once)."""
+        if not self.database_away:
+            return False
+        now = time.monotonic()
+        if self.probing_since is not None and now - self.probing_since < PROBE_SECONDS:
+            return None
+        self.probing_since = now
+        return True
+
+    def _watching(self, handshake: _Handshake) -> Send:
+        """The socket's `send`, which notes the database back at the first message served."""
+
+        async def watched(message: dict[str, Any]) -> None:
+            await handshake.send(message)
+            if handshake.served and self.database_away:
+                self.database_away, self.probing_since = False, None
+
+        return watched
+
+    def _probe_ended(self, probe: bool, *, served: bool) -> None:
+        if probe and not served:
+            self.probing_since = None
 
     def _admit(self, address: str) -> tuple[str, str] | None:
         """None when the address may open one more socket (counted), else the refusal."""
@@ -332,21 +379,40 @@ class SocketGuard:
         }
 
     async def _close(self, handshake: _Handshake, code: str, message: str) -> None:
+        """Close a socket whose application failed, with the error (not counted as served)."""
         if handshake.closed:
             return
+
+        async def send(message: dict[str, Any]) -> None:
+            handshake._note(message)
+            await handshake.raw_send(message)
+
         try:
             if not handshake.connected:
                 first = await handshake.receive()
                 if first["type"] != "websocket.connect":
                     return
             if not handshake.accepted:
-                await handshake.send({"type": "websocket.accept"})
+                await send({"type": "websocket.accept"})
             await close_with_error(
-                handshake.receive, handshake.send, CLOSE_UNAVAILABLE, code, message, accepted=True
+                handshake.receive, send, CLOSE_UNAVAILABLE, code, message, accepted=True
             )
         except Exception:  # the client went away meanwhile
             logger.debug("Could not close a failed socket", exc_info=True)
 
 
+async def _refuse_at_once(
+    receive: Receive, send: Send, close_code: int, code: str, message: str
+) -> None:
+    """Refuse a socket the application never sees (the client may be gone already)."""
+    try:
+        await close_with_error(receive, send, close_code, code, message, accepted=False)
+    except Exception:
+        logger.debug("Could not refuse a socket", exc_info=True)
+
+
+# How long a socket finding out whether the database is back may take before
+# another may try (its connect timeout and the pool's wait, with room).
+PROBE_SECONDS = 30.0
 DATABASE_MESSAGE = "The database cannot be reached: connect again in a moment."
 LIVE_MESSAGE = "Live play cannot be reached: connect again in a moment."

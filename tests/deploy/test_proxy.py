@@ -113,7 +113,7 @@ class Edge:
         static_root: Path,
         *,
         https_port_seen: int | None = None,
-        **overrides: str,
+        limits: dict[str, str] | None = None,
     ) -> None:
         self.http_port, self.https_port = free_port(), free_port()
         values = edge_values(
@@ -121,7 +121,7 @@ class Edge:
             http_port=self.http_port,
             https_port=self.https_port,
             upstreams=upstreams,
-            **overrides,
+            **(limits or {}),
         )
         values["EDGE_STATIC_ROOT"] = str(static_root)
         if https_port_seen is not None:
@@ -391,7 +391,7 @@ def limited_edge(tmp_path: Path, **limits: str) -> Iterator[Edge]:
     """An edge in front of one recording upstream, with these EDGE_ limits."""
     with recorders(1) as (port,):
         (tmp_path / "nginx").mkdir()
-        edge = Edge(tmp_path / "nginx", f"127.0.0.1:{port}", tmp_path, **limits)
+        edge = Edge(tmp_path / "nginx", f"127.0.0.1:{port}", tmp_path, limits=limits)
         try:
             yield edge
         finally:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -20,13 +21,13 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.db import connections
+from django.db import OperationalError, connections
 from django.test import override_settings
 from django.utils import timezone
 
 from easyharp_site.asgi import application
 from easyharp_site.middleware import Receive, Scope, Send
-from easyharp_site.sockets import CLOSE_TOO_MANY, CLOSE_UNAVAILABLE
+from easyharp_site.sockets import CLOSE_TOO_MANY, CLOSE_UNAVAILABLE, SocketGuard
 from games.models import Attempt, DailyDeal
 from games.services import attempt_start
 from races.models import Racer
@@ -233,6 +234,10 @@ async def database_away() -> AsyncIterator[None]:
     finally:
         settings_dict["HOST"], settings_dict["PORT"] = saved
         await database_sync_to_async(connections.close_all)()
+        # The next socket would find the database back; the next test starts as new.
+        guard = application.application_mapping["websocket"].app
+        assert isinstance(guard, SocketGuard)
+        guard.database_away, guard.probing_since = False, None
 
 
 def socket_paths(daily: DailyDeal, alice: AbstractBaseUser, code: str) -> dict[str, str]:
@@ -279,3 +284,55 @@ async def test_with_postgresql_away_every_socket_is_closed_with_4503(
 
     assert (code, close) == ("database_unavailable", CLOSE_UNAVAILABLE)
     assert any("database is away" in record.getMessage() for record in caplog.records)
+
+
+class Database:
+    """A socket application whose database is away (its sockets fail), or slow to
+    answer (each socket waits for `answer`), or back (each socket is served)."""
+
+    def __init__(self) -> None:
+        self.state = "away"
+        self.answer = asyncio.Event()
+        self.calls = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self.calls += 1
+        assert (await receive())["type"] == "websocket.connect"
+        if self.state == "away":
+            raise OperationalError("connection refused")
+        await self.answer.wait()
+        await send({"type": "websocket.accept"})
+        await send({"type": "websocket.send", "text": '{"type": "snapshot"}'})
+        await receive()
+
+
+async def test_once_the_database_failed_one_socket_finds_out_and_the_others_close_at_once() -> None:
+    database = Database()
+    guard = SocketGuard(database)
+
+    async def socket() -> WebsocketCommunicator:
+        communicator = WebsocketCommunicator(guard, "/ws/x/")
+        connected, _ = await communicator.connect(timeout=10)
+        assert connected
+        return communicator
+
+    failed = await closed_with(await socket())
+    database.state = "slow"
+    finding_out = WebsocketCommunicator(guard, "/ws/x/")
+    waiting = asyncio.ensure_future(finding_out.connect(timeout=10))
+    while database.calls < 2:  # the second socket waits on the database
+        await asyncio.sleep(0)
+    meanwhile = await closed_with(await socket())
+    database.answer.set()
+    assert (await waiting)[0]
+    served = await first(finding_out)
+    after = await socket()
+    served_after = await first(after)
+
+    assert failed == ("database_unavailable", CLOSE_UNAVAILABLE)
+    assert meanwhile == ("database_unavailable", CLOSE_UNAVAILABLE)
+    # The socket closed meanwhile never reached the application.
+    assert database.calls == 3
+    assert served["type"] == served_after["type"] == "snapshot"
+    for communicator in (finding_out, after):
+        await communicator.disconnect()

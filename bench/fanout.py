@@ -83,6 +83,8 @@ def server_env(database_url: str, redis_url: str) -> dict[str, str]:
         "DATABASE_CONN_MAX_AGE": "600",
         # The simulated players all come from loopback: none is held to one address's share.
         "REQUEST_CONCURRENCY_PER_ADDRESS": "100000",
+        "SOCKETS_PER_ADDRESS": "1000000",
+        "SOCKET_CONNECT_BURST": "1000000",
         "LOG_LEVEL": "WARNING",
     }
 

@@ -90,6 +90,8 @@ def server_env(database_url: str, redis_url: str) -> dict[str, str]:
             "THROTTLE_SUBMIT": "1000000/min",
             # Every simulated player comes from loopback: each gets a fair share.
             "REQUEST_CONCURRENCY_PER_ADDRESS": "100000",
+            "SOCKETS_PER_ADDRESS": "1000000",
+            "SOCKET_CONNECT_BURST": "1000000",
             "LOG_LEVEL": "WARNING",
         }
     )

@@ -2,7 +2,8 @@
 
 Every HTTP request takes its turn among its address's first
 (easyharp_site.fairness), every body passes the size cap (easyharp_site.middleware), every
-socket the Origin check (easyharp_site.sockets); a socket to a path no route
+socket its address's share and the Origin check (easyharp_site.sockets, which
+also closes a socket whose database is away with 4503); a socket to a path no route
 serves is refused (403) instead of raising in the router (a 500 and a
 traceback in the log).
 """
@@ -23,7 +24,12 @@ from easyharp_site.compat import daphne_without_form_parsing  # noqa: E402
 from easyharp_site.fairness import FairShareMiddleware  # noqa: E402
 from easyharp_site.lifespan import server_lifespan  # noqa: E402
 from easyharp_site.middleware import BodyCapMiddleware  # noqa: E402
-from easyharp_site.sockets import DirectFrames, OriginCheck, refuse_socket  # noqa: E402
+from easyharp_site.sockets import (  # noqa: E402
+    DirectFrames,
+    OriginCheck,
+    SocketGuard,
+    refuse_socket,
+)
 from games.routing import websocket_urlpatterns as game_urlpatterns  # noqa: E402
 from leaderboards.routing import websocket_urlpatterns  # noqa: E402
 from leagues.routing import websocket_urlpatterns as league_urlpatterns  # noqa: E402
@@ -40,16 +46,18 @@ application = ProtocolTypeRouter(
         "lifespan": server_lifespan,
         "http": FairShareMiddleware(BodyCapMiddleware(django_asgi_app)),
         "websocket": DirectFrames(
-            OriginCheck(
-                AuthMiddlewareStack(
-                    URLRouter(
-                        [
-                            *game_urlpatterns,
-                            *websocket_urlpatterns,
-                            *league_urlpatterns,
-                            *race_urlpatterns,
-                            unrouted,
-                        ]
+            SocketGuard(
+                OriginCheck(
+                    AuthMiddlewareStack(
+                        URLRouter(
+                            [
+                                *game_urlpatterns,
+                                *websocket_urlpatterns,
+                                *league_urlpatterns,
+                                *race_urlpatterns,
+                                unrouted,
+                            ]
+                        )
                     )
                 )
             )

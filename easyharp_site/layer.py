@@ -26,12 +26,32 @@ from channels.layers import BaseChannelLayer, get_channel_layer
 
 from easyharp_site.compat import server_loop
 
+# How long a socket waits for a channel of its own before it goes on without one.
+CHANNEL_OPEN_SECONDS = 2.0
+
 # Pause after a failed receive before retrying, doubling up to the cap.
 RETRY_FIRST_SECONDS = 0.1
 RETRY_MAX_SECONDS = 5.0
 
 # The announcements handed to a loop on its own thread, until they are done.
 _running: set[asyncio.Task[None]] = set()
+
+
+async def channel_opened(
+    alias: str, *, logger: logging.Logger
+) -> tuple[BaseChannelLayer, str] | None:
+    """The layer `alias` and a new channel of it for a socket; None without a layer, or
+    when it cannot be reached within `CHANNEL_OPEN_SECONDS` (Redis away: logged), so
+    that the socket goes on without what the layer brings."""
+    try:
+        layer = get_channel_layer(alias)
+        if layer is None:
+            return None
+        name = await asyncio.wait_for(layer.new_channel(), CHANNEL_OPEN_SECONDS)
+    except Exception:
+        logger.warning("The channel layer is away: a socket goes on without it", exc_info=True)
+        return None
+    return layer, name
 
 
 def announce_on_layer(

@@ -57,7 +57,7 @@ def _connection_kwargs(using: str) -> dict[str, Any]:
     params.pop("cursor_factory", None)  # Django's is a sync cursor
     params.pop("pool", None)
     params["application_name"] = APPLICATION_NAME
-    params.setdefault("connect_timeout", settings.LOOP_POOL_CONNECT_TIMEOUT)
+    params["connect_timeout"] = settings.LOOP_POOL_CONNECT_TIMEOUT
     timeout = f"-c statement_timeout={settings.LOOP_POOL_STATEMENT_TIMEOUT_MS}"
     params["options"] = f"{params.get('options', '')} {timeout}".strip()
     params["autocommit"] = True

@@ -332,6 +332,12 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
 # requests until PostgreSQL refuses clients; with one, a burst waits up to
 # DATABASE_POOL_TIMEOUT seconds for a connection. Needs DATABASE_CONN_MAX_AGE=0.
 DATABASE_POOL_MAX_SIZE = env_int("DATABASE_POOL_MAX_SIZE", 0)
+# Seconds to connect to PostgreSQL: a database that is away fails a socket or a
+# request (4503, 503) within this, instead of the operating system's minutes.
+if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 3, positive=True)
+    )
 # With conn_health_checks on, Django has the pool check each connection before
 # handing it out, so dead ones left by a database restart are replaced.
 if DATABASE_POOL_MAX_SIZE > 0 and DATABASES["default"]["ENGINE"].endswith("postgresql"):
@@ -430,6 +436,13 @@ if ATTEMPT_STREAM_ACTIONS_PER_SECOND <= 0 or ATTEMPT_STREAM_BURST < 1:
     raise ImproperlyConfigured("ATTEMPT_STREAM_ACTIONS_PER_SECOND and _BURST must be above 0")
 # The sockets that may watch one attempt, or one race, over every server process
 # (each costs a send of every change); past it a new watcher is refused (4429).
+# Each address's share of a server process's sockets (easyharp_site.sockets.SocketGuard):
+# new sockets a second sustained and at once, and sockets open at once; past
+# them a socket is closed with 4429 before it reads anything.
+SOCKET_CONNECTS_PER_SECOND = env_float("SOCKET_CONNECTS_PER_SECOND", 10.0, positive=True)
+SOCKET_CONNECT_BURST = env_int("SOCKET_CONNECT_BURST", 60, positive=True)
+SOCKETS_PER_ADDRESS = env_int("SOCKETS_PER_ADDRESS", 100, positive=True)
+
 LIVE_WATCHERS_MAX = env_int("LIVE_WATCHERS_MAX", 1_000)
 if LIVE_WATCHERS_MAX < 1:
     raise ImproperlyConfigured("LIVE_WATCHERS_MAX must be above 0")

@@ -35,24 +35,34 @@ boards' sockets, `easyharp_site.accounts.live`); 4403 banned; 4404 no attempt
 of that day (not started, not a date, not served); 4409 the attempt is closed
 (submitted) or its day is over; 4429 more messages than
 `ATTEMPT_STREAM_ACTIONS_PER_SECOND` sustained (with a burst of
-`ATTEMPT_STREAM_BURST`, enough to replay a queue played offline); 4503 the
-database failed (connect again: nothing acknowledged is lost); 1012 the server
-process is stopping (a restart: connect again after a random wait, to another
-process; the actions it accepted are stored before it stops).
+`ATTEMPT_STREAM_BURST`, enough to replay a queue played offline), or too many
+sockets from the client's address (`easyharp_site.sockets.SocketGuard`); 4503
+the database failed or cannot be reached (connect again: nothing acknowledged
+is lost); 1012 the server process is stopping (a restart: connect again after
+a random wait, to another process; the actions it accepted are stored before
+it stops). With Redis away the socket still plays: it stores and acknowledges
+each action, and only the watchers' count and the watchers' feed are skipped
+(logged).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
+import functools
 import json
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.layers import BaseChannelLayer
+from channels.utils import await_many_dispatch
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.utils import timezone
@@ -61,7 +71,14 @@ from easyharp_site import draining
 from easyharp_site.accounts.live import PlayerSockets, session_player_id
 from easyharp_site.dates import day_from_text, today
 from easyharp_site.errors import ServiceError
-from easyharp_site.sockets import HandlersWithoutHop, MessageRefused, client_message
+from easyharp_site.layer import channel_opened
+from easyharp_site.sockets import (
+    CLOSE_UNAVAILABLE,
+    LIVE_MESSAGE,
+    HandlersWithoutHop,
+    MessageRefused,
+    client_message,
+)
 from games import live, rules, selectors, services
 from games.batches import StreamWriter
 from games.streaming import ActionStream, Offer
@@ -73,7 +90,7 @@ CLOSE_BANNED = 4403
 CLOSE_NO_ATTEMPT = 4404
 CLOSE_ATTEMPT_OVER = 4409
 CLOSE_FLOOD = 4429
-CLOSE_SAVE_FAILED = 4503
+CLOSE_SAVE_FAILED = CLOSE_UNAVAILABLE
 
 # A refusal of the connection or of a write, by its error code.
 CLOSE_CODES = {
@@ -146,6 +163,40 @@ class PlayerSocket(HandlersWithoutHop, AsyncJsonWebsocketConsumer):  # type: ign
     # Where the socket hears that its player's sessions ended.
     sessions: PlayerSockets | None = None
     closed: bool = False
+    # None when the channel layer is away (Redis): the socket goes on without it.
+    channel_layer: BaseChannelLayer | None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Channels' loop over the client's messages and the socket's channel, but with the
+        channel layer away (Redis) over the client's alone: the player still plays,
+        without the live extras (`_live`)."""
+        self.scope = scope
+        self.base_send = send
+        receivers = [receive]
+        opened = await channel_opened(self.channel_layer_alias, logger=logger)
+        if opened is None:
+            self.channel_layer = None
+        else:
+            self.channel_layer, self.channel_name = opened
+            receivers.append(functools.partial(self.channel_layer.receive, self.channel_name))
+        with contextlib.suppress(StopConsumer):
+            await await_many_dispatch(receivers, self.dispatch)
+
+    async def _live(self, call: Callable[[BaseChannelLayer], Awaitable[Any]]) -> bool:
+        """Run `call` on the socket's channel layer; False without one, or when it fails
+        (logged): the live extras are skipped, the player's game goes on."""
+        if self.channel_layer is None:
+            return False
+        try:
+            await call(self.channel_layer)
+        except Exception:
+            logger.warning("Live extras skipped on %s", self.scope.get("path"), exc_info=True)
+            return False
+        return True
+
+    async def _refuse_live(self) -> None:
+        """Close the socket (4503): what it is for needs the live extras, and they are away."""
+        await self._refuse(CLOSE_UNAVAILABLE, "live_unavailable", LIVE_MESSAGE)
 
     async def _sign_in(self, player_id: int) -> bool:
         """Listen for the end of the player's sessions, then check that this one holds
@@ -358,9 +409,16 @@ class AttemptConsumer(ActionSocket):
         self.bucket = ActionBucket(
             settings.ATTEMPT_STREAM_ACTIONS_PER_SECOND, settings.ATTEMPT_STREAM_BURST
         )
-        # Hear the watchers' count before reading it: no change falls between.
-        await self.channel_layer.group_add(live.player_group(attempt.attempt_id), self.channel_name)
-        self.watchers = await database_sync_to_async(live.watchers_count)(attempt.attempt_id)
+        # Hear the watchers' count before reading it: no change falls between. With the
+        # live extras away nobody is heard watching, and the player plays on.
+        group = live.player_group(attempt.attempt_id)
+        if await self._live(lambda layer: layer.group_add(group, self.channel_name)):
+            try:
+                self.watchers = await database_sync_to_async(live.watchers_count)(
+                    attempt.attempt_id
+                )
+            except Exception:
+                logger.warning("Could not read the count of watchers", exc_info=True)
         await self._send_state()
 
     async def attempt_watchers(self, event: dict[str, Any]) -> None:
@@ -395,21 +453,17 @@ class AttemptConsumer(ActionSocket):
         """Tell the attempt's watchers (a reset), if any watch."""
         if self.watchers <= 0 or self.attempt is None:
             return
-        try:
-            await self.channel_layer.group_send(
-                live.watchers_group(self.attempt.attempt_id), message
-            )
-        except Exception:  # watchers miss a move; the player's game is stored all the same
-            logger.warning("Could not pass actions to the watchers", exc_info=True)
+        # Watchers miss a move when it fails; the player's game is stored all the same.
+        group = live.watchers_group(self.attempt.attempt_id)
+        await self._live(lambda layer: layer.group_send(group, message))
 
     async def disconnect(self, code: int) -> None:
         # A write on its way goes on: what was accepted is still stored.
         self.closed = True
         self._stop_listening()
         if self.attempt is not None:
-            await self.channel_layer.group_discard(
-                live.player_group(self.attempt.attempt_id), self.channel_name
-            )
+            group = live.player_group(self.attempt.attempt_id)
+            await self._live(lambda layer: layer.group_discard(group, self.channel_name))
 
     async def on_action(self, number: int, token: str) -> None:
         assert self.stream is not None

@@ -45,7 +45,10 @@ ended while watching; 4403
 `replay_locked` (with `date` and `opens_at`); 4404 no such player, or no
 attempt of theirs that day; 4429 more messages than the attempt's socket
 allows (`ATTEMPT_STREAM_ACTIONS_PER_SECOND`, `ATTEMPT_STREAM_BURST`), or
-`too_many_watchers` (`LIVE_WATCHERS_MAX` watch it already).
+`too_many_watchers` (`LIVE_WATCHERS_MAX` watch it already), or too many
+sockets from the client's address; 4503 `live_unavailable` when Redis (the
+feed, the count of watchers) is away, or `database_unavailable` when the
+database is.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,6 +78,8 @@ from games.live import (
     watchers_join,
     watchers_leave,
 )
+
+logger = logging.getLogger(__name__)
 
 CLOSE_NOT_SIGNED_IN = 4401
 CLOSE_LOCKED = 4403
@@ -213,14 +219,23 @@ class AttemptWatchConsumer(PlayerSocket):
             code = CLOSE_LOCKED if error.code == "replay_locked" else CLOSE_NOT_FOUND
             await self._refuse(code, error.code, error)
             return
+        if self.channel_layer is None:  # Redis is away: there is nothing to watch live
+            await self._refuse_live()
+            return
         async with self.feed_lock:
             # Listen first, then be counted (the player's socket passes on its stored
             # actions once it hears someone watches), then read the snapshot: every
             # action is in the snapshot or in what the feed brings after it.
             attempt_id = watched.attempt_id
-            await self.channel_layer.group_add(watchers_group(attempt_id), self.channel_name)
-            await AttemptFeed.current().watch(attempt_id, self)
-            count = await database_sync_to_async(watchers_join)(attempt_id)
+            try:
+                await self.channel_layer.group_add(watchers_group(attempt_id), self.channel_name)
+                await AttemptFeed.current().watch(attempt_id, self)
+                count = await database_sync_to_async(watchers_join)(attempt_id)
+            except Exception:
+                logger.warning("Could not watch attempt %s live", attempt_id, exc_info=True)
+                AttemptFeed.current().unwatch(attempt_id, self)
+                await self._refuse_live()
+                return
             if count is None:
                 AttemptFeed.current().unwatch(attempt_id, self)
                 await self.channel_layer.group_discard(
@@ -350,12 +365,11 @@ class AttemptWatchConsumer(PlayerSocket):
         if watched is None:
             return
         AttemptFeed.current().unwatch(watched.attempt_id, self)
-        await self.channel_layer.group_discard(
-            watchers_group(watched.attempt_id), self.channel_name
-        )
+        group = watchers_group(watched.attempt_id)
+        await self._live(lambda layer: layer.group_discard(group, self.channel_name))
         if self.counted:
             self.counted = False
             count = await database_sync_to_async(watchers_leave)(watched.attempt_id)
-            await self.channel_layer.group_send(
-                player_group(watched.attempt_id), {"type": "attempt.watchers", "count": count}
-            )
+            message = {"type": "attempt.watchers", "count": count}
+            player = player_group(watched.attempt_id)
+            await self._live(lambda layer: layer.group_send(player, message))

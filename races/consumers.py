@@ -56,8 +56,12 @@ Close codes (after an `error` message): 4401 the session the socket signed in
 with ended (a watcher who is not signed in has none); 4404 no such race;
 4429 more messages than `ATTEMPT_STREAM_ACTIONS_PER_SECOND` sustained
 (`ATTEMPT_STREAM_BURST` at once), or `too_many_watchers` for a watcher
-(`LIVE_WATCHERS_MAX` watch the race already); 4503 the database failed
-(connect again: nothing acknowledged is lost).
+(`LIVE_WATCHERS_MAX` watch the race already), or too many sockets from the
+client's address; 4503 the database failed or cannot be reached (connect
+again: nothing acknowledged is lost), or, to a watcher, `live_unavailable`:
+Redis is away. A player's socket plays on with Redis away: its actions are
+stored and acknowledged, and the race's changes reach it with each
+heartbeat's answer instead of as they happen (logged).
 """
 
 from __future__ import annotations
@@ -191,7 +195,10 @@ class RaceConsumer(ActionSocket):
             await self._watch(race.pk, state)
             return
         self.seat = seat
-        await self.channel_layer.group_add(race_group(seat.race_id), self.channel_name)
+        # With the live extras away the player still plays; the race's changes come
+        # with each heartbeat's answer instead.
+        group = race_group(seat.race_id)
+        await self._live(lambda layer: layer.group_add(group, self.channel_name))
         self._follow(state)
         await self._send(
             json.dumps(
@@ -209,8 +216,18 @@ class RaceConsumer(ActionSocket):
 
     async def _watch(self, race_id: int, state: dict[str, Any]) -> None:
         """Watch the race: its group (each state passed on as watched), and its state
-        now; refused (4429) when `LIVE_WATCHERS_MAX` sockets watch it already."""
-        if not await database_sync_to_async(race_watchers_join)(race_id):
+        now; refused (4429) when `LIVE_WATCHERS_MAX` sockets watch it already, and (4503)
+        when the live extras are away (Redis): a watcher would see nothing move."""
+        if self.channel_layer is None:
+            await self._refuse_live()
+            return
+        try:
+            joined = await database_sync_to_async(race_watchers_join)(race_id)
+        except Exception:
+            logger.warning("Could not count a watcher of race %s in", race_id, exc_info=True)
+            await self._refuse_live()
+            return
+        if not joined:
             await self._refuse(
                 CLOSE_FLOOD, "too_many_watchers", "Too many watch this race: try again later."
             )
@@ -280,7 +297,8 @@ class RaceConsumer(ActionSocket):
             self.ending.cancel()
         race_id = self.seat.race_id if self.seat is not None else self.watched
         if race_id is not None:
-            await self.channel_layer.group_discard(race_group(race_id), self.channel_name)
+            group = race_group(race_id)
+            await self._live(lambda layer: layer.group_discard(group, self.channel_name))
         if self.watched is not None:
             await database_sync_to_async(race_watchers_leave)(self.watched)
 

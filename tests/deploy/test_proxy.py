@@ -74,6 +74,12 @@ def edge_values(
         "EDGE_CONNECTIONS_PER_ADDRESS": str(CONNECTIONS_PER_ADDRESS),
         "EDGE_HEAVY_RATE": HEAVY_RATE,
         "EDGE_HEAVY_BURST": str(HEAVY_BURST),
+
+        "EDGE_REQUEST_RATE": "20r/s",
+        "EDGE_REQUEST_BURST": "200",
+        "EDGE_SOCKET_CONNECT_RATE": "20r/s",
+        "EDGE_SOCKET_CONNECT_BURST": "100",
+        "EDGE_KEEPALIVE_TIMEOUT": "10s",
         **overrides,
     }
 
@@ -112,10 +118,15 @@ class Edge:
         static_root: Path,
         *,
         https_port_seen: int | None = None,
+        limits: dict[str, str] | None = None,
     ) -> None:
         self.http_port, self.https_port = free_port(), free_port()
         values = edge_values(
-            folder, http_port=self.http_port, https_port=self.https_port, upstreams=upstreams
+            folder,
+            http_port=self.http_port,
+            https_port=self.https_port,
+            upstreams=upstreams,
+            **(limits or {}),
         )
         values["EDGE_STATIC_ROOT"] = str(static_root)
         if https_port_seen is not None:
@@ -398,6 +409,81 @@ def test_the_edge_shares_the_requests_among_every_upstream_listed(tmp_path: Path
 
     assert answers == [200] * 9
     assert sorted(set(Recorder.ports)) == sorted(ports)
+
+
+@contextmanager
+def limited_edge(tmp_path: Path, **limits: str) -> Iterator[Edge]:
+    """An edge in front of one recording upstream, with these EDGE_ limits."""
+    with recorders(1) as (port,):
+        (tmp_path / "nginx").mkdir()
+        edge = Edge(tmp_path / "nginx", f"127.0.0.1:{port}", tmp_path, limits=limits)
+        try:
+            yield edge
+        finally:
+            edge.stop()
+
+
+def test_an_address_past_its_socket_connects_is_refused_others_and_other_routes_are_not(
+    tmp_path: Path,
+) -> None:
+    # A rate of one a minute: the burst of 2 (three at once) is all an address has.
+    with (
+        limited_edge(
+            tmp_path, EDGE_SOCKET_CONNECT_RATE="1r/m", EDGE_SOCKET_CONNECT_BURST="2"
+        ) as edge,
+        client("127.0.0.11") as crowded,
+        client("127.0.0.12") as other,
+    ):
+        sockets = [crowded.get(f"{edge.https}/ws/races/x/").status_code for _ in range(5)]
+        page = crowded.get(f"{edge.https}/play/").status_code
+        others = other.get(f"{edge.https}/ws/races/x/").status_code
+
+    assert sockets == [200, 200, 200, 429, 429]
+    assert page == 200
+    assert others == 200
+
+
+def one_request(
+    edge: Edge, address: str, sock: ssl.SSLSocket | None = None
+) -> tuple[int, ssl.SSLSocket]:
+    """Send one keep-alive request from `address` (on `sock`, or a new connection);
+    its status, once its headers are in, and the connection."""
+    if sock is None:
+        raw = socket.create_connection(
+            ("127.0.0.1", edge.https_port), timeout=10, source_address=(address, 0)
+        )
+        sock = insecure_tls().wrap_socket(raw)
+    sock.sendall(b"GET /anything/ HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = sock.recv(4096)
+        assert chunk, head
+        head += chunk
+    return int(head.split()[1]), sock
+
+
+def test_idle_keep_alive_connections_of_an_address_are_bounded_by_its_requests(
+    tmp_path: Path,
+) -> None:
+    # limit_conn counts a connection only while a request is in hand: an idle
+    # keep-alive one is held by the request rate instead, each refusal closing its
+    # connection. One request a minute and a burst of 2: three connections stay.
+    with limited_edge(tmp_path, EDGE_REQUEST_RATE="1r/m", EDGE_REQUEST_BURST="2") as edge:
+        answered = [one_request(edge, "127.0.0.13") for _ in range(6)]
+        statuses = [status for status, _ in answered]
+        kept = [sock for status, sock in answered if status == 200]
+        refused = [sock for status, sock in answered if status == 429]
+        # The edge closes each refused connection (reading ends), and keeps the others.
+        for sock in refused:
+            seconds_until_closed(sock, limit=10)
+        again = [one_request(edge, "127.0.0.13", sock)[0] for sock in kept]
+        other = one_request(edge, "127.0.0.14")[0]
+        for sock in kept + refused:
+            sock.close()
+
+    assert statuses == [200, 200, 200, 429, 429, 429]
+    assert again == [429, 429, 429]
+    assert other == 200
 
 
 def test_the_redirect_names_no_port_when_clients_reach_https_on_443(tmp_path: Path) -> None:

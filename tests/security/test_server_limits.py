@@ -66,6 +66,9 @@ def server_env(database: Path) -> dict[str, str]:
         "SECURE_SSL_REDIRECT": "false",
         "SECURE_COOKIES": "false",
         "REQUEST_MAX_BODY_BYTES": "100000",
+        # Every socket here comes from loopback, hundreds at once.
+        "SOCKETS_PER_ADDRESS": "100000",
+        "SOCKET_CONNECT_BURST": "100000",
     }
 
 

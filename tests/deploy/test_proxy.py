@@ -74,7 +74,6 @@ def edge_values(
         "EDGE_CONNECTIONS_PER_ADDRESS": str(CONNECTIONS_PER_ADDRESS),
         "EDGE_HEAVY_RATE": HEAVY_RATE,
         "EDGE_HEAVY_BURST": str(HEAVY_BURST),
-
         "EDGE_REQUEST_RATE": "20r/s",
         "EDGE_REQUEST_BURST": "200",
         "EDGE_SOCKET_CONNECT_RATE": "20r/s",

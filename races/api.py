@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from easyharp_site.errors import BODY_REFUSALS, error_responses
 from easyharp_site.fields import NumberChoiceField
+from easyharp_site.parsers import SafeJSONParser
 from races import selectors, services
 from races.models import TIME_LIMITS_MINUTES, Race
 
@@ -119,6 +120,8 @@ class RacesApi(APIView):
     (`POST`) on a fresh random deal, never a day's."""
 
     permission_classes = [IsAuthenticated]
+    # JSON only: a form's "5" would pass for the number the schema asks for.
+    parser_classes = [SafeJSONParser]
 
     @extend_schema_serializer(component_name="RaceCreation")
     class InputSerializer(serializers.Serializer):

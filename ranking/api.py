@@ -14,6 +14,7 @@ from easyharp_site.accounts.api import PasswordField, signed_in
 from easyharp_site.devices import address_digest, device_id
 from easyharp_site.errors import BODY_REFUSALS, ServiceError, error_responses
 from easyharp_site.fields import StrictBooleanField
+from easyharp_site.parsers import SafeJSONParser
 from easyharp_site.throttling import client_address
 from games.api import DealCodeField, GameOutput, LogField, TimesField
 from ranking import actions
@@ -37,6 +38,8 @@ class GameCreateApi(APIView):
 
     permission_classes = [IsAuthenticated]
     throttle_scope = "submit"
+    # JSON only: a form's "true" would pass for the boolean the schema asks for.
+    parser_classes = [SafeJSONParser]
 
     @extend_schema_serializer(component_name="GameSubmission")
     class InputSerializer(serializers.Serializer):

@@ -300,5 +300,17 @@ def test_bodies_of_the_wrong_media_type_are_refused_in_the_error_shape(
     refused(response, status, code)
 
 
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [("/api/games/", "deal=EH1-N-AAAAAAB&log=S&practice=true"), ("/api/races/", "minutes=5")],
+)
+def test_the_endpoints_with_typed_json_fields_take_json_only(
+    api: APIClient, daily: Any, path: str, body: str
+) -> None:
+    # A form's "true" or "5" is text: the schema's boolean and number are JSON's.
+    response = api.post(path, body, content_type="application/x-www-form-urlencoded")
+    refused(response, 415, "unsupported_media_type")
+
+
 def test_an_unsatisfiable_accept_header_is_a_406_in_the_error_shape() -> None:
     refused(APIClient().get("/api/daily/", HTTP_ACCEPT="application/xml"), 406, "not_acceptable")

@@ -207,24 +207,24 @@ export function renderTable(container, table) {
       "aria-label": name,
     });
     if (column.down === 0 && column.up.length === 0) node.classList.add("empty");
-    let offset = 0;
+    // A card lies below the strips of the cards above it: --d face-down ones
+    // and --u face-up ones, whose heights site.css sets (face-up strips taller).
     for (let i = 0; i < column.down; i++) {
       const card = faceDownElement();
-      card.style.setProperty("--y", String(offset));
-      offset += 1;
+      card.style.setProperty("--d", String(i));
       node.append(card);
     }
     column.up.forEach((text, i) => {
       const card = cardElement(text, name);
       card.dataset.place = place;
       card.dataset.index = String(i);
-      card.style.setProperty("--y", String(offset));
+      card.style.setProperty("--d", String(column.down));
+      card.style.setProperty("--u", String(i));
       card.tabIndex = -1;
-      offset += 2;
       node.append(card);
     });
-    // Offsets count in half-strips: face-down cards overlap more than face-up ones.
-    node.style.setProperty("--depth", String(offset));
+    node.style.setProperty("--downs", String(column.down));
+    node.style.setProperty("--ups", String(column.up.length));
     columns.append(node);
   });
 

@@ -120,9 +120,10 @@ def share_facts_line(facts: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def share_lines(facts: dict[str, Any]) -> list[str]:
-    """The lines after the grid: the result against par, its time, undos and hints, the
-    score and rank, whether it was assisted (then it has no rank), the streak."""
+def share_lines(facts: dict[str, Any], *, details: bool = True) -> list[str]:
+    """The lines after the grid: the result against par, its time, undos and hints
+    (unless not `details`), the score and rank, whether it was assisted (then it has
+    no rank), the streak."""
     moves, par = facts["moves"], facts["par"]
     if facts["won"] and par is not None:
         result = _("Won in %(moves)s moves (par %(par)s, %(diff)s)") % {
@@ -140,7 +141,7 @@ def share_lines(facts: dict[str, Any]) -> list[str]:
             "rank": facts["rank"],
             "total": facts["total"],
         }
-    lines = [result, share_facts_line(facts), score]
+    lines = [result, share_facts_line(facts), score] if details else [result, score]
     if facts["assisted"]:
         lines.append(_("Assisted: a hint was used"))
     if facts["streak"]:

@@ -168,7 +168,7 @@ def _your_day(player: Any, day: datetime.date, yesterday: datetime.date | None) 
         "streak": player_stats(player=player, on=day)["current_streak"],
         "yesterday_mine": before,
         # Its result and rank; the streak is today's, shown once.
-        "yesterday_lines": share_lines({**before, "streak": None}) if before else [],
+        "yesterday_lines": share_lines({**before, "streak": None}, details=False) if before else [],
     }
 
 

@@ -530,9 +530,10 @@ class GameShareApi(APIView):
     """A game's share card: a short text and a link, without any card or action of its log.
 
     The day's number and date (or the deal, for practice), a grid of squares for
-    its course (a row per quarter of the game, a square per eighth of the deck
-    on the foundations by then), whether it was won, its moves against the par,
-    its score, its rank of N on the day's score board and the player's streak
+    its course (a row per quarter of the game, a square per 13 cards put away in
+    that quarter, the row's count in words after it), whether it was won, its
+    moves against the par, its time (a ranked game's), undos and whether a hint
+    was used, its score, its rank of N on the day's score board and the player's streak
     (for their ranked game), in the reader's language. A ranked game played with
     a hint says "Assisted: a hint was used" and has no rank. The link is the
     game's card page, whose picture shows this game's result.
@@ -550,7 +551,7 @@ class GameShareApi(APIView):
         grid = serializers.ListField(
             child=serializers.CharField(),
             help_text="The grid's rows, one per quarter of the game: 8 squares each, "
-            "🟩 13 cards on the foundations, 🟨 some, ⬛ none.",
+            "for the cards put away in that quarter: 🟩 13, 🟨 some, ⬛ none.",
         )
         course = serializers.ListField(
             child=serializers.IntegerField(min_value=0, max_value=104),

@@ -2,9 +2,10 @@
 
 Both are spoiler-free by construction: they are made from a game's facts
 (`selectors.game_share`: date, day number, won, score, moves, par, assisted, rank,
-streak and its course, four foundation counts) and never see its log. The course is
-drawn as a grid of squares, a row per quarter of the game and a square per eighth of
-the deck put away, so a share shows how the game went and nothing of how to play it.
+streak and its course, four foundation counts, time, undos) and never see its log.
+The course is drawn as a grid of squares, a row per quarter of the game and a square
+per 13 cards put away in that quarter, each row saying its count in words, so a share
+shows how the game went (how much went up, and when) and nothing of how to play it.
 
 Pictures are drawn in DejaVu Sans (Debian's `fonts-dejavu-core`, which the
 image installs), so "Puntuación" keeps its accent. Where that file is missing
@@ -25,10 +26,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from PIL import Image, ImageDraw, ImageFont
 
+from games.templatetags.clock import clock
+
 # Open Graph's recommended size; Twitter's large summary card takes it too.
 CARD_SIZE = (1200, 630)
 # Bumped whenever the drawing changes, so cached pictures are drawn again.
-CARD_VERSION = 4
+CARD_VERSION = 5
 _BACKGROUND = (18, 82, 52)
 _INK = (250, 248, 240)
 _ACCENT = (242, 201, 76)
@@ -37,7 +40,7 @@ _EMPTY = (44, 110, 78)
 # Debian's fonts-dejavu-core (the Dockerfile installs it).
 FONT_FILE = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 
-# A square of the grid stands for an eighth of the deck (13 cards, a foundation's worth).
+# A square of the grid stands for 13 cards put away (a foundation's worth).
 GRID_SQUARES = 8
 CARDS_PER_SQUARE = 13
 FULL, PART, EMPTY = "🟩", "🟨", "⬛"
@@ -46,8 +49,8 @@ SQUARE_KINDS = {FULL: "full", PART: "part", EMPTY: "empty"}
 
 
 def grid_squares(count: int) -> list[str]:
-    """One row of the grid: `count` cards on the foundations as 8 squares, each full
-    (its 13 cards all up), part-filled or empty."""
+    """One row of the grid: `count` cards put away as 8 squares, each full (13 cards),
+    part-filled or empty."""
     row = []
     for square in range(GRID_SQUARES):
         up = count - square * CARDS_PER_SQUARE
@@ -55,13 +58,42 @@ def grid_squares(count: int) -> list[str]:
     return row
 
 
+def put_away(course: Sequence[int]) -> list[int]:
+    """The cards put away in each quarter of a game, from its course (the cards on the
+    foundations after each quarter); a quarter that took more back than it put away
+    counts 0.
+
+    >>> put_away([14, 40, 40, 104])
+    [14, 26, 0, 64]
+    """
+    return [max(0, after - before) for before, after in zip([0, *course], course, strict=False)]
+
+
 def share_grid(course: Sequence[int]) -> list[str]:
-    """The grid of a game's course: a row of squares per quarter of its log.
+    """The grid of a game's course: a row of squares per quarter, for the cards put
+    away in that quarter.
 
     >>> share_grid([14, 104])
-    ['🟩🟨⬛⬛⬛⬛⬛⬛', '🟩🟩🟩🟩🟩🟩🟩🟩']
+    ['🟩🟨⬛⬛⬛⬛⬛⬛', '🟩🟩🟩🟩🟩🟩🟨⬛']
     """
-    return ["".join(grid_squares(count)) for count in course]
+    return ["".join(grid_squares(count)) for count in put_away(course)]
+
+
+def share_rows(course: Sequence[int]) -> list[str]:
+    """The grid's rows as the text shows them: each row's squares, then its quarter and
+    count in words, so the grid needs no legend."""
+    return [
+        f"{squares} "
+        + ngettext(
+            "quarter %(quarter)s: %(count)s card put away",
+            "quarter %(quarter)s: %(count)s cards put away",
+            count,
+        )
+        % {"quarter": quarter, "count": count}
+        for quarter, (squares, count) in enumerate(
+            zip(share_grid(course), put_away(course), strict=True), start=1
+        )
+    ]
 
 
 def share_title(facts: dict[str, Any]) -> str:
@@ -74,9 +106,24 @@ def share_title(facts: dict[str, Any]) -> str:
     }
 
 
-def share_lines(facts: dict[str, Any]) -> list[str]:
-    """The lines after the title: the result against par, the score and rank, whether
-    it was assisted (then it has no rank), the streak."""
+def share_facts_line(facts: dict[str, Any]) -> str:
+    """The game's time (a ranked game's), its undos and, for a ranked game played
+    without a hint, "no hint" (an assisted one says so on a line of its own)."""
+    parts = []
+    if facts["time_ms"] is not None:
+        parts.append(_("Time %(time)s") % {"time": clock(facts["time_ms"])})
+    parts.append(
+        ngettext("%(count)s undo", "%(count)s undos", facts["undos"]) % {"count": facts["undos"]}
+    )
+    if facts["ranked"] and not facts["assisted"]:
+        parts.append(_("no hint"))
+    return " · ".join(parts)
+
+
+def share_lines(facts: dict[str, Any], *, details: bool = True) -> list[str]:
+    """The lines after the grid: the result against par, its time, undos and hints
+    (unless not `details`), the score and rank, whether it was assisted (then it has
+    no rank), the streak."""
     moves, par = facts["moves"], facts["par"]
     if facts["won"] and par is not None:
         result = _("Won in %(moves)s moves (par %(par)s, %(diff)s)") % {
@@ -94,7 +141,7 @@ def share_lines(facts: dict[str, Any]) -> list[str]:
             "rank": facts["rank"],
             "total": facts["total"],
         }
-    lines = [result, score]
+    lines = [result, share_facts_line(facts), score] if details else [result, score]
     if facts["assisted"]:
         lines.append(_("Assisted: a hint was used"))
     if facts["streak"]:
@@ -105,20 +152,10 @@ def share_lines(facts: dict[str, Any]) -> list[str]:
     return lines
 
 
-def share_legend() -> str:
-    """The line above the grid that says how to read it, so a shared text needs no
-    page to explain it."""
-    return _("Cards on the foundations after each quarter of the game (%(full)s = 13):") % {
-        "full": FULL
-    }
-
-
 def share_text(facts: dict[str, Any], url: str) -> str:
-    """The whole text to share: title, the grid's legend, the grid of its course,
+    """The whole text to share: title, the grid's rows (each saying what it counts),
     lines and the link."""
-    return "\n".join(
-        [share_title(facts), share_legend(), *share_grid(facts["course"]), *share_lines(facts), url]
-    )
+    return "\n".join([share_title(facts), *share_rows(facts["course"]), *share_lines(facts), url])
 
 
 @functools.cache
@@ -140,12 +177,14 @@ def _drawable(text: str) -> str:
 
 
 def _draw_grid(draw: ImageDraw.ImageDraw, course: Sequence[int]) -> None:
-    """The grid of `share_grid`, drawn as squares in the top right corner."""
+    """The grid of `share_grid`, drawn as squares in the top right corner, each row's
+    count of cards put away on its left."""
     size, gap = 30, 8
     colours = {FULL: (106, 170, 100), PART: _ACCENT, EMPTY: _EMPTY}
     left = CARD_SIZE[0] - 72 - GRID_SQUARES * (size + gap) + gap
-    for row, count in enumerate(course):
+    for row, count in enumerate(put_away(course)):
         top = 48 + row * (size + gap)
+        draw.text((left - 16, top + size // 2), str(count), font=_font(26), fill=_INK, anchor="rm")
         for column, square in enumerate(grid_squares(count)):
             x = left + column * (size + gap)
             draw.rounded_rectangle((x, top, x + size, top + size), radius=5, fill=colours[square])

@@ -909,6 +909,8 @@ def days_between(
 # --- Sharing a game ---------------------------------------------------------------------
 
 
+# An undo as a game's log writes it.
+UNDO_TOKEN = "U"
 # Parts of a game whose foundation counts a share shows: a quarter each.
 COURSE_PARTS = 4
 
@@ -923,10 +925,12 @@ def game_course(*, game: Game) -> list[int]:
 
 def game_share(*, game: Game) -> dict[str, Any]:
     """What a share card of a game says, without any card or action of its log:
-    `{date, day_number, deal, won, score, moves, par, assisted, rank, total, final,
-    streak, course}` (rank, total and streak are None when the game is not on the day's
-    board: practice, assisted, voided or held for review; `final` says the rank is the
-    closed day's; `course` is `game_course`; `day_number` is the day's in the series)."""
+    `{date, day_number, deal, won, score, moves, par, ranked, assisted, rank, total,
+    final, streak, course, time_ms, undos}` (rank, total and streak are None when the
+    game is not on the day's board: practice, assisted, voided or held for review;
+    `final` says the rank is the closed day's; `course` is `game_course`; `day_number`
+    is the day's in the series; `time_ms` the ranked game's duration, else None;
+    `undos` how many actions were taken back)."""
     daily = game.daily
     facts: dict[str, Any] = {
         "date": daily.date if daily is not None else None,
@@ -936,12 +940,15 @@ def game_share(*, game: Game) -> dict[str, Any]:
         "score": game.score,
         "moves": game.moves,
         "par": daily.par if daily is not None else None,
+        "ranked": game.ranked,
         "assisted": game.ranked and game.assisted,
         "rank": None,
         "total": None,
         "final": False,
         "streak": None,
         "course": game_course(game=game),
+        "time_ms": game.duration_ms if game.ranked else None,
+        "undos": game.log.split().count(UNDO_TOKEN),
     }
     off_board = game.assisted or game.is_voided or game.review_state == ReviewState.HELD
     if daily is None or not game.ranked or off_board:

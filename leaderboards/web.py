@@ -65,8 +65,8 @@ from leaderboards.cards import (
     CARD_VERSION,
     SQUARE_KINDS,
     card_png,
-    grid_squares,
     share_lines,
+    share_rows,
     share_title,
 )
 from leaderboards.models import Board
@@ -168,7 +168,7 @@ def _your_day(player: Any, day: datetime.date, yesterday: datetime.date | None) 
         "streak": player_stats(player=player, on=day)["current_streak"],
         "yesterday_mine": before,
         # Its result and rank; the streak is today's, shown once.
-        "yesterday_lines": share_lines({**before, "streak": None}) if before else [],
+        "yesterday_lines": share_lines({**before, "streak": None}, details=False) if before else [],
     }
 
 
@@ -347,7 +347,8 @@ def game_card(request: HttpRequest, game_id: int) -> HttpResponse:
         "title": title,
         "lines": lines,
         "grid": [
-            [SQUARE_KINDS[square] for square in grid_squares(count)] for count in facts["course"]
+            ([SQUARE_KINDS[square] for square in squares], words)
+            for squares, words in (row.split(" ", 1) for row in share_rows(facts["course"]))
         ],
         "lock": game_lock(game=game, viewer=request.user),
         "config": page_config(request),

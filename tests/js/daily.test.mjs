@@ -9,6 +9,7 @@ import {
   againstPar,
   clock,
   countdownText,
+  gridRow,
   moveBars,
   percentile,
   standing,
@@ -62,6 +63,16 @@ test("histogram bars are labelled by moves over par and sized by the largest buc
 test("a game's time cuts its seconds, as the pages' clock filter does (clocks.json)", () => {
   const cases = JSON.parse(readFileSync(new URL("clocks.json", import.meta.url), "utf8"));
   for (const [milliseconds, shown] of cases) assert.equal(clock(milliseconds), shown);
+});
+
+test("a share's grid row reads as the server writes it (grids.json)", () => {
+  const cases = JSON.parse(readFileSync(new URL("grids.json", import.meta.url), "utf8"));
+  for (const { rows, kinds, words } of cases) {
+    assert.deepEqual(
+      rows.map((row) => gridRow(row)),
+      kinds.map((squares, index) => ({ kinds: squares, label: words[index] })),
+    );
+  }
 });
 
 test("a place reads as the best, the last, alone, or better than a share", () => {

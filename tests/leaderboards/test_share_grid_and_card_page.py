@@ -5,6 +5,7 @@ leads to, the game's own card, with its Open Graph words."""
 from __future__ import annotations
 
 import datetime
+import json
 import re
 
 import pytest
@@ -15,7 +16,8 @@ from games.rules import Deal
 from games.selectors import daily_day_number
 from leaderboards import cards, web
 from leaderboards.selectors import game_share
-from tests.fixtures import WIN_LOG, client_for, play_assisted, play_ranked
+from tests.fixtures import STOCK_CYCLE, WIN_LOG, client_for, play_assisted, play_ranked
+from tests.paths import ROOT
 
 pytestmark = pytest.mark.django_db
 
@@ -30,13 +32,18 @@ FACT_KEYS = {
     "score",
     "moves",
     "par",
+    "ranked",
     "assisted",
     "rank",
     "total",
     "final",
     "streak",
     "course",
+    "time_ms",
+    "undos",
 }
+# The grid's rows as the server writes them, which the pages' script reads too.
+GRIDS = json.loads((ROOT / "tests" / "js" / "grids.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(autouse=True)
@@ -52,6 +59,25 @@ def test_a_grid_row_fills_a_square_per_thirteen_cards():
     assert cards.share_grid([14]) == ["🟩🟨" + "⬛" * 6]
     assert cards.share_grid([103]) == ["🟩" * 7 + "🟨"]
     assert cards.share_grid([104]) == ["🟩" * 8]
+
+
+def test_a_grid_row_counts_the_cards_put_away_in_its_quarter_alone():
+    assert cards.put_away([14, 40, 40, 104]) == [14, 26, 0, 64]
+    assert cards.share_grid([13, 26, 26, 104]) == [
+        "🟩" + "⬛" * 7,
+        "🟩" + "⬛" * 7,
+        "⬛" * 8,
+        "🟩" * 6 + "⬛" * 2,
+    ]
+
+
+@pytest.mark.parametrize("case", GRIDS, ids=[str(case["course"]) for case in GRIDS])
+def test_the_grid_rows_read_as_the_pages_script_reads_them(case):
+    assert cards.share_rows(case["course"]) == case["rows"]
+    assert [[cards.SQUARE_KINDS[s] for s in row] for row in cards.share_grid(case["course"])] == (
+        case["kinds"]
+    )
+    assert [row.split(" ", 1)[1] for row in case["rows"]] == case["words"]
 
 
 def test_the_day_number_counts_from_the_first_day_served(settings):
@@ -73,11 +99,14 @@ def test_the_share_text_holds_no_card_of_the_deal_and_no_part_of_the_log(daily, 
 
     assert text.startswith(f"Easy Harp Daily #{daily_day_number(daily.date)} · {daily.date}")
     assert body["grid"] == cards.share_grid(game_share(game=game)["course"])
-    # The grid says how to read it, then its four rows.
-    assert (
-        text.splitlines()[1] == "Cards on the foundations after each quarter of the game (🟩 = 13):"
-    )
-    assert text.splitlines()[2:6] == body["grid"] and body["grid"][-1] == "🟩" * 8
+    # Four rows, each its squares then what they count, summing to the whole deck.
+    rows = text.splitlines()[1:5]
+    assert [row.split(" ", 1)[0] for row in rows] == body["grid"]
+    counts = [
+        int(re.fullmatch(r"quarter \d: (\d+) cards? put away", r.split(" ", 1)[1])[1]) for r in rows
+    ]
+    assert sum(counts) == 104 and counts == cards.put_away(body["course"])
+    assert re.fullmatch(r"Time \d+:\d\d · 0 undos · no hint", text.splitlines()[6])
     assert not CARD.search(text), CARD.search(text)
     # Not two actions of the log in a row, nor any of its longer tokens.
     assert not any(pair in text for pair in _log_pairs(game.log))
@@ -85,6 +114,39 @@ def test_the_share_text_holds_no_card_of_the_deal_and_no_part_of_the_log(daily, 
     # Nor the deal's cards in any other spelling.
     deal = Deal.from_code(game.deal_code)
     assert all(str(card) not in text.split() for card in deal.columns[0])
+
+
+def test_two_wins_played_differently_share_different_grids(daily, alice, bob, anon):
+    quick = play_ranked(alice, WIN_LOG)
+    # The same win after three turns of the stock: its first quarter puts one card away.
+    slow = play_ranked(bob, STOCK_CYCLE * 3 + WIN_LOG)
+    assert quick.won and slow.won
+    grids = [anon.get(f"/api/games/{g.pk}/share/").json()["grid"] for g in (quick, slow)]
+    assert grids[0] != grids[1]
+    texts = [anon.get(f"/api/games/{g.pk}/share/").json()["text"] for g in (quick, slow)]
+    assert texts[0].splitlines()[1:5] != texts[1].splitlines()[1:5]
+    assert all(not CARD.search(text) for text in texts)
+
+
+def test_a_loss_and_a_win_share_different_grids_and_undos_are_counted(daily, alice, bob, anon):
+    won = play_ranked(alice, WIN_LOG)
+    lost = play_ranked(bob, ["S", "S", "U", "S"])
+    won_text, lost_text = (
+        anon.get(f"/api/games/{g.pk}/share/").json()["text"] for g in (won, lost)
+    )
+    assert won_text.splitlines()[1:5] != lost_text.splitlines()[1:5]
+    assert "1 undo · no hint" in lost_text and "0 undos · no hint" in won_text
+    assert "Not won: " in lost_text
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [("es", "cuarto 4: "), ("nl", "kwart 4: ")],
+)
+def test_the_grid_rows_speak_the_readers_language(daily, alice, anon, language, words):
+    game = play_ranked(alice, WIN_LOG)
+    text = anon.get(f"/api/games/{game.pk}/share/", HTTP_ACCEPT_LANGUAGE=language).json()["text"]
+    assert words in text.splitlines()[4] and "quarter" not in text
 
 
 def test_the_facts_of_a_share_hold_only_numbers_and_flags(daily, alice):
@@ -165,7 +227,7 @@ def test_the_card_page_shows_the_result_never_the_log_and_keeps_the_replay_locke
     stranger = Client().get(f"/games/{game.pk}/")
     assert stranger.status_code == 200
     page = stranger.content.decode()
-    assert 'id="card-grid"' in page and '<span class="square full"></span>' * 8 in page
+    assert 'id="card-grid"' in page and "cards put away</span>" in page
     assert 'id="card-locked"' in page and 'id="card-replay"' not in page
     assert not CARD.search(page.split("<main")[1])
     assert not any(pair in page for pair in _log_pairs(game.log))

@@ -75,9 +75,11 @@ def test_after_a_win_the_panel_shows_the_share_its_picture_and_the_badge_just_ea
 
     preview = page.locator("#share-preview")
     expect(preview).to_contain_text(f"#{daily_day_number(today)}")
-    # The grid drawn: four rows of eight, the last all full (every card up).
+    # The grid drawn: four rows of eight squares, each with its count in words.
     expect(preview.locator(".grid-row")).to_have_count(4)
-    assert preview.locator(".grid-row").last.locator(".square.full").count() == 8
+    assert all(
+        preview.locator(".grid-row").nth(i).locator(".square").count() == 8 for i in range(4)
+    )
     with translation.override(language):
         assert gettext("Streak: %(days)s day").split("%")[0] in preview.inner_text()
     # What the button shares: the same lines, the grid in squares.
@@ -88,9 +90,15 @@ def test_after_a_win_the_panel_shows_the_share_its_picture_and_the_badge_just_ea
     text = page.evaluate("navigator.clipboard.readText()")
     rows = text.splitlines()
     assert rows[0] == preview.locator("div").first.inner_text()
-    # The legend, in the page's language, says how to read the grid under it.
-    assert rows[1] == preview.locator("div").nth(1).inner_text() and "🟩 = 13" in rows[1]
-    assert all(re.fullmatch("[🟩🟨⬛]{8}", row) for row in rows[2:6]) and rows[5] == "🟩" * 8
+    # Each row of the grid says, in the page's language, what it counts: the cards put
+    # away in its quarter, the four adding up to the whole deck for a win.
+    words = preview.locator(".grid-words").all_inner_texts()
+    assert [row.split(" ", 1)[1] for row in rows[1:5]] == words
+    assert all(re.fullmatch("[🟩🟨⬛]{8}", row.split(" ", 1)[0]) for row in rows[1:5])
+    # Each row's words name its quarter, then its count.
+    assert sum(int(re.findall(r"\d+", w)[1]) for w in words) == 104
+    with translation.override(language):
+        assert gettext("no hint") in rows[6]
     assert not CARD.search(text) and WIN["log"] not in text
     # The picture is this game's card, drawn and loaded.
     picture = page.locator("#share-picture")
@@ -117,7 +125,7 @@ def test_after_a_win_the_panel_shows_the_share_its_picture_and_the_badge_just_ea
     for size, name in ((PHONE, "320"), (DESKTOP, "desktop")):
         card = site(urlsplit(card_url).path, language=language, **size)
         expect(card.locator("#card-grid .grid-row")).to_have_count(4)
-        assert card.locator("#card-grid .grid-row").last.locator(".square.full").count() == 8
+        assert card.locator("#card-grid .grid-words").all_inner_texts() == words
         card.wait_for_function(
             "() => document.getElementById('card-picture').naturalWidth === 1200"
         )

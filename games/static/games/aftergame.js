@@ -11,7 +11,7 @@
  * `games/_aftergame.html`); it reads the public API by URL.
  */
 
-import { againstPar, moveBars, standing } from "./daily.js";
+import { againstPar, gridRow, moveBars, standing } from "./daily.js";
 import { startCountdowns } from "./countdown.js";
 import { clock, config } from "./ui.js";
 
@@ -100,37 +100,37 @@ function shareCard(panel, game) {
   return panel.shareCard;
 }
 
-// The grid's squares as the page draws them (an emoji font may be missing).
-const SQUARES = { "🟩": "full", "🟨": "part", "⬛": "empty" };
-
-/** The grid of the share's course, drawn with squares, its counts in its label. */
-function drawGrid(card, text) {
+/** The grid of the share's course, drawn with squares, each row's words after it. */
+function drawGrid(rows, label) {
   const grid = document.createElement("div");
   grid.className = "share-grid";
   grid.setAttribute("role", "img");
-  const [a, b, c, d] = card.course;
-  grid.setAttribute(
-    "aria-label",
-    text.grid_label.replace("{a}", a).replace("{b}", b).replace("{c}", c).replace("{d}", d),
-  );
-  for (const row of card.grid) {
+  grid.setAttribute("aria-label", label);
+  for (const row of rows) {
+    const { kinds, label: words } = gridRow(row);
     const line = document.createElement("span");
     line.className = "grid-row";
-    for (const square of Array.from(row)) {
+    for (const kind of kinds) {
       const drawn = document.createElement("span");
-      drawn.className = `square ${SQUARES[square]}`;
+      drawn.className = `square ${kind}`;
       line.append(drawn);
     }
+    const counted = document.createElement("span");
+    counted.className = "grid-words";
+    counted.textContent = words;
+    line.append(counted);
     grid.append(line);
   }
   return grid;
 }
 
 /** Show what will be shared: its lines, the grid drawn in their midst, and its picture. */
-async function showShare(panel, game, text) {
+async function showShare(panel, game) {
   const card = await shareCard(panel, game);
-  // The text is its title, the grid's legend and rows, the result's lines and the link.
-  const [title, legend, ...rest] = card.text.split("\n");
+  // The text is its title, the grid's rows, the result's lines and the link.
+  const [title, ...rest] = card.text.split("\n");
+  const rows = rest.slice(0, card.grid.length);
+  const lines = rest.slice(card.grid.length);
   const line = (words) => {
     const element = document.createElement("div");
     element.textContent = words;
@@ -140,12 +140,11 @@ async function showShare(panel, game, text) {
     .querySelector('[data-slot="share_preview"]')
     .replaceChildren(
       line(title),
-      line(legend),
-      drawGrid(card, text),
-      ...rest.slice(card.grid.length).map(line),
+      drawGrid(rows, rows.map((row) => gridRow(row).label).join(", ")),
+      ...lines.map(line),
     );
   const picture = panel.querySelector('[data-slot="share_picture"]');
-  picture.alt = [title, ...rest.slice(card.grid.length, -1)].join(". ");
+  picture.alt = [title, ...lines.slice(0, -1)].join(". ");
   picture.src = `/cards/games/${game.id}.png`;
   picture.hidden = false;
   const link = panel.querySelector('[data-slot="card_link"]');
@@ -233,7 +232,7 @@ export async function showAfterGame(game) {
     share(panel, game, text);
   });
   panel.hidden = false;
-  showShare(panel, game, text).catch(() => {});
+  showShare(panel, game).catch(() => {});
   if (onBoard(game)) showBadges(panel, game, text).catch(() => {});
   try {
     const [day, stats] = await Promise.all([

@@ -77,3 +77,19 @@ export function moveBars(buckets, parOrBetter) {
     return { label, count: bucket.games, width };
   });
 }
+
+// The share grid's squares as the pages draw them (an emoji font may be missing),
+// as `leaderboards.cards.SQUARE_KINDS` names them.
+export const GRID_SQUARES = { "🟩": "full", "🟨": "part", "⬛": "empty" };
+
+/**
+ * One row of a share's grid as its text writes it (its squares, then what it counts
+ * in words): the kinds of its squares and its words (tests/js/grids.json holds the
+ * cases the server's text is checked on too).
+ */
+export function gridRow(line) {
+  const chars = Array.from(line);
+  const kinds = [];
+  while (chars.length && GRID_SQUARES[chars[0]]) kinds.push(GRID_SQUARES[chars.shift()]);
+  return { kinds, label: chars.join("").trim() };
+}

@@ -322,7 +322,7 @@ class LeaderboardConsumer(HandlersWithoutHop, AsyncJsonWebsocketConsumer):
     async def _send_snapshot(self) -> None:
         assert self.board is not None and self.hub is not None
         players = () if self.player_id is None else (self.player_id,)
-        view = await self.hub.read(self.board, players)
+        view = await self.hub.read(self.board, players, share=True)
         message: dict[str, Any] = {
             "type": "snapshot",
             "date": self.board.date.isoformat(),

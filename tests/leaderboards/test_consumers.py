@@ -1088,7 +1088,7 @@ async def test_the_snapshot_says_whether_the_days_replays_are_locked_for_the_vie
 
 
 class _Watcher:
-    player_id = None
+    player_id: int | None = None
 
     async def board_update(self, update: live.BoardUpdate) -> None:
         pass

@@ -56,7 +56,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
@@ -84,6 +84,8 @@ from games.batches import StreamWriter
 from games.streaming import ActionStream, Offer
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 CLOSE_NOT_SIGNED_IN = 4401
 CLOSE_BANNED = 4403
@@ -201,13 +203,26 @@ class PlayerSocket(HandlersWithoutHop, AsyncJsonWebsocketConsumer):  # type: ign
     async def _sign_in(self, player_id: int) -> bool:
         """Listen for the end of the player's sessions, then check that this one holds
         (so that an end committed meanwhile is heard); refuse the socket if it ended."""
+        return await self._sign_in_and_read(player_id, lambda: True) is not None
+
+    async def _sign_in_and_read(self, player_id: int, read: Callable[[], T]) -> T | None:
+        """`_sign_in`, then `read()` (the socket's first read, never None) in the same
+        database call: one trip to the database thread instead of two on every connect.
+        None once the socket is refused (its session ended: `read` does not run);
+        what `read` raises is raised."""
         self.sessions = PlayerSockets.current()
         await self.sessions.watch(player_id, self)
         self.player_id = player_id
-        if await self._session_holds():
-            return True
-        await self._refuse(CLOSE_NOT_SIGNED_IN, "session_ended", "This session has ended.")
-        return False
+        session = self.scope.get("session")
+        key = None if session is None else session.session_key
+
+        def check_then_read() -> T | None:
+            return read() if session_player_id(session_key=key) == player_id else None
+
+        value: T | None = await database_sync_to_async(check_then_read)()
+        if value is None:
+            await self._refuse(CLOSE_NOT_SIGNED_IN, "session_ended", "This session has ended.")
+        return value
 
     async def _session_holds(self) -> bool:
         session = self.scope.get("session")
@@ -385,18 +400,21 @@ class AttemptConsumer(ActionSocket):
                 CLOSE_NOT_SIGNED_IN, "not_authenticated", "Sign in to play the ranked attempt."
             )
             return
-        if not await self._sign_in(user.pk):
-            return
         text = self.scope["url_route"]["kwargs"]["date"]
         try:
             date = day_from_text(text)
         except ValueError:
-            await self._refuse(CLOSE_NO_ATTEMPT, "no_attempt", f"{text!r} is not a date.")
+            if await self._sign_in(user.pk):
+                await self._refuse(CLOSE_NO_ATTEMPT, "no_attempt", f"{text!r} is not a date.")
             return
         try:
-            attempt = await database_sync_to_async(attempt_stream_open)(player=user, date=date)
+            attempt = await self._sign_in_and_read(
+                user.pk, lambda: attempt_stream_open(player=user, date=date)
+            )
         except ServiceError as error:
             await self._refuse(CLOSE_CODES.get(error.code, CLOSE_NO_ATTEMPT), error.code, error)
+            return
+        if attempt is None:
             return
         self.attempt = attempt
         self.stream = ActionStream(

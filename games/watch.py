@@ -203,21 +203,25 @@ class AttemptWatchConsumer(PlayerSocket):
         if viewer is None or not viewer.is_authenticated:
             await self._refuse(CLOSE_NOT_SIGNED_IN, "not_authenticated", "Sign in to watch.")
             return
-        if not await self._sign_in(viewer.pk):
-            return
         kwargs = self.scope["url_route"]["kwargs"]
         try:
             date = day_from_text(kwargs["date"])
         except ValueError:
-            await self._refuse(CLOSE_NOT_FOUND, "no_attempt", f"{kwargs['date']!r} is not a date.")
+            if await self._sign_in(viewer.pk):
+                await self._refuse(
+                    CLOSE_NOT_FOUND, "no_attempt", f"{kwargs['date']!r} is not a date."
+                )
             return
         try:
-            watched = await database_sync_to_async(attempt_watched)(
-                viewer=viewer, username=kwargs["username"], date=date
+            watched = await self._sign_in_and_read(
+                viewer.pk,
+                lambda: attempt_watched(viewer=viewer, username=kwargs["username"], date=date),
             )
         except ServiceError as error:
             code = CLOSE_LOCKED if error.code == "replay_locked" else CLOSE_NOT_FOUND
             await self._refuse(code, error.code, error)
+            return
+        if watched is None:
             return
         if self.channel_layer is None:  # Redis is away: there is nothing to watch live
             await self._refuse_live()

@@ -91,6 +91,20 @@ def _replays_locked(date: datetime.date, user: Any) -> bool:
     return day_lock(date=date, viewer=user if user is not None else AnonymousUser()) is not None
 
 
+def _board_read(
+    date: datetime.date, user: Any, session_key: str | None
+) -> tuple[str | None, bool, bool]:
+    """What a socket's connect reads, in one call: why `date` has no board (None when it
+    has one), whether the signed-in `user`'s session (`session_key`, None when
+    anonymous) still holds, and whether the day's replays are closed to the viewer
+    (anonymous when the session has ended)."""
+    why_not = _board_open(date)
+    if why_not is not None:
+        return why_not, False, False
+    holds = session_key is not None and session_player_id(session_key=session_key) == user.pk
+    return None, holds, _replays_locked(date, user if holds else None)
+
+
 class LeaderboardConsumer(HandlersWithoutHop, AsyncJsonWebsocketConsumer):
     """One socket watching one board; `live.BoardHub` calls `board_update` directly.
 
@@ -198,17 +212,28 @@ class LeaderboardConsumer(HandlersWithoutHop, AsyncJsonWebsocketConsumer):
         except ValueError:
             await self._refuse(CLOSE_NO_BOARD, "no_board", f"{text!r} is not a date (YYYY-MM-DD).")
             return
-        why_not = await database_sync_to_async(_board_open)(date)
+        user = self.scope.get("user")
+        player_id = user.pk if user is not None and user.is_authenticated else None
+        if player_id is not None:
+            # Listen for the end of the player's sessions before the session is checked
+            # (Channels' own check misses a session ended by "sign out everywhere"), so
+            # that an end committed meanwhile is heard.
+            self.sessions = PlayerSockets.current()
+            await self.sessions.watch(player_id, self)
+        # One trip to the database thread for everything the connect reads.
+        why_not, holds, self.replays_locked = await database_sync_to_async(_board_read)(
+            date, user, None if player_id is None else self._session_key()
+        )
         if why_not is not None:
+            self._stop_listening(player_id)
             await self._refuse(CLOSE_NO_BOARD, "no_board", why_not)
             return
-
-        user = self.scope.get("user")
-        if user is not None and user.is_authenticated:
-            await self._sign_in(user.pk)
-        self.replays_locked = await database_sync_to_async(_replays_locked)(
-            date, self.scope.get("user")
-        )
+        if holds:
+            self.player_id = player_id
+        elif player_id is not None:
+            # A session that has ended when the socket connects: the socket is anonymous.
+            self._stop_listening(player_id)
+            self.scope["user"] = AnonymousUser()
         board = await self.board_key(date, order, query)
         if board is None:
             return
@@ -226,23 +251,10 @@ class LeaderboardConsumer(HandlersWithoutHop, AsyncJsonWebsocketConsumer):
         self.ready = True
         self._start_sender()
 
-    async def _sign_in(self, player_id: int) -> None:
-        """Sign the socket in as the player if its session still holds, else leave it anonymous.
-
-        Channels' own check misses a session ended by "sign out everywhere".
-        The socket listens for its sessions' end before it checks, so that an
-        end that commits meanwhile is heard.
-        """
-        self.sessions = PlayerSockets.current()
-        await self.sessions.watch(player_id, self)
-        if await database_sync_to_async(session_player_id)(session_key=self._session_key()) == (
-            player_id
-        ):
-            self.player_id = player_id
-            return
-        self.sessions.unwatch(player_id, self)
-        self.sessions = None
-        self.scope["user"] = AnonymousUser()
+    def _stop_listening(self, player_id: int | None) -> None:
+        if self.sessions is not None and player_id is not None:
+            self.sessions.unwatch(player_id, self)
+            self.sessions = None
 
     def _session_key(self) -> str | None:
         session = self.scope.get("session")
@@ -310,7 +322,7 @@ class LeaderboardConsumer(HandlersWithoutHop, AsyncJsonWebsocketConsumer):
     async def _send_snapshot(self) -> None:
         assert self.board is not None and self.hub is not None
         players = () if self.player_id is None else (self.player_id,)
-        view = await self.hub.read(self.board, players)
+        view = await self.hub.read(self.board, players, share=True)
         message: dict[str, Any] = {
             "type": "snapshot",
             "date": self.board.date.isoformat(),

@@ -323,6 +323,19 @@ class _BoardState:
     last_read_at: float = float("-inf")
     last_published: tuple[int, str] | None = None
     flusher: asyncio.Task[None] | None = field(default=None, repr=False)
+    # The shared snapshot read asked for last (`BoardHub.read(share=True)`).
+    shared: _SharedRead | None = field(default=None, repr=False)
+
+
+@dataclass(eq=False)
+class _SharedRead:
+    """A read of a whole board for the snapshots of the sockets that asked for it before
+    it began in the database thread: each of them watched the board before it began,
+    so it holds every change their updates leave out."""
+
+    task: asyncio.Task[BoardView] | None = None
+    # Set by the database thread as the read begins: later sockets need a read of their own.
+    begun: bool = False
 
 
 class BoardHub(LayerMember):
@@ -418,20 +431,45 @@ class BoardHub(LayerMember):
                 # The membership expires by itself; a stray change costs one read.
                 logger.warning("Could not leave live board group %s", group, exc_info=True)
 
-    async def read(self, board: BoardKey, player_ids: Collection[int] = ()) -> BoardView:
+    async def read(
+        self, board: BoardKey, player_ids: Collection[int] = (), *, share: bool = False
+    ) -> BoardView:
         """A fresh read of `board`, versioned after every earlier read of it here,
-        with the own entries of `player_ids`."""
+        with the own entries of `player_ids`. With `share` (a snapshot with no own
+        entries, of a board the caller watches already) the read is shared with the
+        other callers that asked before it began: many sockets connecting at once
+        cost one read of their board, not one each."""
         state = self._boards.get(board)
         if state is None:
             state = _BoardState(board)
+        elif share and not player_ids:
+            if state.shared is None or state.shared.begun:
+                shared = _SharedRead()
+                shared.task = asyncio.create_task(self._read(state, board, (), shared))
+                state.shared = shared
+            assert state.shared.task is not None
+            return await asyncio.shield(state.shared.task)
+        return await self._read(state, board, player_ids)
+
+    async def _read(
+        self,
+        state: _BoardState,
+        board: BoardKey,
+        player_ids: Collection[int],
+        shared: _SharedRead | None = None,
+    ) -> BoardView:
         state.version += 1
         version = state.version
         changes = state.audience_changes
+
         # Reads run one at a time in Channels' database thread, in the order of
         # their versions: a higher version never holds older data.
-        total, entries, deal, mine, audience = await database_sync_to_async(_board_read)(
-            board, player_ids
-        )
+        def begin_then_read() -> _Read:
+            if shared is not None:
+                shared.begun = True
+            return _board_read(board, player_ids)
+
+        total, entries, deal, mine, audience = await database_sync_to_async(begin_then_read)()
         # Who is on a narrowed board now: which announced changes concern it;
         # unless its membership changed while this read ran (then the next read,
         # already due, tells).

@@ -176,16 +176,20 @@ class RaceConsumer(ActionSocket):
         await self.accept()
         user = self.scope.get("user")
         signed_in = user is not None and user.is_authenticated
-        if signed_in and not await self._sign_in(user.pk):
-            return
         code = self.scope["url_route"]["kwargs"]["code"]
         try:
-            race, seat, state = await database_sync_to_async(race_seat)(
-                player=user if signed_in else None, code=code
-            )
+            if signed_in:
+                seated = await self._sign_in_and_read(
+                    user.pk, lambda: race_seat(player=user, code=code)
+                )
+            else:
+                seated = await database_sync_to_async(race_seat)(player=None, code=code)
         except ServiceError as error:
             await self._refuse(CLOSE_NO_RACE, error.code, error)
             return
+        if seated is None:
+            return
+        race, seat, state = seated
         self.you = user.get_username() if signed_in else None
         # A watcher's messages are the pings only, under the same limits.
         self.bucket = ActionBucket(

@@ -18,6 +18,7 @@ import copy
 import datetime
 import json
 import random
+import threading
 import time
 import zlib
 from collections.abc import AsyncIterator, Callable
@@ -1084,3 +1085,55 @@ async def test_the_snapshot_says_whether_the_days_replays_are_locked_for_the_vie
 
     assert seen_by_anyone["replays_locked"] is seen_by_bob["replays_locked"] is True
     assert seen_after_playing["replays_locked"] is seen_by_alice["replays_locked"] is False
+
+
+class _Watcher:
+    player_id: int | None = None
+
+    async def board_update(self, update: live.BoardUpdate) -> None:
+        pass
+
+
+async def test_snapshots_asked_before_a_read_begins_share_it_and_later_ones_read_again(
+    flushed: None,
+    daily: DailyDeal,
+    make_player: Callable[[str], AbstractBaseUser],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reads: list[live.BoardKey] = []
+    board_read = live._board_read
+
+    def counted(board: live.BoardKey, player_ids: Any = ()) -> Any:
+        reads.append(board)
+        return board_read(board, player_ids)
+
+    monkeypatch.setattr(live, "_board_read", counted)
+    alice = await database_sync_to_async(make_player)("alice")
+    hub, board, watcher = live.BoardHub.current(), live.BoardKey(daily.date, "score"), _Watcher()
+    await hub.watch(board, watcher)
+    try:
+        # The database thread is busy: three snapshots asked meanwhile wait for one read.
+        busy, gate, loop = asyncio.Event(), threading.Event(), asyncio.get_running_loop()
+
+        def hold() -> None:
+            loop.call_soon_threadsafe(busy.set)
+            gate.wait(10)
+
+        holder = asyncio.create_task(database_sync_to_async(hold)())
+        await busy.wait()
+        shared = [asyncio.create_task(hub.read(board, share=True)) for _ in range(3)]
+        await asyncio.sleep(0.05)
+        gate.set()
+        await holder
+        views = await asyncio.gather(*shared)
+        assert len(reads) == 1
+        assert all(view is views[0] for view in views)
+        assert views[0].total == 0
+        # A snapshot asked once that read has begun reads again: it holds what came since.
+        await database_sync_to_async(submit)(alice, WIN_LOG)
+        later = await hub.read(board, share=True)
+        assert len(reads) == 2
+        assert later.total == 1
+        assert later.version > views[0].version
+    finally:
+        hub.unwatch(board, watcher)

@@ -171,15 +171,23 @@ def test_a_closed_day_shows_its_final_results_and_spreads(site, past_days, today
         shot(page, f"day-final-results-{name}")
 
 
-def alice_wins_today(page: Any) -> Any:
+def alice_wins_today(page: Any, *, readme_shot: bool = False) -> Any:
     """On the play page: alice logs in and wins today's deal; its after-game panel is shown.
-    The page may read the clipboard (the share button copies to it)."""
+    The page may read the clipboard (the share button copies to it). With `readme_shot`,
+    the README's picture of a game under way is taken on the way (README_SHOTS=1)."""
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     log_in(page, "alice")
     page.wait_for_url(re.compile(r"/play/"))
     if page.locator("#start-ranked").count():  # not started before the test
         start_ranked(page)
-    play_keys(page, WIN["log"])
+    actions = WIN["log"].split()
+    if readme_shot and os.environ.get("README_SHOTS") == "1":
+        # The README's picture of a game under way: a third of the win played.
+        play_keys(page, " ".join(actions[: len(actions) // 3]))
+        page.wait_for_function("() => document.getAnimations().length === 0")
+        shot_for_readme(page, "play")
+        actions = actions[len(actions) // 3 :]
+    play_keys(page, " ".join(actions))
     page.wait_for_selector("#aftergame:not([hidden])")
     return page
 
@@ -190,7 +198,7 @@ def test_the_after_game_panel_shows_the_result_against_par_rank_streak_and_share
     DailyDeal.objects.filter(date=today).update(par=WIN["moves"] - 3)
     attempt_start(player=past_days[0], date=timezone.now().date())
     stored_game(player=past_days[1], daily=DailyDeal.objects.get(date=today), score=10, moves=30)
-    page = alice_wins_today(site("/play/"))
+    page = alice_wins_today(site("/play/"), readme_shot=True)
     expect(page.locator("#aftergame-rank")).to_contain_text(" of ")
     panel = page.inner_text("#aftergame")
     assert "+3" in panel

@@ -10,6 +10,8 @@ and 768 px go to tests/artifacts/ when asked for (SCREENSHOTS=1).
 from __future__ import annotations
 
 import datetime
+import os
+import shutil
 from typing import Any
 
 import pytest
@@ -20,6 +22,7 @@ from django.utils import timezone
 from races.models import Race, Racer
 from races.services import race_start
 from tests.fixtures import DEAL_NUMBER, WIN_LOG
+from tests.paths import ROOT
 
 from .conftest import ARTIFACTS, DEAL_1, SCREENSHOTS, WAIT_MS
 from .test_layout import CONTROLS_OVERLAPPING
@@ -106,6 +109,8 @@ def test_a_practice_deal_on_a_phone_has_cards_a_finger_can_hit_and_no_keyboard_h
     assert not page.locator("#action-input").is_visible()
     fits(page)
     screen_shot(page, f"phone-play-{width}")
+    if os.environ.get("README_SHOTS") == "1" and width == 320:
+        shutil.copyfile(ARTIFACTS / "phone-play-320.png", ROOT / "docs" / "img" / "play-320.png")
     assert page.errors == []
 
 

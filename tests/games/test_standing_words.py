@@ -31,7 +31,7 @@ def test_the_ends_say_the_place_and_the_middle_a_percentage(rank, total, percent
         (
             "es",
             "A la cabeza de 5",
-            "A la cola de 5",
+            "Último puesto de 5",
             "Por delante del 50 %",
             "Sin rivales",
         ),

@@ -83,11 +83,11 @@ class TestBadDealCode:
         ("language", "said"),
         [
             ("en", "That is not a deal code: a deal code has 7 letters after \"EH1-N-\", "
-             "'EH1-N-AAAB' has 4"),
+             "'EH1-N-AAAB' has 4."),
             ("es", "Eso no es un código de reparto: un código de reparto tiene 7 letras "
-             "después de \"EH1-N-\", 'EH1-N-AAAB' tiene 4"),
+             "después de \"EH1-N-\", 'EH1-N-AAAB' tiene 4."),
             ("nl", "Dat is geen kaartverdelingscode: een kaartverdelingscode heeft 7 letters "
-             "na \"EH1-N-\", 'EH1-N-AAAB' heeft er 4"),
+             "na \"EH1-N-\", 'EH1-N-AAAB' heeft er 4."),
         ],
     )  # fmt: skip
     def test_the_play_page_says_why_in_the_players_language(
@@ -102,11 +102,11 @@ class TestBadDealCode:
         ("language", "said"),
         [
             ("en", "That is not a deal code: 'XYZ' does not start with \"EH1-N-\", as every "
-             "deal code does"),
+             "deal code does."),
             ("es", "Eso no es un código de reparto: 'XYZ' no empieza por \"EH1-N-\", como todo "
-             "código de reparto"),
+             "código de reparto."),
             ("nl", "Dat is geen kaartverdelingscode: 'XYZ' begint niet met \"EH1-N-\", zoals "
-             "elke kaartverdelingscode"),
+             "elke kaartverdelingscode."),
         ],
     )  # fmt: skip
     def test_a_wrong_prefix_is_said_in_a_whole_sentence(

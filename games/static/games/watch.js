@@ -48,7 +48,8 @@ function draw() {
   if (!now) return;
   const table = state.view === "table";
   tableElement.hidden = !table;
-  document.getElementById("watch-table-note").hidden = !table;
+  // "The table moves as the player plays": only while it is played.
+  document.getElementById("watch-table-note").hidden = !table || !state.open;
   document.getElementById("watch-progress").hidden = table;
   if (table) renderTable(tableElement, now.table);
   else {

@@ -33,6 +33,7 @@ import datetime
 import json
 import os
 import random
+import resource
 import socket
 import statistics
 import subprocess
@@ -84,6 +85,7 @@ def server_env(database_url: str, redis_url: str) -> dict[str, str]:
         # The simulated players all come from loopback: none is held to one address's share.
         "REQUEST_CONCURRENCY_PER_ADDRESS": "100000",
         "SOCKETS_PER_ADDRESS": "1000000",
+        "SOCKET_CONNECTS_PER_SECOND": "1000000",
         "SOCKET_CONNECT_BURST": "1000000",
         "LOG_LEVEL": "WARNING",
     }
@@ -215,8 +217,12 @@ async def watch(client: Client, origin: str, ready: asyncio.Event, stop: asyncio
                             client.board[key] = update[key]
                     client.seen_at.append(now)
                     client.totals.append(update["total"])
-            except ConnectionClosed:
-                pass
+                # Closed before the run ended: the socket missed the rest of the stream.
+                if not stop.is_set():
+                    client.errors.append(f"closed early: code {websocket.close_code}")
+            except ConnectionClosed as closed:
+                if not stop.is_set():
+                    client.errors.append(f"closed early: {closed!r}")
             finally:
                 closer.cancel()
     except Exception as error:  # reported, never hidden
@@ -810,6 +816,17 @@ def compare(args: argparse.Namespace, servers: list[str]) -> int:
     return 0 if all_converged else 1
 
 
+def raise_file_limit(sockets: int) -> None:
+    """Let this process and its children hold `sockets` sockets and some files besides."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = sockets + 1000
+    if soft >= wanted:
+        return
+    if hard != resource.RLIM_INFINITY and hard < wanted:
+        sys.exit(f"{sockets} sockets need {wanted} open files; the hard limit is {hard}")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=2000)
@@ -899,6 +916,8 @@ def main() -> int:
     parser.add_argument("--deal", help=argparse.SUPPRESS)
     parser.add_argument("--start-at", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    # The server holds every client's socket (the floor's sink too), whatever the split.
+    raise_file_limit(args.clients)
     if args.role == "clients":
         asyncio.run(run_clients(args))
         return 0

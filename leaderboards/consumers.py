@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs
@@ -75,6 +76,8 @@ SCOPES = ("all", "friends")
 HELD_WHILE_CONNECTING = 8
 
 Message = dict[str, Any]
+
+logger = logging.getLogger(__name__)
 
 
 def _board_open(date: datetime.date) -> str | None:
@@ -306,6 +309,9 @@ class LeaderboardConsumer(HandlersWithoutHop, AsyncJsonWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         self.closed = True
         self._leave_board()
+        if self.sender is not None:
+            # What it was sending has nowhere to go.
+            self.sender.cancel()
 
     def _leave_board(self) -> None:
         """Stop watching, at once (no await: this runs in `finally` of a cancelled task too)."""
@@ -367,6 +373,17 @@ class LeaderboardConsumer(HandlersWithoutHop, AsyncJsonWebsocketConsumer):
     def _start_sender(self) -> None:
         if self.ready and self.pending is not None and self.sender is None:
             self.sender = asyncio.create_task(self._send_pending())
+            self.sender.add_done_callback(self._sender_done)
+
+    def _sender_done(self, task: asyncio.Task[None]) -> None:
+        # A socket closed under a send (the client gone, or the server closing it)
+        # leaves nothing to do; anything else is a fault to see.
+        if task.cancelled() or (error := task.exception()) is None:
+            return
+        if self.closed or isinstance(error, OSError):
+            logger.debug("board update not sent: the socket closed (%s)", error)
+        else:
+            logger.error("board update not sent", exc_info=error)
 
     async def _send_pending(self) -> None:
         try:

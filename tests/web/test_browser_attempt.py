@@ -438,7 +438,12 @@ def test_a_game_whose_times_are_refused_is_sent_again_without_them(
     assert len(bodies[0]["times"]) == len(WIN_LOG)
     assert "times" not in bodies[1] and bodies[1]["log"] == bodies[0]["log"]
     game = Game.objects.get()
-    assert (game.ranked, game.won, game.times) == (True, True, None)
+    assert (game.ranked, game.won) == (True, True)
+    # Never the refused times: the server's own, of the actions its socket stored
+    # before the submission (how many depends on the machine's pace), or none.
+    assert game.times is None or (
+        len(game.times) == len(WIN_LOG) and game.times != bodies[0]["times"]
+    )
 
 
 def wait_stored(page: Any, actions: int) -> None:

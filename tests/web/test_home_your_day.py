@@ -81,7 +81,9 @@ class TestBeforePlaying:
     ) -> None:
         response = client.get("/")
         assert 'data-state="visitor"' in response.content.decode()
-        assert "sign in to put your game on the board" in text_of(response, "day-invite")
+        invite = text_of(response, "day-invite")
+        assert "Sign in to play today's deal" in invite
+        assert "Any other deal is yours to practise without an account" in invite
 
     def test_a_player_who_has_not_played_is_invited_to_their_ranked_attempt(
         self, client: Client, daily: DailyDeal, yesterday: DailyDeal, make_player

@@ -10,7 +10,8 @@ else in a thread (`services.attempts_stream_save`). At a human pace
 each write holds one action; under load one transaction carries the actions
 of hundreds of sockets, and the database sees a bounded number of writes
 whatever the number of players. A race's sockets (`races.consumers`) group their
-writes the same way, with a writer of their own write function.
+writes the same way, on the same connections, with a writer of their own write
+functions (`StreamWriter.choose`).
 """
 
 from __future__ import annotations
@@ -62,12 +63,20 @@ class StreamWriter(Generic[Save, Result]):
         return writer
 
     @staticmethod
+    def choose(
+        *, on_loop: Callable[..., Any], in_thread: Callable[..., Any]
+    ) -> StreamWriter[Any, Any]:
+        """The running event loop's writer of `on_loop` (a coroutine function writing on
+        the loop's own connections) where its pool is open (`easyharp_site.loop_pool`),
+        else of `in_thread` (the same write on Django's connection)."""
+        return StreamWriter.of(on_loop if loop_pool.available() else in_thread)
+
+    @staticmethod
     def current() -> StreamWriter[Any, services.StreamedSaveResult]:
-        """The running event loop's writer of streamed ranked attempts: on the loop's own
-        connections where its pool is open (`easyharp_site.loop_pool`), else in a thread."""
-        if loop_pool.available():
-            return StreamWriter.of(services.attempts_stream_save_on_loop)
-        return StreamWriter.of(services.attempts_stream_save)
+        """The running event loop's writer of streamed ranked attempts."""
+        return StreamWriter.choose(
+            on_loop=services.attempts_stream_save_on_loop, in_thread=services.attempts_stream_save
+        )
 
     async def save(self, save: Save) -> Result:
         """Write `save` with the next group; its result once the transaction committed.

@@ -16,7 +16,7 @@ import hashlib
 import hmac
 import json
 import logging
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
@@ -30,9 +30,9 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 from rest_framework import status
 
-from easyharp_site import loop_pool
 from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
+from easyharp_site.steps import Steps, steps_lock, steps_run, steps_run_on_loop
 from games import copies, live, rules, solver
 from games.models import Attempt, DailyDeal, Game, ModerationAction, ReviewState
 from games.parsing import deal_parse, log_replay, log_tokens, times_check
@@ -341,57 +341,25 @@ def _json(value: object) -> object:
     return json.loads(value) if isinstance(value, str) else value
 
 
-@transaction.atomic
 def attempts_stream_save(*, saves: Sequence[StreamedSave]) -> list[StreamedSaveResult]:
     """Write the streamed games of many sockets in one transaction; one result per save
     (`_streamed_save_steps` says what goes through). On Django's connection, in a
     thread: the embedded database's way, and any caller's outside a server's loop."""
-    steps = _streamed_save_steps(saves, lock=connection.features.has_select_for_update)
-    with connection.cursor() as cursor:
-        try:
-            sql, params, many = next(steps)
-            while True:
-                if many:
-                    cursor.executemany(sql, params)
-                    sql, params, many = steps.send([])
-                else:
-                    cursor.execute(sql, params)
-                    sql, params, many = steps.send(cursor.fetchall())
-        except StopIteration as done:
-            results: list[StreamedSaveResult] = done.value
-            return results
+    return steps_run(_streamed_save_steps(saves, lock=steps_lock()))
 
 
 async def attempts_stream_save_on_loop(
     *, saves: Sequence[StreamedSave]
 ) -> list[StreamedSaveResult]:
     """`attempts_stream_save` on a PostgreSQL connection of the running loop
-    (`easyharp_site.loop_pool`): no thread, so no wait for the interpreter lock
+    (`easyharp_site.steps`): no thread, so no wait for the interpreter lock
     between the round trips of a busy server."""
-    steps = _streamed_save_steps(saves, lock=True)
-    async with loop_pool.transaction() as cursor:
-        try:
-            sql, params, many = next(steps)
-            while True:
-                if many:
-                    await cursor.executemany(sql, params)
-                    sql, params, many = steps.send([])
-                else:
-                    await cursor.execute(sql, params)
-                    sql, params, many = steps.send(await cursor.fetchall())
-        except StopIteration as done:
-            results: list[StreamedSaveResult] = done.value
-            return results
-
-
-# One statement of a streamed save: its SQL, its parameters (a list of them for
-# each row when the third item is True, an `executemany`); the rows it read go back.
-_Step = tuple[str, Sequence[Any], bool]
+    return await steps_run_on_loop(_streamed_save_steps(saves, lock=True))
 
 
 def _streamed_save_steps(
     saves: Sequence[StreamedSave], *, lock: bool
-) -> Generator[_Step, list[tuple[Any, ...]], list[StreamedSaveResult]]:
+) -> Steps[list[StreamedSaveResult]]:
     """The statements of a group of streamed saves, one at a time, for a driver that runs
     them in one transaction and sends back each one's rows; one result per save.
 

@@ -357,7 +357,7 @@ class RaceConsumer(ActionSocket):
             on_foundations=game.on_foundations,
             won=game.is_won,
         )
-        return await StreamWriter.of(services.races_actions_save).save(save)
+        return await race_writer().save(save)
 
     async def _stored(self, before: int, log: list[str], times: list[int]) -> None:
         assert self.seat is not None
@@ -377,6 +377,14 @@ class RaceConsumer(ActionSocket):
         )
         for number in waiting:
             await self._send_refused(number, ServiceError(*REFUSALS[result.outcome]))
+
+
+def race_writer() -> StreamWriter[services.RaceSave, services.RaceSaveResult]:
+    """The running loop's writer of race saves: on its own connections where its pool is
+    open, else in a thread, as attempts write (`games.batches`)."""
+    return StreamWriter.choose(
+        on_loop=services.races_actions_save_on_loop, in_thread=services.races_actions_save
+    )
 
 
 def _too_fast(wait_ms: int) -> ServiceError:

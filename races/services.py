@@ -4,15 +4,18 @@ again (the rematch).
 Every write takes the race's row lock first, then its players' rows, so that
 the player limit holds however many join at once, and two players winning at
 the same moment end the race once: the first write wins, the other's winning
-action comes after the end and is refused. After each commit the race's
-players hear of the change (`races.live.race_changed`).
+action comes after it and is refused. After each commit the race's players
+hear of the change (`races.live.race_changed`). Players' actions are written as
+attempts' are (`easyharp_site.steps`): on the server loop's own connections
+where it has them, else on Django's in a thread.
 
 A race ends at its first win, at its time limit, or when every player has
 left. The time limit needs no one to act: no action is stored once the limit
 is reached, so a race read after it reads as over with its final order
 (`races.selectors`), and the end (ranks, winner, each player's game) is
 stored by whichever comes first: an action or a socket of the race, a page,
-or the `end races` job.
+or the `end races` job. A stored win is ended the same way, just after its
+write (or by any of those, should the process stop in between).
 """
 
 from __future__ import annotations
@@ -27,15 +30,16 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from django.contrib.auth import get_user_model
+from channels.db import database_sync_to_async
 from django.contrib.auth.models import User
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 from rest_framework import status
 
 from easyharp_site.dates import utc_aware
 from easyharp_site.errors import ServiceError
+from easyharp_site.steps import Steps, steps_lock, steps_run, steps_run_on_loop
 from easyharp_site.throttling import identity_refusal
 from games.models import DailyDeal
 from games.rules import DEAL_MAX, Deal
@@ -321,10 +325,15 @@ def _end(race: Race, *, end: str, now: datetime.datetime, winner: User | None = 
 
 
 def _end_if_due(race: Race, now: datetime.datetime) -> bool:
-    """End the race (locked) if its time ran out or every player left; whether it did."""
+    """End the race (locked) if a player's win is stored (the first of them wins), its
+    time ran out or every player left; whether it did."""
     if race.ended_at is not None or race.starts_at is None:
         return False
     assert race.ends_at is not None
+    first = race.racers.filter(won=True).order_by("last_action_ms", "pk").first()
+    if first is not None:
+        _end(race, end=Race.End.WON, now=now, winner=first.player)
+        return True
     if now >= race.ends_at:
         _end(race, end=Race.End.TIME, now=now)
         return True
@@ -336,8 +345,9 @@ def _end_if_due(race: Race, now: datetime.datetime) -> bool:
 
 @transaction.atomic
 def race_end_if_due(*, race_id: int) -> bool:
-    """Store the end of a race whose time ran out or whose players all left; whether
-    this call ended it (a race ended already, or still running, is left as it is)."""
+    """Store the end of a race that a player won, whose time ran out or whose players all
+    left; whether this call ended it (a race ended already, or still running, is left
+    as it is)."""
     race = Race.objects.select_for_update().filter(pk=race_id).first()
     if race is None:
         return False
@@ -404,137 +414,155 @@ WHERE id = %s
 """
 
 
-@transaction.atomic
 def races_actions_save(*, saves: Sequence[RaceSave]) -> list[RaceSaveResult]:
     """Store players' games as their sockets hold them, in one transaction (the writes
     of a process's race sockets are grouped, `games.batches`); one result per save.
+    On Django's connection, in a thread: the embedded database's way, and any
+    caller's outside a server's loop (`_race_save_steps` says what goes through).
 
-    A save goes through if its race runs and the stored game is the one the
-    socket built on. A win ends the race (its players are told at once); so
-    does the time limit, which refuses the write. Other stored actions are
-    announced by the sockets that stored them (`live.RaceAnnouncer`).
+    A win, or a save that finds the race's time run out, ends the race once the
+    write committed (`race_end_if_due`: ranks, winner, each player's game, and
+    its players told). Other stored actions are announced by the sockets that
+    stored them (`live.RaceAnnouncer`).
     """
-    races, seats = _seats_locked(saves)
+    results, ending = steps_run(_race_save_steps(saves, lock=steps_lock()))
+    for race_id in ending:
+        race_end_if_due(race_id=race_id)
+    return results
+
+
+async def races_actions_save_on_loop(*, saves: Sequence[RaceSave]) -> list[RaceSaveResult]:
+    """`races_actions_save` on a PostgreSQL connection of the running loop
+    (`easyharp_site.steps`), as attempts write theirs; a race's end (rare, and
+    written with the ORM) in the database's thread."""
+    results, ending = await steps_run_on_loop(_race_save_steps(saves, lock=True))
+    for race_id in ending:
+        await database_sync_to_async(race_end_if_due)(race_id=race_id)
+    return results
+
+
+# The races and players of a group of saves, each in one order, as the other writes of
+# a race lock them (races, then players): each race with its moments and whether one
+# of its players' wins is stored, each player with their version and whether they
+# left. Plain SQL, as attempts' (the ORM's building of these statements cost more
+# than the rest of a write).
+_RACES_LOCK_SQL = """
+SELECT r.id, r.starts_at, r.ends_at, r.ended_at,
+    EXISTS (SELECT 1 FROM races_racer w WHERE w.race_id = r.id AND w.won)
+FROM races_race r WHERE r.id IN ({ids}) ORDER BY r.id
+"""
+_RACERS_LOCK_SQL = """
+SELECT id, race_id, player_id, version, left_at FROM races_racer
+WHERE race_id IN ({ids}) AND player_id IN ({players}) ORDER BY id
+"""
+# The stored game of players whose save was refused (it goes back to their socket).
+_RACERS_STORED_SQL = "SELECT id, log, times FROM races_racer WHERE id IN ({ids})"
+
+
+def _race_save_steps(
+    saves: Sequence[RaceSave], *, lock: bool
+) -> Steps[tuple[list[RaceSaveResult], list[int]]]:
+    """The statements of a group of race saves (`easyharp_site.steps`); one result per
+    save, and the races to end once they committed (a win stored, or the time run out).
+
+    A save goes through if its race runs, nobody won it yet (a second win in
+    the same moment comes after the first and is refused), its player is in
+    it, and the stored game is the one the socket built on.
+    """
+    race_ids = sorted({save.race_id for save in saves})
+    players = sorted({save.player_id for save in saves})
+    for_update = " FOR UPDATE" if lock else ""
+    marks = ", ".join(["%s"] * len(race_ids))
+    race_rows = yield (_RACES_LOCK_SQL.format(ids=marks) + for_update, race_ids, False)
+    races = {
+        row[0]: Race(
+            id=row[0],
+            starts_at=row[1] and utc_aware(row[1]),
+            ends_at=row[2] and utc_aware(row[2]),
+            ended_at=row[3] and utc_aware(row[3]),
+        )
+        for row in race_rows
+    }
+    won = {row[0] for row in race_rows if row[4]}
+    racer_rows = yield (
+        _RACERS_LOCK_SQL.format(ids=marks, players=", ".join(["%s"] * len(players))) + for_update,
+        race_ids + players,
+        False,
+    )
+    seats = {
+        (row[1], row[2]): Racer(
+            id=row[0], race_id=row[1], player_id=row[2], version=row[3], left_at=row[4]
+        )
+        for row in racer_rows
+    }
     now = timezone.now()
-    results: list[RaceSaveResult] = []
+    ending: set[int] = set()
     written: dict[int, tuple[Any, ...]] = {}
+    # A result, or the refusal of a player whose stored game goes with it (read below).
+    results: list[RaceSaveResult | tuple[str, Racer]] = []
     for save in saves:
         race, racer = races.get(save.race_id), seats.get((save.race_id, save.player_id))
         if race is None or racer is None:
             results.append(RaceSaveResult("not_in_race"))
             continue
-        refusal = _race_save_refusal(race, racer, save, now)
+        refusal = _race_save_refusal(race, racer, save, now, won=race.pk in won)
+        if refusal == "race_over" and race.ended_at is None:
+            ending.add(race.pk)
         if refusal is not None:
-            log, times = _racer_stored(racer, written)
-            results.append(RaceSaveResult(refusal, racer.version, log, times))
+            results.append((refusal, racer))
             continue
         racer.version += 1
-        racer.score, racer.moves = save.score, save.moves
-        racer.on_foundations, racer.won = save.on_foundations, save.won
-        racer.last_action_ms = save.times[-1] if save.times else None
-        racer.seen_at = now
+        last_action_ms = save.times[-1] if save.times else None
         written[racer.pk] = (
             " ".join(save.log),
             json.dumps(save.times),
             racer.version,
-            racer.score,
-            racer.moves,
-            racer.on_foundations,
-            racer.won,
-            racer.last_action_ms,
+            save.score,
+            save.moves,
+            save.on_foundations,
+            save.won,
+            last_action_ms,
             now,
             racer.pk,
         )
         results.append(RaceSaveResult("saved", racer.version))
         if save.won:
-            # The end reads every player's stored game: what this group wrote goes first.
-            _racers_write(written)
-            races[race.pk] = race = Race.objects.get(pk=race.pk)
-            winner = get_user_model().objects.get(pk=save.player_id)
-            _end(race, end=Race.End.WON, now=now, winner=winner)
-    _racers_write(written)
-    return results
-
-
-_RACES_LOCK_SQL = (
-    "SELECT id, starts_at, ends_at, ended_at FROM races_race WHERE id IN ({ids}) ORDER BY id"
-)
-_RACERS_LOCK_SQL = """
-SELECT id, race_id, player_id, version, left_at FROM races_racer
-WHERE race_id IN ({ids}) AND player_id IN ({players}) ORDER BY id
-"""
-
-
-def _seats_locked(
-    saves: Sequence[RaceSave],
-) -> tuple[dict[int, Race], dict[tuple[int, int], Racer]]:
-    """The races and players of `saves`, locked (races, then players, each in one order,
-    as the other writes of a race lock them): each race with its moments only, each
-    player with their version and whether they left. Plain SQL: the ORM's building of
-    the two statements cost more than the rest of a write."""
-    race_ids = sorted({save.race_id for save in saves})
-    players = sorted({save.player_id for save in saves})
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    marks = ", ".join(["%s"] * len(race_ids))
-    with connection.cursor() as cursor:
-        cursor.execute(_RACES_LOCK_SQL.format(ids=marks) + lock, race_ids)
-        races = {
-            row[0]: Race(
-                id=row[0],
-                starts_at=row[1] and utc_aware(row[1]),
-                ends_at=row[2] and utc_aware(row[2]),
-                ended_at=row[3] and utc_aware(row[3]),
-            )
-            for row in cursor.fetchall()
-        }
-        cursor.execute(
-            _RACERS_LOCK_SQL.format(ids=marks, players=", ".join(["%s"] * len(players))) + lock,
-            race_ids + players,
-        )
-        seats = {
-            (row[1], row[2]): Racer(
-                id=row[0], race_id=row[1], player_id=row[2], version=row[3], left_at=row[4]
-            )
-            for row in cursor.fetchall()
-        }
-    return races, seats
+            won.add(race.pk)
+            ending.add(race.pk)
+    unread = sorted({item[1].pk for item in results if isinstance(item, tuple)} - set(written))
+    stored: dict[int, tuple[list[str], list[int]]] = {
+        racer_id: (row[0].split(), json.loads(row[1])) for racer_id, row in written.items()
+    }
+    if unread:
+        rows = yield (_RACERS_STORED_SQL.format(ids=", ".join(["%s"] * len(unread))), unread, False)
+        for racer_id, log, times in rows:
+            times = json.loads(times) if isinstance(times, str) else times
+            stored[racer_id] = (log.split(), [int(time) for time in times])
+    if written:
+        yield (_RACER_SAVE_SQL, list(written.values()), True)
+    return [
+        RaceSaveResult(item[0], item[1].version, *stored[item[1].pk])
+        if isinstance(item, tuple)
+        else item
+        for item in results
+    ], sorted(ending)
 
 
 def _race_save_refusal(
-    race: Race, racer: Racer, save: RaceSave, now: datetime.datetime
+    race: Race, racer: Racer, save: RaceSave, now: datetime.datetime, *, won: bool
 ) -> str | None:
-    """Why `save` may not be stored now (a `RaceSaveResult` outcome), or None."""
+    """Why `save` may not be stored now (a `RaceSaveResult` outcome), or None. `won`:
+    a player's win of the race is stored (its end may not be yet)."""
     state = race.status(now)
     if state in {"lobby", "countdown"}:
         return "not_started"
-    if state == "over":
-        if race.ended_at is None:
-            _end_if_due(Race.objects.get(pk=race.pk), now)
+    if state == "over" or won:
         return "race_over"
     if racer.left_at is not None:
         return "left_race"
     if racer.version != save.version:
         return "stale"
     return None
-
-
-def _racer_stored(racer: Racer, written: dict[int, tuple[Any, ...]]) -> tuple[list[str], list[int]]:
-    """The player's stored game: as this group wrote it, or as the database holds it."""
-    if racer.pk in written:
-        log, times = written[racer.pk][:2]
-        return log.split(), json.loads(times)
-    stored = Racer.objects.filter(pk=racer.pk).values_list("log", "times").get()
-    times = json.loads(stored[1]) if isinstance(stored[1], str) else stored[1]
-    return stored[0].split(), [int(time) for time in times]
-
-
-def _racers_write(written: dict[int, tuple[Any, ...]]) -> None:
-    """The racers' rows of `written` (plain SQL: the ORM's building of the statement
-    cost more than the rest of a write), emptied."""
-    if written:
-        with connection.cursor() as cursor:
-            cursor.executemany(_RACER_SAVE_SQL, list(written.values()))
-        written.clear()
 
 
 def racer_seen(*, race_id: int, player_id: int) -> None:

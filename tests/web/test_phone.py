@@ -46,11 +46,21 @@ FACE_UP_STRIPS = """() => [...document.querySelectorAll("#table .column")].flatM
 
 
 def touch_page(
-    browser: Any, server: str, path: str, width: int, height: int, player: Any = None
+    browser: Any,
+    server: str,
+    path: str,
+    width: int,
+    height: int,
+    player: Any = None,
+    language: str = "en",
 ) -> Any:
-    """`path` in a phone's browser: touch screen, mobile viewport, signed in as `player`."""
+    """`path` in a phone's browser: touch screen, mobile viewport, signed in as `player`,
+    in `language`."""
     context = browser.new_context(
-        viewport={"width": width, "height": height}, has_touch=True, is_mobile=True, locale="en"
+        viewport={"width": width, "height": height},
+        has_touch=True,
+        is_mobile=True,
+        locale=language,
     )
     if player is not None:
         client = Client()

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from django.utils.translation import gettext, gettext_noop, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 from PIL import Image, ImageDraw, ImageFont
 
 from games.templatetags.clock import clock
@@ -79,19 +79,28 @@ def share_grid(course: Sequence[int]) -> list[str]:
     return ["".join(grid_squares(count)) for count in put_away(course)]
 
 
+# The quarters of a game, as a grid row names them.
+QUARTERS = (
+    gettext_noop("first quarter"),
+    gettext_noop("second quarter"),
+    gettext_noop("third quarter"),
+    gettext_noop("last quarter"),
+)
+
+
 def share_rows(course: Sequence[int]) -> list[str]:
     """The grid's rows as the text shows them: each row's squares, then its quarter and
     count in words, so the grid needs no legend."""
     return [
         f"{squares} "
         + ngettext(
-            "quarter %(quarter)s: %(count)s card put away",
-            "quarter %(quarter)s: %(count)s cards put away",
+            "%(quarter)s: %(count)s card put away",
+            "%(quarter)s: %(count)s cards put away",
             count,
         )
-        % {"quarter": quarter, "count": count}
-        for quarter, (squares, count) in enumerate(
-            zip(share_grid(course), put_away(course), strict=True), start=1
+        % {"quarter": gettext(quarter), "count": count}
+        for quarter, squares, count in zip(
+            QUARTERS, share_grid(course), put_away(course), strict=True
         )
     ]
 

@@ -96,7 +96,7 @@ def test_after_a_win_the_panel_shows_the_share_its_picture_and_the_badge_just_ea
     assert [row.split(" ", 1)[1] for row in rows[1:5]] == words
     assert all(re.fullmatch("[🟩🟨⬛]{8}", row.split(" ", 1)[0]) for row in rows[1:5])
     # Each row's words name its quarter, then its count.
-    assert sum(int(re.findall(r"\d+", w)[1]) for w in words) == 104
+    assert sum(int(re.findall(r"\d+", w)[0]) for w in words) == 104
     with translation.override(language):
         assert gettext("no hint") in rows[6]
     assert not CARD.search(text) and WIN["log"] not in text

@@ -149,10 +149,9 @@ def test_a_race_goes_on_at_the_other_process_when_the_one_it_played_on_stops(
     host = Player("racer")
     race = running(race_for(host.user))
     seat = Racer.objects.get(race=race, player=host.user)
-    # A race's socket ends (leaves its watchers) in the thread the held write holds:
-    # the server waits for the socket, then for the write.
-    waiting = "Waiting for background tasks to complete"
-    streamed = Streamed(f"/ws/races/{race.code}/", "welcome", "races_racer", seat.pk, waiting)
+    # Its actions are written as an attempt's are, on the loop's own connections.
+    path = f"/ws/races/{race.code}/"
+    streamed = Streamed(path, "welcome", "races_racer", seat.pk, WAITING_FOR_WRITES)
     with ExitStack() as servers:
         first, second = (servers.enter_context(replica()) for _ in "ab")
         asyncio.run(_stream_through_a_restart(first, second.address, host, streamed))

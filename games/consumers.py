@@ -324,6 +324,7 @@ class ActionSocket(PlayerSocket):
         assert stream is not None
         while stream.unstored:
             log, times = stream.to_store()
+            progress = stream.progress()  # of `log`, every action of it played
             try:
                 result = await self._store(stream, log, times)
             except Exception:
@@ -338,7 +339,7 @@ class ActionSocket(PlayerSocket):
                 before = stream.stored
                 stream.stored_up_to(len(log), result.version)
                 await self._send_ack(len(log))
-                await self._stored(before, log, times)
+                await self._stored(before, log, times, progress)
             elif result.outcome == "stale":
                 offers = stream.rebase(result.log, result.times, result.version)
                 await self._rebased()
@@ -354,8 +355,11 @@ class ActionSocket(PlayerSocket):
         `version` to go on from), or why nothing more is stored."""
         raise NotImplementedError
 
-    async def _stored(self, before: int, log: list[str], times: list[int]) -> None:
-        """Actions `before`+1 to the end of `log` are stored and acknowledged."""
+    async def _stored(
+        self, before: int, log: list[str], times: list[int], progress: dict[str, Any]
+    ) -> None:
+        """Actions `before`+1 to the end of `log` are stored and acknowledged; `progress`
+        is the game after them (`games.streaming.game_progress`)."""
 
     async def _rebased(self) -> None:
         """The stream went back to the stored game (another socket wrote first)."""
@@ -459,11 +463,14 @@ class AttemptConsumer(ActionSocket):
         before, self.watchers = self.watchers, count
         if before <= 0 < count and self.stream is not None and self.stream.stored:
             stored = self.stream.stored
+            everything = stored == len(self.stream.tokens)
             live.actions_stored(
                 self.attempt.attempt_id,
                 1,
                 self.stream.tokens[:stored],
                 self.stream.times[stored - 1],
+                # Else the watchers play the actions on their table for it.
+                progress=self.stream.progress() if everything else None,
             )
         await self._send(json.dumps({"type": "watchers", "count": count}))
 
@@ -503,10 +510,16 @@ class AttemptConsumer(ActionSocket):
         )
         return await StreamWriter.current().save(save)
 
-    async def _stored(self, before: int, log: list[str], times: list[int]) -> None:
+    async def _stored(
+        self, before: int, log: list[str], times: list[int], progress: dict[str, Any]
+    ) -> None:
         if self.watchers > 0 and self.attempt is not None:
             live.actions_stored(
-                self.attempt.attempt_id, before + 1, log[before:], times[-1] if times else 0
+                self.attempt.attempt_id,
+                before + 1,
+                log[before:],
+                times[-1] if times else 0,
+                progress=progress,
             )
 
     async def _rebased(self) -> None:

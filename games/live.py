@@ -125,8 +125,9 @@ FEED_MESSAGE = "attempts.actions"
 # that they are dropped, and the socket gets a fresh snapshot once it drains.
 FEED_BACKLOG_MAX = 50
 
-# A feed item as a watching socket is handed it: `first`, `actions`, `elapsed_ms`.
-Fed = tuple[int, list[str], int]
+# A feed item as a watching socket is handed it: `first`, `actions`, `elapsed_ms`, and
+# the game's `progress` after them (`games.streaming.game_progress`, or None).
+Fed = tuple[int, list[str], int, dict[str, Any] | None]
 
 
 def feed_group(shard: int) -> str:
@@ -141,19 +142,35 @@ def feed_shard(attempt_id: int) -> int:
 class ActionsWatcher(Protocol):
     """A socket watching an attempt."""
 
-    async def actions_passed(self, first: int, actions: list[str], elapsed_ms: int) -> None:
+    async def actions_passed(
+        self,
+        first: int,
+        actions: list[str],
+        elapsed_ms: int,
+        progress: dict[str, Any] | None = None,
+    ) -> None:
         """Actions `first`, `first + 1`, ... were stored (the last `elapsed_ms` after the
-        start): pass on what the client lacks."""
+        start; `progress`: the game after them, when the sender knew it): pass on
+        what the client lacks."""
 
     async def attempt_reset(self, event: dict[str, Any]) -> None:
         """Read the attempt again and send a fresh snapshot (actions may have been lost)."""
 
 
-def actions_stored(attempt_id: int, first: int, actions: list[str], elapsed_ms: int) -> None:
+def actions_stored(
+    attempt_id: int,
+    first: int,
+    actions: list[str],
+    elapsed_ms: int,
+    *,
+    progress: dict[str, Any] | None = None,
+) -> None:
     """Actions `first`, `first + 1`, ... of the attempt were stored (on the server's
     loop, by the player's socket): they go to its watchers, with the others of
-    the process's next GATHER_SECONDS."""
-    _actions.add([attempt_id, first, actions, elapsed_ms])
+    the process's next GATHER_SECONDS. `progress` is the game after them
+    (`games.streaming.game_progress`): a watcher of its progress only passes it
+    on as it comes, whatever it missed before."""
+    _actions.add([attempt_id, first, actions, elapsed_ms, progress])
 
 
 def _actions_gathered(items: list[list[Any]]) -> None:
@@ -206,9 +223,10 @@ class AttemptFeed(SocketsByKey[int, ActionsWatcher]):
         """A feed message: each attempt's actions to its watchers here."""
         if message.get("type") != FEED_MESSAGE or not isinstance(message.get("items"), list):
             return
-        for attempt_id, first, actions, elapsed_ms in message["items"]:
+        for attempt_id, first, actions, elapsed_ms, *progress in message["items"]:
+            fed = (first, actions, elapsed_ms, progress[0] if progress else None)
             for socket in self._sockets.get(attempt_id, ()):
-                self._pass(socket, (first, actions, elapsed_ms))
+                self._pass(socket, fed)
 
     def _pass(self, socket: ActionsWatcher, fed: Fed) -> None:
         """Hand `fed` to `socket` after what it was handed before, without waiting for

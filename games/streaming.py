@@ -14,6 +14,7 @@ and when each action arrived, and sends what this decides.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from easyharp_site.errors import ServiceError
 from games import rules
@@ -29,6 +30,17 @@ class Offer:
     outcome: str
     number: int
     error: ServiceError | None = None
+
+
+def game_progress(game: rules.Game) -> dict[str, Any]:
+    """What the progress view of a watched game shows of it: no table, no action."""
+    return {
+        "actions": len(game.log),
+        "score": game.score,
+        "moves": game.moves,
+        "foundations": game.on_foundations,
+        "won": game.is_won,
+    }
 
 
 class ActionStream:
@@ -111,6 +123,10 @@ class ActionStream:
         self.tokens.append(canonical)
         self.times.append(max(self.times[-1] if self.times else 0, at_ms))
         return Offer("accepted", number)
+
+    def progress(self) -> dict[str, Any]:
+        """`game_progress` of the game here, every accepted action played."""
+        return game_progress(self.game)
 
     def to_store(self) -> tuple[list[str], list[int]]:
         """The whole game to write now (stored and waiting actions), with its times."""

@@ -19,7 +19,10 @@ listens to the feed before it reads the snapshot, and its player's socket, on
 hearing that someone watches, passes on every stored action once more; what
 the snapshot holds already is left out, and an action the feed skipped (a
 lost message) makes the socket read the snapshot again. So the snapshot and
-the messages after it are always the game.
+the messages after it are always the game. The progress view needs no table:
+each feed item carries the game's progress after its actions, as the player's
+socket has it, and the socket passes on the newest; a lost item costs no read,
+the next one says where the game is.
 
 Protocol (server to client, JSON text frames):
 
@@ -78,6 +81,7 @@ from games.live import (
     watchers_join,
     watchers_leave,
 )
+from games.streaming import game_progress
 
 logger = logging.getLogger(__name__)
 
@@ -165,14 +169,7 @@ class WatchedTable:
 
     def progress(self) -> dict[str, Any]:
         """What the progress view shows of the game: no table, no action."""
-        game = self.game
-        return {
-            "actions": self.actions,
-            "score": game.score,
-            "moves": game.moves,
-            "foundations": game.on_foundations,
-            "won": game.is_won,
-        }
+        return game_progress(self.game)
 
 
 def _watched_read(
@@ -190,6 +187,8 @@ class AttemptWatchConsumer(PlayerSocket):
     watched: Watched | None = None
     table: WatchedTable | None = None
     counted: bool = False
+    # The actions of the game whose progress the client has (the progress view).
+    progress_sent: int = 0
     # The messages this socket may send (as the player's socket: a flood is closed).
     bucket: ActionBucket | None = None
     # Held while the socket reads and sends a snapshot, and while it passes on what
@@ -272,6 +271,7 @@ class AttemptWatchConsumer(PlayerSocket):
             await self._refuse(CLOSE_NOT_FOUND, error.code, error)
             return
         self.watched, self.table = watched, table
+        self.progress_sent = table.actions
         # A finished game's clock stops at the time the boards show, not at the
         # moment its row was written, a little after it.
         if watched.duration_ms is not None:
@@ -298,12 +298,29 @@ class AttemptWatchConsumer(PlayerSocket):
             )
         )
 
-    async def actions_passed(self, first: int, actions: list[str], elapsed_ms: int) -> None:
+    async def actions_passed(
+        self,
+        first: int,
+        actions: list[str],
+        elapsed_ms: int,
+        progress: dict[str, Any] | None = None,
+    ) -> None:
         """Actions `first`, `first + 1`, ... the player's socket stored (from the feed):
-        those the client lacks, as actions or as progress, or a snapshot at a gap."""
+        those the client lacks, as actions or as progress, or a snapshot at a gap.
+
+        The progress view passes on the `progress` the player's socket sent with
+        them, newer than what it sent before: an item it missed (a lost or dropped
+        message) needs no new snapshot, since the next one says where the game is.
+        """
         async with self.feed_lock:
             watched, table = self.watched, self.table
             if watched is None or table is None or self.closed:
+                return
+            if not watched.table_shown and progress is not None:
+                if progress["actions"] > self.progress_sent:
+                    self.progress_sent = progress["actions"]
+                    message = {"type": "progress", **progress, "elapsed_ms": elapsed_ms}
+                    await self._send(json.dumps(message))
                 return
             new = table.take(first, actions)
             if new is None:
@@ -320,6 +337,7 @@ class AttemptWatchConsumer(PlayerSocket):
                 }
             else:
                 message = {"type": "progress", **table.progress(), "elapsed_ms": elapsed_ms}
+                self.progress_sent = table.actions
             await self._send(json.dumps(message))
 
     async def attempt_closed(self, event: dict[str, Any]) -> None:

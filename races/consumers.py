@@ -359,7 +359,9 @@ class RaceConsumer(ActionSocket):
         )
         return await race_writer().save(save)
 
-    async def _stored(self, before: int, log: list[str], times: list[int]) -> None:
+    async def _stored(
+        self, before: int, log: list[str], times: list[int], progress: dict[str, Any]
+    ) -> None:
         assert self.seat is not None
         RaceAnnouncer.current().changed(self.seat.race_id)
 

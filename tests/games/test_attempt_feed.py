@@ -13,15 +13,19 @@ from games.live import FEED_BACKLOG_MAX, FEED_SHARDS, AttemptFeed, actions_store
 
 
 class Watcher:
-    """A watching socket: the feed items it was handed (`from`, `actions`, `elapsed_ms`)."""
+    """A watching socket: the feed items it was handed (`from`, `actions`, `elapsed_ms`,
+    and `progress` when the sender gave it)."""
 
     def __init__(self) -> None:
         self.texts: list[dict[str, Any]] = []
         self.resets = 0
         self.more = asyncio.Event()
 
-    async def actions_passed(self, first: int, actions: list[str], elapsed_ms: int) -> None:
-        self.texts.append({"from": first, "actions": actions, "elapsed_ms": elapsed_ms})
+    async def actions_passed(
+        self, first: int, actions: list[str], elapsed_ms: int, progress: Any = None
+    ) -> None:
+        item = {"from": first, "actions": actions, "elapsed_ms": elapsed_ms}
+        self.texts.append({**item, "progress": progress} if progress is not None else item)
         self.more.set()
 
     async def attempt_reset(self, event: dict[str, Any]) -> None:
@@ -51,18 +55,19 @@ async def test_the_actions_of_one_gathering_travel_in_one_message_per_shard(
     await layer.group_add(feed_group(1), listening)
 
     # Attempts 1 and 1 + FEED_SHARDS share a shard; attempt 2 has another.
+    progress = {"actions": 2, "score": 5, "moves": 2, "foundations": 0, "won": False}
     actions_stored(1, 1, ["S"], 100)
     actions_stored(2, 5, ["41"], 150)
     actions_stored(1 + FEED_SHARDS, 3, ["S", "U"], 200)
-    actions_stored(1, 2, ["41"], 300)
+    actions_stored(1, 2, ["41"], 300, progress=progress)
 
     async with asyncio.timeout(10):
         message = await layer.receive(listening)
     assert message["type"] == "attempts.actions"
     assert message["items"] == [
-        [1, 1, ["S"], 100],
-        [1 + FEED_SHARDS, 3, ["S", "U"], 200],
-        [1, 2, ["41"], 300],
+        [1, 1, ["S"], 100, None],
+        [1 + FEED_SHARDS, 3, ["S", "U"], 200, None],
+        [1, 2, ["41"], 300, progress],
     ]
     await layer.group_discard(feed_group(1), listening)
 
@@ -76,7 +81,7 @@ async def test_each_watcher_gets_its_attempts_actions_in_order_until_it_leaves(
     await feed.watch(7 + FEED_SHARDS, other)
 
     for number in range(1, 6):
-        actions_stored(7, number, [f"A{number}"], number * 10)
+        actions_stored(7, number, [f"A{number}"], number * 10, progress={"actions": number})
         if number % 2:
             await asyncio.sleep(0)  # some in one gathering, some in the next
     actions_stored(7 + FEED_SHARDS, 1, ["S"], 5)
@@ -86,7 +91,9 @@ async def test_each_watcher_gets_its_attempts_actions_in_order_until_it_leaves(
         assert [(move["from"], move["actions"]) for move in moves] == [
             (number, [f"A{number}"]) for number in range(1, 6)
         ]
-        assert moves[0] == {"from": 1, "actions": ["A1"], "elapsed_ms": 10}
+        assert moves[0] == {
+            "from": 1, "actions": ["A1"], "elapsed_ms": 10, "progress": {"actions": 1}
+        }  # fmt: skip
     assert [move["from"] for move in await other.next_ones(1)] == [1]
 
     feed.unwatch(7, first)
@@ -127,9 +134,11 @@ class SlowWatcher(Watcher):
         super().__init__()
         self.released = asyncio.Event()
 
-    async def actions_passed(self, first: int, actions: list[str], elapsed_ms: int) -> None:
+    async def actions_passed(
+        self, first: int, actions: list[str], elapsed_ms: int, progress: Any = None
+    ) -> None:
         await self.released.wait()
-        await super().actions_passed(first, actions, elapsed_ms)
+        await super().actions_passed(first, actions, elapsed_ms, progress)
 
 
 async def test_a_watcher_that_does_not_read_holds_up_no_other_and_catches_up_by_a_snapshot(

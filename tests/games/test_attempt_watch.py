@@ -24,7 +24,8 @@ from easyharp_site.asgi import application
 from easyharp_site.dates import today
 from games import rules
 from games.consumers import CLOSE_FLOOD
-from games.models import DailyDeal
+from games.live import actions_stored
+from games.models import Attempt, DailyDeal
 from games.services import attempt_assist
 from games.watch import CLOSE_LOCKED, CLOSE_NOT_FOUND, CLOSE_NOT_SIGNED_IN, table_shown
 from ranking.actions import game_submit
@@ -151,6 +152,25 @@ async def test_while_the_game_is_open_a_watcher_sees_its_progress_never_its_tabl
     await watcher.disconnect()
     assert (await next_of(player, "watchers"))["count"] == 0
     await player.disconnect()
+
+
+async def test_a_progress_watcher_that_missed_feed_items_goes_on_from_the_next_one(
+    alice: AbstractBaseUser, bob: AbstractBaseUser, daily: DailyDeal
+) -> None:
+    """Each feed item carries the game's progress as the player's socket has it: a
+    watcher of the progress that missed some (a lost message) passes on the next
+    one's, with no new read of the attempt; an older one is left out."""
+    watcher, snapshot = await bob_watches_alice(alice, bob)
+    assert (snapshot["view"], snapshot["actions"]) == ("progress", 0)
+    attempt = await database_sync_to_async(Attempt.objects.get)(player=alice)
+    later = {"actions": 5, "score": 40, "moves": 5, "foundations": 1, "won": False}
+
+    actions_stored(attempt.pk, 5, ["S"], 900, progress=later)
+    actions_stored(attempt.pk, 3, ["S", "S"], 800, progress={**later, "actions": 4})
+
+    assert await next_of(watcher, "progress") == {"type": "progress", **later, "elapsed_ms": 900}
+    assert await watcher.receive_nothing(timeout=0.3)  # no snapshot, nothing older
+    await watcher.disconnect()
 
 
 async def test_the_player_watching_their_own_game_sees_its_table_move(

@@ -233,6 +233,7 @@ def job(games: int, pending: int) -> None:
     from games import copies
     from games.models import Attempt, DailyDeal, Game
     from games.rules import replay
+    from ranking.actions import copies_check
     from tests.fixtures import WIN_LOG
 
     with connection.cursor() as cursor:
@@ -300,7 +301,7 @@ def job(games: int, pending: int) -> None:
         made[kind].append(game.pk)
     later = now + datetime.timedelta(seconds=copies.SETTLE_SECONDS)
     began, cpu = time.perf_counter(), time.process_time()
-    checked = copies.pending_fingerprints_check(now=later)
+    checked = copies_check(now=later)
     wall, cpu = time.perf_counter() - began, time.process_time() - cpu
     flagged = Game.objects.filter(pk__in=made["copy"], review_flags__contains="copied").count()
     wrong = Game.objects.filter(pk__in=made["honest"], review_flags__contains="copied").count()

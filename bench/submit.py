@@ -326,16 +326,17 @@ def main() -> None:
 
 def copies_check() -> None:
     """The copy check of the ranked games, as the job worker runs it after the answers
-    (`games.copies.pending_fingerprints_check`): here, once the phases are over."""
+    (`ranking.actions.copies_check`): here, once the phases are over."""
     import datetime
 
     from django.utils import timezone
 
-    from games.copies import SETTLE_SECONDS, pending_fingerprints_check
+    from games.copies import SETTLE_SECONDS
+    from ranking.actions import copies_check
 
     later = timezone.now() + datetime.timedelta(seconds=SETTLE_SECONDS)
     wall, cpu = time.perf_counter(), time.process_time()
-    checked = pending_fingerprints_check(now=later)
+    checked = copies_check(now=later)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     print(
         f"Copy check (the job, after the phases): {checked} games in {wall:.1f} s, "

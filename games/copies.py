@@ -43,7 +43,7 @@ import datetime
 import functools
 import hashlib
 import heapq
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -527,16 +527,21 @@ def candidates_sharing(
         return [(game, shared) for game, shared in cursor.fetchall()]
 
 
-def pending_fingerprints_check(*, now: datetime.datetime | None = None) -> int:
-    """The job: check and fingerprint every game marked `fingerprint_pending` and stored
+def pending_fingerprints_check(
+    *, held: Callable[[Game], None], now: datetime.datetime | None = None
+) -> int:
+    """Check and fingerprint every game marked `fingerprint_pending` and stored
     `SETTLE_SECONDS` before `now` or earlier, in the order they were stored; returns
-    how many.
+    how many. The job's (`ranking.actions.copies_check`), which passes `held`.
 
     A ranked game is compared with the games before it (`copy_review`): its
-    signals join the review's, and a copy's flags put it in the review queue
-    (back in it, when a moderator cleared it of other flags meanwhile; a voided
-    game stays voided); so do those of a game before it that turns out to have
-    followed it. Then its sketch is stored, for the games after it.
+    signals join the review's, and a copy's flags (`copied`, `solver_line`) hold
+    it off the boards until a moderator reviews it (again, when a moderator
+    cleared it of other flags meanwhile; a voided game stays voided); so do those
+    of a game before it that turns out to have followed it. `held(game)` is
+    called, in the same transaction, for each ranked game newly held, so that the
+    caller takes it off the boards. Then its sketch is stored, for the games
+    after it.
     Batches of `BATCH` games, each in a transaction. On PostgreSQL one run
     works at a time (a run that finds another at work stops), so that no game
     is compared before the games stored ahead of it have their sketches.
@@ -554,7 +559,8 @@ def pending_fingerprints_check(*, now: datetime.datetime | None = None) -> int:
                 .order_by("id")[:BATCH]
             )
             for game in games:
-                _fingerprint(game)
+                for newly_held in _fingerprint(game):
+                    held(newly_held)
         if not games:
             return checked
         checked += len(games)
@@ -573,7 +579,8 @@ def _alone() -> bool:
         return bool(cursor.fetchone()[0])
 
 
-def _fingerprint(game: Game) -> None:
+def _fingerprint(game: Game) -> list[Game]:
+    """Check and fingerprint `game`; the ranked games it newly held off the boards."""
     tables, timeline = game_read(
         deal_number=game.deal_number,
         log=game.log,
@@ -581,6 +588,7 @@ def _fingerprint(game: Game) -> None:
         times=game_server_times(game),
     )
     fields = ["fingerprint_pending"]
+    newly_held: list[Game] = []
     if game.ranked and game.daily is not None:
         copied = copy_review(
             deal_number=game.deal_number,
@@ -596,22 +604,27 @@ def _fingerprint(game: Game) -> None:
             game.review_flags = " ".join([*game.flags, *copied.flags])
             game.copy_of_id = copied.copy_of
             game.copy_similarity = copied.similarity
-            _queued(game)
+            if _held(game):
+                newly_held.append(game)
             fields += ["review_flags", "copy_of", "copy_similarity", "review_state"]
         for follower in copied.followers:
-            _follower_flag(source=game, found=follower)
+            newly_held += _follower_flag(source=game, found=follower)
     fingerprint_store(game=game, tables=tables)
     game.fingerprint_pending = False
     game.save(update_fields=fields)
+    return newly_held
 
 
-def _queued(game: Game) -> None:
-    # Into the review queue (back into it when cleared of other flags; voided stays voided).
-    if game.review_state in (ReviewState.NONE, ReviewState.CLEARED):
-        game.review_state = ReviewState.FLAGGED
+def _held(game: Game) -> bool:
+    """Off the boards until reviewed (again when a moderator cleared it of other flags;
+    voided stays voided); whether it was on them."""
+    if game.review_state not in (ReviewState.NONE, ReviewState.FLAGGED, ReviewState.CLEARED):
+        return False
+    game.review_state = ReviewState.HELD
+    return True
 
 
-def _follower_flag(*, source: Game, found: Match) -> None:
+def _follower_flag(*, source: Game, found: Match) -> list[Game]:
     """Flag `copied` a ranked game stored before `source` that played its tables after
     it: the copy was submitted first, while the game it followed was still open. A
     game flagged `copied` already keeps the game it was found to copy."""
@@ -627,10 +640,13 @@ def _follower_flag(*, source: Game, found: Match) -> None:
         "followed_game_shared_prefix": found.prefix,
     }
     fields = ["review"]
+    newly_held = []
     if "copied" not in follower.flags:
         follower.review_flags = " ".join([*follower.flags, "copied"])
         follower.copy_of = source
         follower.copy_similarity = found.similarity
-        _queued(follower)
+        if _held(follower):
+            newly_held.append(follower)
         fields += ["review_flags", "copy_of", "copy_similarity", "review_state"]
     follower.save(update_fields=fields)
+    return newly_held

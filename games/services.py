@@ -760,7 +760,9 @@ def _server_times(attempt: Attempt, log: Sequence[str], duration_ms: int) -> lis
 # --- Moderation --------------------------------------------------------------------
 
 # Flags no person's game raises: such a game is held off the boards until a
-# moderator clears it (others only wait in the queue, on the boards).
+# moderator clears it (the submission's others only wait in the queue, on the
+# boards). The copy check's `copied` and `solver_line` hold a game too, once
+# found (`games.copies`).
 HOLDING_FLAGS = frozenset({"too_fast"})
 
 

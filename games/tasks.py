@@ -11,7 +11,6 @@ from django.conf import settings
 
 from easyharp_site.dates import today
 from easyharp_site.jobs import job_schedule
-from games.copies import pending_fingerprints_check
 from games.models import DailyDeal
 from games.services import daily_deals_prepare
 
@@ -55,12 +54,6 @@ def deals_prepare() -> str:
     return f"{len(new)} new day(s), {len(prepared) - len(new)} already stored{later}"
 
 
-def copies_check() -> str:
-    """The job: the copy check of the daily games stored since its last run
-    (`games.copies.pending_fingerprints_check`)."""
-    return f"{pending_fingerprints_check()} game(s) checked"
-
-
 def schedule() -> None:
     job_schedule(
         name="prepare deals",
@@ -68,6 +61,3 @@ def schedule() -> None:
         minutes=PREPARE_EVERY_MINUTES,
         timeout=PREPARE_TIMEOUT_SECONDS,
     )
-    # Every minute (the schedule's shortest): a copy is in the review queue a minute
-    # or two after it was submitted.
-    job_schedule(name="check copies", func="games.tasks.copies_check", minutes=1)

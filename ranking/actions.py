@@ -14,6 +14,9 @@ the sockets is sent after the commit.
     game_void          games.services.game_void_store
                        leaderboards.changes.game_unranked
                        leagues.changes.day_unsettled_by_void
+    copies_check       games.copies.pending_fingerprints_check (a batch a transaction)
+                       each copy held: leaderboards.changes.game_unranked
+                                       leagues.changes.day_unsettled_by_void
     game_review_clear  games.services.game_review_clear_store
                        a held game: leaderboards.changes.player_reranked
                                     leagues.changes.days_unsettled
@@ -28,12 +31,14 @@ the sockets is sent after the commit.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Sequence
 
 from django.contrib.auth.models import User
 from django.db import transaction
 
 from easyharp_site.accounts import deletion
+from games import copies
 from games import selectors as game_selectors
 from games import services as game_services
 from games.models import Game
@@ -70,6 +75,20 @@ def game_submit(
     if created:
         boards.game_ranked(game=game)
     return game, created
+
+
+def copies_check(*, now: datetime.datetime | None = None) -> int:
+    """The copy check of the daily games stored `SETTLE_SECONDS` before `now` or earlier
+    (`games.copies.pending_fingerprints_check`); how many it checked. A ranked game
+    found to copy another player's (or to play the solver's line) is held: it leaves
+    the boards in the check's own transaction, as a void would take it off, until
+    a moderator clears it (`game_review_clear`) or voids it."""
+    return copies.pending_fingerprints_check(now=now, held=_held_leaves_boards)
+
+
+def _held_leaves_boards(game: Game) -> None:
+    boards.game_unranked(game=game)
+    leagues.day_unsettled_by_void(game=game)
 
 
 @transaction.atomic

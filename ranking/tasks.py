@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from easyharp_site.jobs import job_schedule
+from ranking.actions import copies_check as copies_check_all
 from ranking.audit import days_check_recent
 
 logger = logging.getLogger(__name__)
@@ -25,5 +26,14 @@ def boards_check() -> str:
     )
 
 
+def copies_check() -> str:
+    """The job: the copy check of the daily games stored since its last run; a copy
+    leaves the boards until reviewed (`ranking.actions.copies_check`)."""
+    return f"{copies_check_all()} game(s) checked"
+
+
 def schedule() -> None:
     job_schedule(name="check boards", func="ranking.tasks.boards_check", minutes=60)
+    # Every minute (the schedule's shortest): a copy is off the boards and in the
+    # review queue a minute or two after it was submitted.
+    job_schedule(name="check copies", func="ranking.tasks.copies_check", minutes=1)

@@ -38,7 +38,7 @@ pytestmark = pytest.mark.django_db
 
 JOBS = {
     "prepare deals": ("games.tasks.deals_prepare", 60),
-    "check copies": ("games.tasks.copies_check", 1),
+    "check copies": ("ranking.tasks.copies_check", 1),
     "close days": ("leaderboards.tasks.days_close", 10),
     "build the board mirror": ("leaderboards.tasks.board_mirror_refresh", 1),
     "settle standings": ("leagues.tasks.standings_refresh", 10),
@@ -257,7 +257,7 @@ def test_a_taken_job_is_locked_for_its_own_timeout_then_the_retry(
 
 def test_a_schedule_stores_the_timeout_of_its_job() -> None:
     job_schedule(name="slow one", func="games.tasks.deals_prepare", minutes=5, timeout=300)
-    job_schedule(name="quick one", func="games.tasks.copies_check", minutes=5)
+    job_schedule(name="quick one", func="ranking.tasks.copies_check", minutes=5)
 
     assert Schedule.objects.get(name="slow one").kwargs == "q_options={'timeout': 300}"
     assert Schedule.objects.get(name="quick one").kwargs == ""

@@ -18,11 +18,12 @@ from django.utils import timezone
 
 from games import copies
 from games.models import Attempt, Game, GameFingerprint, ReviewState
+from leaderboards.models import BoardEntry
 from games.rules import Game as Table
 from games.rules import replay, table_hashes
 from games.services import attempt_start
 from games.solver import FIRST_WIN, solve
-from ranking.actions import game_review_clear, game_submit, game_void
+from ranking.actions import copies_check, game_review_clear, game_submit, game_void
 from tests.fixtures import DEAL, DEAL_NUMBER, WIN_LOG, play_ranked
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +32,7 @@ pytestmark = pytest.mark.django_db
 def copies_checked() -> int:
     """Run the copy check's job as the worker does, for every game stored until now."""
     later = timezone.now() + datetime.timedelta(seconds=copies.SETTLE_SECONDS)
-    return copies.pending_fingerprints_check(now=later)
+    return copies_check(now=later)
 
 
 def play_checked(player, log) -> Game:
@@ -110,7 +111,7 @@ def test_a_copy_with_two_independent_moves_swapped_is_flagged_with_its_original(
 
     copy = play_checked(alice, copy_log)
 
-    assert "copied" in copy.flags and copy.review_state == "flagged"
+    assert "copied" in copy.flags and copy.review_state == "held"
     assert copy.copy_of == original
     assert copy.copy_similarity == pytest.approx(1.0, abs=0.02)
     assert copy.review["closest_game"] == original.pk
@@ -325,16 +326,16 @@ def test_a_submission_leaves_the_check_to_the_job_which_runs_once_per_game(alice
 def test_the_job_leaves_a_game_stored_a_moment_ago_for_its_next_run(alice, daily):
     game = play_ranked(alice, WIN_LOG)
 
-    assert copies.pending_fingerprints_check(now=game.created_at) == 0
+    assert copies_check(now=game.created_at) == 0
     assert (
-        copies.pending_fingerprints_check(
+        copies_check(
             now=game.created_at + datetime.timedelta(seconds=copies.SETTLE_SECONDS)
         )
         == 1
     )
 
 
-def test_a_copy_found_after_a_moderator_cleared_the_game_puts_it_back_in_the_queue(
+def test_a_copy_found_after_a_moderator_cleared_the_game_holds_it_again(
     alice, bob, make_player, daily
 ):
     carol = make_player("carol")
@@ -351,7 +352,8 @@ def test_a_copy_found_after_a_moderator_cleared_the_game_puts_it_back_in_the_que
     cleared.refresh_from_db()
     voided.refresh_from_db()
     original.refresh_from_db()
-    assert cleared.review_state == ReviewState.FLAGGED and cleared.copy_of == original
+    assert cleared.review_state == ReviewState.HELD and cleared.copy_of == original
+    assert not BoardEntry.objects.filter(player=alice).exists()
     assert voided.review_state == ReviewState.VOIDED and voided.copy_of == original
     assert "copied" not in original.flags
 
@@ -561,7 +563,10 @@ def test_a_live_copy_is_flagged_and_the_player_it_followed_never(
     copy.refresh_from_db()
     original.refresh_from_db()
     assert "copied" in copy.flags and copy.copy_of == original
-    assert copy.review_state == ReviewState.FLAGGED
+    # Held off the boards until a moderator reviews it, whichever was submitted first.
+    assert copy.review_state == ReviewState.HELD
+    assert not BoardEntry.objects.filter(player=copier).exists()
+    assert BoardEntry.objects.filter(player=hero).exists()
     assert "copied" not in original.flags and original.copy_of is None
     if copier_submits_first:
         # Found when the hero's game was checked: the copy had every table later.

@@ -16,7 +16,7 @@ from games.models import Attempt, FlaggedGame, Game, ModerationAction
 from games.review import review_game
 from leaderboards.models import BoardEntry, PlayerStats
 from leaderboards.selectors import leaderboard_page
-from ranking.actions import game_review_clear
+from ranking.actions import copies_check, game_review_clear
 from tests import timings
 from tests.fixtures import (
     VECTOR_GAMES,
@@ -137,15 +137,18 @@ def test_a_ranked_submission_and_its_copy_check_store_signals_and_flags_without_
         assert Game.objects.get(pk=body["id"]).flags == ["burst"]
         # The copy check's job, as the worker runs it every minute.
         later = timezone.now() + datetime.timedelta(seconds=copies.SETTLE_SECONDS)
-        assert copies.pending_fingerprints_check(now=later) == 1
+        assert copies_check(now=later) == 1
 
     game = Game.objects.get(pk=body["id"])
     assert set(game.flags) == {"burst", "solver_line"}
-    assert game.review_state == "flagged"
+    # The solver's line holds the game off the boards until a moderator reviews it.
+    assert game.review_state == "held"
     assert game.review["actions"] == len(WIN_LOG)
     assert game.review["solver_line_similarity"] == 1.0
     assert game.copy_similarity == 1.0 and game.copy_of is None
-    # Flags alone change no board.
+    assert leaderboard_page(date=daily.date, order="moves")["entries"] == []
+    # Cleared by a moderator, it takes its place again.
+    game_review_clear(game=game, moderator=None, reason="a known player")
     assert [e["game"] for e in leaderboard_page(date=daily.date, order="moves")["entries"]] == [
         game.pk
     ]

@@ -46,9 +46,11 @@ def _username_parameter() -> OpenApiParameter:
 def _slug_parameter() -> OpenApiParameter:
     return OpenApiParameter(
         "slug",
-        {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$", "maxLength": 60},
+        # The name's slug, then six hex digits (`league_create`): never `join`.
+        {"type": "string", "pattern": "^[-a-z0-9_]*-[0-9a-f]{6}$", "maxLength": 60},
         OpenApiParameter.PATH,
-        description="The league's slug, as `POST /api/leagues/` gave it.",
+        description="The league's slug, as `POST /api/leagues/` gave it (its name's "
+        "slug, a hyphen and six hex digits).",
     )
 
 

@@ -57,23 +57,9 @@ def store(race: Race, player: AbstractBaseUser, tokens: list[str], *, at_ms: int
     """Store `tokens` after the player's stored game, as their socket would (checked by
     the engine, each received `at_ms`); the service's outcome."""
     stored = racer(race, player)
-    log = stored.log.split() + tokens
-    game = rules.replay(rules.Deal(RACE_DEAL), log)
-    [result] = services.races_actions_save(
-        saves=[
-            services.RaceSave(
-                race_id=race.pk,
-                player_id=player.pk,
-                version=stored.version,
-                log=list(game.log),
-                times=[int(time) for time in stored.times] + [at_ms] * len(tokens),
-                score=game.score,
-                moves=game.moves,
-                on_foundations=game.on_foundations,
-                won=game.is_won,
-            )
-        ]
-    )
+    times = [int(time) for time in stored.times] + [at_ms] * len(tokens)
+    save = race_save(race, player, stored.log.split() + tokens, stored.version, times)
+    [result] = services.races_actions_save(saves=[save])
     return result.outcome
 
 
@@ -100,3 +86,26 @@ async def welcomed(player: AbstractBaseUser, code: str) -> tuple[WebsocketCommun
     welcome = await communicator.receive_json_from(timeout=5)
     assert welcome["type"] == "welcome", welcome
     return communicator, welcome
+
+
+def race_save(
+    race: Race,
+    player: AbstractBaseUser,
+    log: list[str],
+    version: int,
+    times: list[int] | None = None,
+) -> services.RaceSave:
+    """A socket's save of `player`'s game `log` in `race` over the stored `version`
+    (`times`: one per action, 1 s each by default), with what the engine says of it."""
+    game = rules.replay(rules.Deal(RACE_DEAL), log)
+    return services.RaceSave(
+        race_id=race.pk,
+        player_id=player.pk,
+        version=version,
+        log=list(game.log),
+        times=times if times is not None else [1000] * len(log),
+        score=game.score,
+        moves=game.moves,
+        on_foundations=game.on_foundations,
+        won=game.is_won,
+    )

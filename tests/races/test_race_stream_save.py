@@ -13,13 +13,12 @@ from asgiref.sync import async_to_sync
 from django.contrib.auth.base_user import AbstractBaseUser
 
 from easyharp_site import loop_pool
-from games import rules
 from games.batches import StreamWriter
 from races import services
 from races.consumers import race_writer
 from races.models import Race
 from tests.fixtures import WIN_LOG
-from tests.races.racing import RACE_DEAL, race_for, racer, running
+from tests.races.racing import race_for, race_save, racer, running
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -44,18 +43,8 @@ DRIVERS = [
 
 
 def _save(race: Race, player: AbstractBaseUser, log: list[str], version: int) -> services.RaceSave:
-    game = rules.replay(rules.Deal(RACE_DEAL), log)
-    return services.RaceSave(
-        race_id=race.pk,
-        player_id=player.pk,
-        version=version,
-        log=list(game.log),
-        times=[1000 * n for n in range(1, len(log) + 1)],
-        score=game.score,
-        moves=game.moves,
-        on_foundations=game.on_foundations,
-        won=game.is_won,
-    )
+    """`race_save` with the n-th action received n seconds into the race."""
+    return race_save(race, player, log, version, times=[1000 * n for n in range(1, len(log) + 1)])
 
 
 @pytest.mark.parametrize("write", DRIVERS)

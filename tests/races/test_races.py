@@ -12,7 +12,6 @@ from django.test import TestCase
 from django.utils import timezone
 
 from easyharp_site.errors import ServiceError
-from games import rules
 from games.holds import deal_held
 from games.models import DailyDeal, Game, GameFingerprint
 from games.selectors import game_get_unlocked
@@ -22,7 +21,7 @@ from races.models import AWAY_AFTER, COUNTDOWN, RACERS_MAX, Race, Racer
 from races.tasks import races_end
 from ranking.actions import player_ban
 from tests.fixtures import WIN_LOG, client_for
-from tests.races.racing import RACE_DEAL, race_for, racer, rewind, running, store
+from tests.races.racing import RACE_DEAL, race_for, race_save, racer, rewind, running, store
 
 pytestmark = pytest.mark.django_db
 
@@ -188,21 +187,6 @@ def test_a_write_over_a_game_it_has_not_seen_is_stale(
     assert racer(race, alice).log == "S"
 
 
-def _save(race: Race, player: AbstractBaseUser, log: list[str], version: int) -> services.RaceSave:
-    game = rules.replay(rules.Deal(RACE_DEAL), log)
-    return services.RaceSave(
-        race_id=race.pk,
-        player_id=player.pk,
-        version=version,
-        log=list(game.log),
-        times=[1000] * len(log),
-        score=game.score,
-        moves=game.moves,
-        on_foundations=game.on_foundations,
-        won=game.is_won,
-    )
-
-
 def test_one_group_stores_the_writes_of_many_races(make_player: Players) -> None:
     """The writes of a process's race sockets are grouped in one transaction: each
     save has its own outcome, in order."""
@@ -212,12 +196,12 @@ def test_one_group_stores_the_writes_of_many_races(make_player: Players) -> None
     with TestCase.captureOnCommitCallbacks() as callbacks:
         results = services.races_actions_save(
             saves=[
-                _save(first, alice, WIN_LOG[:10], 0),
-                _save(second, carol, WIN_LOG[:5], 0),
-                _save(first, bob, WIN_LOG[:3], 0),
-                _save(first, alice, WIN_LOG[:12], 1),  # the same socket's next write
-                _save(first, alice, WIN_LOG[:11], 1),  # another socket's, built on version 1
-                _save(second, dave, ["S"], 3),  # a version never stored
+                race_save(first, alice, WIN_LOG[:10], 0),
+                race_save(second, carol, WIN_LOG[:5], 0),
+                race_save(first, bob, WIN_LOG[:3], 0),
+                race_save(first, alice, WIN_LOG[:12], 1),  # the same socket's next write
+                race_save(first, alice, WIN_LOG[:11], 1),  # another socket's, built on version 1
+                race_save(second, dave, ["S"], 3),  # a version never stored
             ]
         )
 
@@ -241,9 +225,9 @@ def test_a_win_in_a_group_ends_its_race_before_the_groups_next_writes(
 
     results = services.races_actions_save(
         saves=[
-            _save(race, bob, WIN_LOG[:50], 0),
-            _save(race, alice, WIN_LOG, 0),
-            _save(race, bob, WIN_LOG[:60], 1),
+            race_save(race, bob, WIN_LOG[:50], 0),
+            race_save(race, alice, WIN_LOG, 0),
+            race_save(race, bob, WIN_LOG[:60], 1),
         ]
     )
 

@@ -34,9 +34,8 @@ from rest_framework.views import APIView
 from easyharp_site.dates import ISO_DAY_PATTERN, parse_day, today
 from easyharp_site.errors import BODY_REFUSALS, error_responses
 from easyharp_site.site import site_url
-from games import holds, replays, selectors, services
+from games import replays, selectors, services
 from games.models import Attempt, Game
-from games.parsing import deal_parse
 from games.pool import Requester
 
 # What `Deal.from_code` reads: case and blanks around the code are ignored. The
@@ -601,78 +600,6 @@ class DailyAttemptApi(APIView):
             version=data.validated_data.get("version"),
         )
         return Response(AttemptOutput(attempt).data)
-
-
-# --- Hints -------------------------------------------------------------------------
-
-
-class HintApi(APIView):
-    """The next action of a win from a position, or that there is none, or that the work ran out.
-
-    The solver's work is fixed, so the same position always gets the same
-    answer; `cut_short` is true when the time cap stopped it first. A hint on
-    today's deal asked by a signed-in player whose ranked attempt is open marks
-    that attempt assisted (`assisted` true): its game is stored and shown with
-    the mark, and ranked on no board. Until the day closes, nobody else gets
-    hints on its deal but the players who have finished their ranked game
-    (403 `replay_locked`); and while a race plays a deal, nobody gets hints on
-    it (403 `race_running`, `games.holds`).
-    """
-
-    throttle_scope = "hint"  # each request may cost seconds of solver time
-
-    @extend_schema_serializer(component_name="HintRequest")
-    class InputSerializer(serializers.Serializer):
-        deal = DealCodeField()
-        log = LogField(required=False, default="")
-
-    @extend_schema_serializer(component_name="Hint")
-    class OutputSerializer(serializers.Serializer):
-        result = serializers.ChoiceField(choices=HINT_RESULTS)
-        action = serializers.CharField(allow_null=True)
-        moves_to_win = serializers.IntegerField(allow_null=True)
-        seconds = serializers.FloatField()
-        cut_short = serializers.BooleanField()
-        assisted = serializers.BooleanField(
-            default=False,
-            help_text="This hint counted against the player's open ranked attempt of today.",
-        )
-
-    @extend_schema(
-        request=InputSerializer,
-        responses={
-            200: OutputSerializer,
-            **error_responses(
-                *BODY_REFUSALS,
-                429,
-                codes={
-                    400: "`invalid_deal`, `log_too_long`, `illegal_action`.",
-                    403: "`replay_locked` (with `date` and `opens_at`): the deal is that of a "
-                    "day still running, and the player has neither an open ranked attempt of "
-                    "it (a hint marks it assisted) nor a finished one. `race_running`: a race "
-                    "plays the deal now. The deal of a day prepared ahead is refused as "
-                    "`replay_locked` without `date` or `opens_at`.",
-                },
-            ),
-        },
-    )
-    def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        # Before any solver work: a hint on a running day's deal is its answer.
-        lock = selectors.hint_lock(deal=data.validated_data["deal"], viewer=request.user)
-        if lock is not None:
-            raise lock.error("This hint")
-        held = holds.deal_held(number=deal_parse(data.validated_data["deal"]).number)
-        if held is not None:
-            raise held
-        answer = selectors.game_hint(**data.validated_data, requester=Requester.of(request))
-        output = self.OutputSerializer(answer).data
-        if request.user.is_authenticated:
-            output["assisted"] = services.attempt_assist(
-                player=request.user, deal=data.validated_data["deal"]
-            )
-        return Response(output)
 
 
 # --- Export --------------------------------------------------------------------------

@@ -12,7 +12,6 @@ urlpatterns = [
     path("deals/<str:code>/", api.DealApi.as_view(), name="api-deal"),
     path("games/<int:game_id>/", api.GameDetailApi.as_view(), name="api-game-detail"),
     path("games/<int:game_id>/replay/", api.GameReplayApi.as_view(), name="api-game-replay"),
-    path("hint/", api.HintApi.as_view(), name="api-hint"),
     # With the account's other flows, under auth/ (easyharp_site/accounts/urls.py).
     path("auth/export/", api.ExportApi.as_view(), name="api-export"),
 ]

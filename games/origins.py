@@ -6,9 +6,9 @@ may not import (`.importlinter`: races sits above games), so the Game row
 cannot say what it belongs to without games knowing every such app. Rather
 than a field of games naming a kind it does not own, or a URL it could not
 check, each app registers here, from its `AppConfig.ready`, a read that
-tells its own games apart and describes them (as `games.holds` lets an app
-hold a deal's hints). A page asks once for all the games it lists (the
-replay page, the player's page), and only about games of no day.
+tells its own games apart and describes them. A page asks once for all the
+games it lists (the replay page, the player's page), and only about games of
+no day.
 """
 
 from __future__ import annotations

@@ -178,7 +178,7 @@ def race_state_for(*, race: Race, viewer: User | None, now: datetime.datetime) -
 
 def race_deal_hold(number: int) -> ServiceError | None:
     """The refusal of a hint on deal `number` while a race plays it (from its countdown
-    to its end), or None: a hint would be the race's answer (`games.holds`)."""
+    to its end), or None: a hint would be the race's answer (`ranking.api.HintApi`)."""
     now = timezone.now()
     playing = Race.objects.filter(
         deal_number=number, starts_at__isnull=False, ended_at__isnull=True, ends_at__gt=now

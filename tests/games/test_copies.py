@@ -18,11 +18,11 @@ from django.utils import timezone
 
 from games import copies
 from games.models import Attempt, Game, GameFingerprint, ReviewState
-from leaderboards.models import BoardEntry
 from games.rules import Game as Table
 from games.rules import replay, table_hashes
 from games.services import attempt_start
 from games.solver import FIRST_WIN, solve
+from leaderboards.models import BoardEntry
 from ranking.actions import copies_check, game_review_clear, game_submit, game_void
 from tests.fixtures import DEAL, DEAL_NUMBER, WIN_LOG, play_ranked
 
@@ -328,10 +328,7 @@ def test_the_job_leaves_a_game_stored_a_moment_ago_for_its_next_run(alice, daily
 
     assert copies_check(now=game.created_at) == 0
     assert (
-        copies_check(
-            now=game.created_at + datetime.timedelta(seconds=copies.SETTLE_SECONDS)
-        )
-        == 1
+        copies_check(now=game.created_at + datetime.timedelta(seconds=copies.SETTLE_SECONDS)) == 1
     )
 
 

@@ -103,7 +103,12 @@ def test_the_share_text_holds_no_card_of_the_deal_and_no_part_of_the_log(daily, 
     rows = text.splitlines()[1:5]
     assert [row.split(" ", 1)[0] for row in rows] == body["grid"]
     counts = [
-        int(re.fullmatch(r"(?:first|second|third|last) quarter: (\d+) cards? put away", r.split(" ", 1)[1])[1]) for r in rows
+        int(
+            re.fullmatch(
+                r"(?:first|second|third|last) quarter: (\d+) cards? put away", r.split(" ", 1)[1]
+            )[1]
+        )
+        for r in rows
     ]
     assert sum(counts) == 104 and counts == cards.put_away(body["course"])
     assert re.fullmatch(r"Time \d+:\d\d · 0 undos · no hint", text.splitlines()[6])

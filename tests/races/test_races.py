@@ -12,12 +12,12 @@ from django.test import TestCase
 from django.utils import timezone
 
 from easyharp_site.errors import ServiceError
-from games.holds import deal_held
 from games.models import DailyDeal, Game, GameFingerprint
 from games.selectors import game_get_unlocked
 from leaderboards.models import BoardEntry, PlayerStats
 from races import selectors, services
 from races.models import AWAY_AFTER, COUNTDOWN, RACERS_MAX, Race, Racer
+from races.selectors import race_deal_hold
 from races.tasks import races_end
 from ranking.actions import player_ban
 from tests.fixtures import WIN_LOG, client_for
@@ -523,6 +523,6 @@ def test_no_hint_is_given_on_a_deal_while_a_race_plays_it(
 
     assert refused.status_code == 403 and refused.json()["error"]["code"] == "race_running"
     # Another deal is held by nothing; this one no longer once the race is over.
-    assert deal_held(number=5) is None
+    assert race_deal_hold(5) is None
     rewind(race, 10 * 60 + COUNTDOWN.total_seconds())
-    assert deal_held(number=RACE_DEAL) is None
+    assert race_deal_hold(RACE_DEAL) is None

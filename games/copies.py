@@ -52,7 +52,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from games import rules
-from games.models import Game, GameFingerprint, ReviewState
+from games.models import Attempt, Game, GameFingerprint, ReviewState
 
 # Hashes kept per game (bottom-k): enough that a copy shares most of them with
 # its original, few enough that a submission writes and reads little.
@@ -566,6 +566,70 @@ def pending_fingerprints_check(
         checked += len(games)
 
 
+def unsubmitted_attempts_check(*, held: Callable[[Game], None], before: datetime.date) -> int:
+    """Read, as a copy's source, each attempt of a day before `before` (a closed day)
+    that was never submitted; returns how many attempts it read. The job's
+    (`ranking.actions.unsubmitted_attempts_check`), which passes `held`.
+
+    A ranked game is compared with the games stored before it, so a game that
+    followed an open attempt is found once that attempt's game is checked; an
+    attempt never submitted has no game. Once its day is closed it never will:
+    its saved line, with the server's time of each action, is compared with the
+    deal's games, and a ranked game that reached its tables later, a copy's
+    match, is flagged `copied` and held (`held(game)`, in the same transaction).
+    The submitted attempts of those days are only marked read. Batches of
+    `BATCH` attempts, each in a transaction, one run at a time on PostgreSQL.
+    """
+    read = 0
+    while True:
+        with transaction.atomic():
+            if not _alone():
+                return read
+            closed = Attempt.objects.filter(copy_checked=False, daily__date__lt=before)
+            # Submitted: a game, compared in its turn. Marked read without a look.
+            read += closed.filter(game__isnull=False).update(copy_checked=True)
+            attempts = list(
+                closed.select_for_update(of=("self",))
+                .select_related("daily")
+                .order_by("id")[:BATCH]
+            )
+            for attempt in attempts:
+                for newly_held in _attempt_followers_flag(attempt):
+                    held(newly_held)
+            Attempt.objects.filter(pk__in=[attempt.pk for attempt in attempts]).update(
+                copy_checked=True
+            )
+        if not attempts:
+            return read
+        read += len(attempts)
+
+
+def _attempt_followers_flag(attempt: Attempt) -> list[Game]:
+    """Flag `copied` the ranked games that followed `attempt`'s line (never submitted);
+    the games it newly held off the boards."""
+    log = attempt.log.split()
+    if not log:
+        return []
+    start = _epoch_ms(attempt.started_at)
+    tables, timeline = game_read(
+        deal_number=attempt.daily.number,
+        log=log,
+        won=False,
+        times=[start + time for time in attempt.action_times()],
+    )
+    copied = copy_review(
+        deal_number=attempt.daily.number,
+        player_id=attempt.player_id,
+        tables=tables,
+        solver_line="",
+        timeline=timeline,
+    )
+    newly_held: list[Game] = []
+    for found in copied.followers:
+        newly_held += _follower_flag(source=None, found=found, attempt=attempt)
+    return newly_held
+
+
 # The advisory lock of the copy check's runs (any number no other lock of the project's uses).
 _RUN_LOCK = 0x636F7079  # "copy"
 
@@ -624,15 +688,23 @@ def _held(game: Game) -> bool:
     return True
 
 
-def _follower_flag(*, source: Game, found: Match) -> list[Game]:
+def _follower_flag(
+    *, source: Game | None, found: Match, attempt: Attempt | None = None
+) -> list[Game]:
     """Flag `copied` a ranked game stored before `source` that played its tables after
-    it: the copy was submitted first, while the game it followed was still open. A
+    it: the copy was submitted first, while the game it followed was still open
+    (or, with `attempt` and no `source`, followed an attempt never submitted). A
     game flagged `copied` already keeps the game it was found to copy."""
     assert found.game is not None
     follower = Game.objects.select_for_update(of=("self",)).get(pk=found.game)
+    followed = (
+        {"followed_game": source.pk}
+        if source is not None
+        else {"followed_attempt": attempt.pk if attempt is not None else None}
+    )
     follower.review = {
         **follower.review,
-        "followed_game": source.pk,
+        **followed,
         "followed_game_similarity": round(found.similarity, 3),
         "followed_game_common_tables": found.common,
         # Of the tables in common, how many the follower had after the source.

@@ -301,6 +301,11 @@ class Attempt(models.Model):
         help_text="Once actions are streamed (games.streams): the server's receive time of "
         "each action of the log, in ms since the start (one per action); empty before.",
     )
+    copy_checked = models.BooleanField(
+        default=False,
+        help_text="Its day closed and the copy check read it: a game of the day that "
+        "followed it, never submitted, is a copy of it (games.copies).",
+    )
     # Closed by its ranked game (`Game.attempt`, reached here as `game`): the
     # game's insert is the whole of closing it, so no state is kept twice.
 
@@ -309,6 +314,14 @@ class Attempt(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["player", "daily"], name="attempt_one_per_player_and_day"
+            ),
+        ]
+        indexes = [
+            # The copy check's attempts still to read: those of the last closed day.
+            models.Index(
+                fields=["id"],
+                condition=models.Q(copy_checked=False),
+                name="attempt_copy_unchecked",
             ),
         ]
 

@@ -14,7 +14,8 @@ the sockets is sent after the commit.
     game_void          games.services.game_void_store
                        leaderboards.changes.game_unranked
                        leagues.changes.day_unsettled_by_void
-    copies_check       games.copies.pending_fingerprints_check (a batch a transaction)
+    copies_check,      games.copies.pending_fingerprints_check, or
+    unsubmitted_attempts_check       .unsubmitted_attempts_check (a batch a transaction)
                        each copy held: leaderboards.changes.game_unranked
                                        leagues.changes.day_unsettled_by_void
     game_review_clear  games.services.game_review_clear_store
@@ -37,6 +38,7 @@ from collections.abc import Sequence
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from easyharp_site import dates
 from easyharp_site.accounts import deletion
 from games import copies
 from games import selectors as game_selectors
@@ -84,6 +86,15 @@ def copies_check(*, now: datetime.datetime | None = None) -> int:
     the boards in the check's own transaction, as a void would take it off, until
     a moderator clears it (`game_review_clear`) or voids it."""
     return copies.pending_fingerprints_check(now=now, held=_held_leaves_boards)
+
+
+def unsubmitted_attempts_check(*, today: datetime.date | None = None) -> int:
+    """The copy check of the attempts of the days before `today` (the closed days) that
+    were never submitted (`games.copies.unsubmitted_attempts_check`): a ranked game
+    that followed one is held, as `copies_check` holds a copy; how many it read."""
+    return copies.unsubmitted_attempts_check(
+        before=today or dates.today(), held=_held_leaves_boards
+    )
 
 
 def _held_leaves_boards(game: Game) -> None:

@@ -6,6 +6,7 @@ import logging
 
 from easyharp_site.jobs import job_schedule
 from ranking.actions import copies_check as copies_check_all
+from ranking.actions import unsubmitted_attempts_check
 from ranking.audit import days_check_recent
 
 logger = logging.getLogger(__name__)
@@ -27,9 +28,12 @@ def boards_check() -> str:
 
 
 def copies_check() -> str:
-    """The job: the copy check of the daily games stored since its last run; a copy
-    leaves the boards until reviewed (`ranking.actions.copies_check`)."""
-    return f"{copies_check_all()} game(s) checked"
+    """The job: the copy check of the daily games stored since its last run, then of the
+    closed days' attempts never submitted; a copy leaves the boards until reviewed
+    (`ranking.actions.copies_check`, `ranking.actions.unsubmitted_attempts_check`)."""
+    games = copies_check_all()
+    attempts = unsubmitted_attempts_check()
+    return f"{games} game(s) checked, {attempts} attempt(s) of closed days read"
 
 
 def schedule() -> None:

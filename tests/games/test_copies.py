@@ -23,7 +23,13 @@ from games.rules import replay, table_hashes
 from games.services import attempt_start
 from games.solver import FIRST_WIN, solve
 from leaderboards.models import BoardEntry
-from ranking.actions import copies_check, game_review_clear, game_submit, game_void
+from ranking.actions import (
+    copies_check,
+    game_review_clear,
+    game_submit,
+    game_void,
+    unsubmitted_attempts_check,
+)
 from tests.fixtures import DEAL, DEAL_NUMBER, WIN_LOG, play_ranked
 
 pytestmark = pytest.mark.django_db
@@ -604,3 +610,43 @@ def test_honest_games_played_at_the_same_time_are_not_flagged_in_either_order(
         game.refresh_from_db()
         assert "copied" not in game.flags and game.copy_of is None
     assert "followed_game" not in first.review
+
+
+def test_a_copy_of_an_attempt_never_submitted_is_held_once_its_day_closed(alice, bob, daily):
+    """The hero plays on and never submits; the copier followed the hero's actions a
+    second or two behind and submitted a win. Nothing flags it while the day runs
+    (there is no game to compare it with); once the day has closed, the hero's
+    saved line is read as a source and the copier's game is held off the boards."""
+    hero, copier = alice, bob
+    rng = random.Random(11)
+    hero_start = timezone.now() - datetime.timedelta(minutes=45)
+    hero_at, time = [], int(hero_start.timestamp() * 1000) + 4_000
+    for _ in WIN_LOG:
+        time += rng.randint(800, 6_000)
+        hero_at.append(time)
+    prefix, copy_log = live_copy(0.9)
+    copier_at = [time + rng.randint(700, 2_500) for time in hero_at[: len(prefix)]]
+    for index in range(1, len(copier_at)):
+        copier_at[index] = max(copier_at[index], copier_at[index - 1])
+    streamed_attempt(hero, WIN_LOG, started=hero_start, at=hero_at)
+    streamed_attempt(
+        copier, prefix, started=hero_start - datetime.timedelta(minutes=3), at=copier_at
+    )
+    copy, _ = game_submit(player=copier, deal=DEAL, log=copy_log)
+    copies_checked()
+    copy.refresh_from_db()
+    assert "copied" not in copy.flags and BoardEntry.objects.filter(player=copier).exists()
+
+    # While the day runs, the open attempt is not read.
+    assert unsubmitted_attempts_check(today=daily.date) == 0
+    tomorrow = daily.date + datetime.timedelta(days=1)
+    read = unsubmitted_attempts_check(today=tomorrow)
+
+    copy.refresh_from_db()
+    assert read == 2  # the hero's, read; the copier's, submitted, only marked
+    assert "copied" in copy.flags and copy.copy_of is None
+    assert copy.review["followed_attempt"] == Attempt.objects.get(player=hero).pk
+    assert copy.review_state == ReviewState.HELD
+    assert not BoardEntry.objects.filter(player=copier).exists()
+    assert not Attempt.objects.filter(copy_checked=False).exists()
+    assert unsubmitted_attempts_check(today=tomorrow) == 0  # each attempt read once

@@ -587,9 +587,11 @@ def unsubmitted_attempts_check(*, held: Callable[[Game], None], before: datetime
                 return read
             closed = Attempt.objects.filter(copy_checked=False, daily__date__lt=before)
             # Submitted: a game, compared in its turn. Marked read without a look.
-            read += closed.filter(game__isnull=False).update(copy_checked=True)
+            submitted = closed.filter(game__isnull=False).values_list("pk", flat=True)[:MARK_BATCH]
+            marked = Attempt.objects.filter(pk__in=list(submitted)).update(copy_checked=True)
             attempts = list(
-                closed.select_for_update(of=("self",))
+                closed.filter(game__isnull=True)
+                .select_for_update(of=("self",))
                 .select_related("daily")
                 .order_by("id")[:BATCH]
             )
@@ -599,9 +601,9 @@ def unsubmitted_attempts_check(*, held: Callable[[Game], None], before: datetime
             Attempt.objects.filter(pk__in=[attempt.pk for attempt in attempts]).update(
                 copy_checked=True
             )
-        if not attempts:
+        if not attempts and not marked:
             return read
-        read += len(attempts)
+        read += marked + len(attempts)
 
 
 def _attempt_followers_flag(attempt: Attempt) -> list[Game]:
@@ -628,6 +630,10 @@ def _attempt_followers_flag(attempt: Attempt) -> list[Game]:
     for found in copied.followers:
         newly_held += _follower_flag(source=None, found=found, attempt=attempt)
     return newly_held
+
+
+# Submitted attempts of closed days marked read in one statement at most.
+MARK_BATCH = 10_000
 
 
 # The advisory lock of the copy check's runs (any number no other lock of the project's uses).

@@ -1,4 +1,6 @@
-"""URL wiring only: each app keeps its own routes."""
+"""URL wiring only: each app keeps its own routes. The board pages are handed the races'
+read of where a game was played (`leaderboards.urls.board_urls`): leaderboards may
+not import races, the wiring may."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -7,6 +9,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from easyharp_site.accounts import urls as accounts_urls
 from easyharp_site.health import healthz
 from easyharp_site.throttling import rate_limited
+from leaderboards.urls import board_urls
+from races.selectors import race_game_origins
 
 urlpatterns = [
     # Staff passwords get the same guessing limit as players' (before admin's own route).
@@ -26,7 +30,7 @@ urlpatterns = [
     path("healthz", healthz),
     path("", include(accounts_urls.urlpatterns)),
     path("", include("games.web_urls")),
-    path("", include("leaderboards.urls")),
+    path("", include(board_urls(origins=race_game_origins))),
     path("", include("leagues.urls")),
     path("", include("races.urls")),
     path("", include("ranking.urls")),

@@ -5,10 +5,11 @@ A game of no day (`game_store(no_day=True)`) is stored by an app that games
 may not import (`.importlinter`: races sits above games), so the Game row
 cannot say what it belongs to without games knowing every such app. Rather
 than a field of games naming a kind it does not own, or a URL it could not
-check, each app registers here, from its `AppConfig.ready`, a read that
-tells its own games apart and describes them. A page asks once for all the
-games it lists (the replay page, the player's page), and only about games of
-no day.
+check, the pages that list games (the replay page, the player's page) are
+handed a read of the games' origins (`Origins`) by the site's wiring
+(`easyharp_site/urls.py` passes `races.selectors.race_game_origins` to
+`leaderboards.urls.board_urls`), and ask it once for all the games they list,
+and only about games of no day.
 """
 
 from __future__ import annotations
@@ -32,31 +33,18 @@ class GameOrigin:
     players: int | None = None
 
 
-# Each app's: the origins of those of `games` that are the app's, by game id.
-Origin = Callable[[Sequence[Game]], dict[int, GameOrigin]]
-
-_ORIGINS: dict[str, Origin] = {}
+# A read of the origins of those of `games` an app stored, by game id.
+Origins = Callable[[Sequence[Game]], dict[int, GameOrigin]]
 
 
-def game_origin_register(*, app: str, origin: Origin) -> None:
-    """Register an app's read of its games' origin (again: replaces it)."""
-    _ORIGINS[app] = origin
+def no_origins(games: Sequence[Game]) -> dict[int, GameOrigin]:
+    """The origins where no app says any: none."""
+    return {}
 
 
-def game_origins(*, games: Sequence[Game]) -> dict[int, GameOrigin]:
-    """Where each of `games` was played, by game id, for those an app claims: never a
-    game of a day (ranked or practice, which the daily contest describes), nor a plain
-    practice game. One read per app, however many games."""
+def game_origins(*, games: Sequence[Game], origins: Origins) -> dict[int, GameOrigin]:
+    """Where each of `games` was played, by game id, as `origins` says: never a game of
+    a day (ranked or practice, which the daily contest describes). One read,
+    however many games."""
     unclaimed = [game for game in games if game.daily_id is None]
-    found: dict[int, GameOrigin] = {}
-    for origin in _ORIGINS.values():
-        if not unclaimed:
-            break
-        found.update(origin(unclaimed))
-        unclaimed = [game for game in unclaimed if game.pk not in found]
-    return found
-
-
-def game_origin(*, game: Game) -> GameOrigin | None:
-    """`game_origins` of one game."""
-    return game_origins(games=[game]).get(game.pk)
+    return origins(unclaimed) if unclaimed else {}

@@ -1,21 +1,27 @@
 """Routes of the board pages (the API has its own, in `api_urls`)."""
 
-from django.urls import path
+from django.urls import URLPattern, path
 
+from games.origins import Origins, no_origins
 from leaderboards import web
 
-urlpatterns = [
-    path("", web.home, name="home"),
-    path("today/spread/", web.today_spread, name="today-spread"),
-    path("today/playing/", web.playing_now_section, name="playing-now"),
-    path("leaderboard/", web.leaderboard, name="leaderboard"),
-    path("leaderboard/<str:date>/", web.leaderboard, name="leaderboard-day"),
-    path("players/<str:username>/", web.player, name="player"),
-    path("replays/<int:game_id>/", web.replay, name="replay"),
-    path("games/<int:game_id>/", web.game_card, name="game-card"),
-    path("archive/", web.archive, name="archive"),
-    path("archive/<str:month>/", web.archive, name="archive-month"),
-    path("cards/games/<int:game_id>.png", web.card_game, name="card-game"),
-    path("cards/days/<str:date>.png", web.card_day, name="card-day"),
-    path("cards/players/<str:username>.png", web.card_player, name="card-player"),
-]
+
+def board_urls(*, origins: Origins = no_origins) -> list[URLPattern]:
+    """The board pages' routes; the replay and player pages name where a game of no day
+    was played as `origins` says (the site's wiring passes the races' read)."""
+    played_in = {"origins": origins}
+    return [
+        path("", web.home, name="home"),
+        path("today/spread/", web.today_spread, name="today-spread"),
+        path("today/playing/", web.playing_now_section, name="playing-now"),
+        path("leaderboard/", web.leaderboard, name="leaderboard"),
+        path("leaderboard/<str:date>/", web.leaderboard, name="leaderboard-day"),
+        path("players/<str:username>/", web.player, played_in, name="player"),
+        path("replays/<int:game_id>/", web.replay, played_in, name="replay"),
+        path("games/<int:game_id>/", web.game_card, name="game-card"),
+        path("archive/", web.archive, name="archive"),
+        path("archive/<str:month>/", web.archive, name="archive-month"),
+        path("cards/games/<int:game_id>.png", web.card_game, name="card-game"),
+        path("cards/days/<str:date>.png", web.card_day, name="card-day"),
+        path("cards/players/<str:username>.png", web.card_player, name="card-player"),
+    ]

@@ -29,7 +29,7 @@ from redis.exceptions import RedisError
 from easyharp_site.dates import day_from_text, today
 from easyharp_site.site import site_host
 from easyharp_site.throttling import limit_refusal
-from games.origins import game_origin, game_origins
+from games.origins import Origins, game_origins, no_origins
 from games.selectors import (
     attempt_is_open,
     attempt_watchable,
@@ -253,11 +253,12 @@ def today_spread(request: HttpRequest) -> HttpResponse:
     return render(request, "leaderboards/_today_spread.html", _today_spread(today()))
 
 
-def replay(request: HttpRequest, game_id: int) -> HttpResponse:
+def replay(request: HttpRequest, game_id: int, origins: Origins = no_origins) -> HttpResponse:
     """A stored game, step by step from the API's replay frames, with what it was:
     its day, its player, ranked or practice (or the race it was played in, with its
-    place there), its rank on the day's board and its time. While its day runs, only
-    for its player and those who have played the day (the no-spoiler rule)."""
+    place there, as `origins` says: `leaderboards.urls.board_urls`), its rank on the
+    day's board and its time. While its day runs, only for its player and those who
+    have played the day (the no-spoiler rule)."""
     game = found(game_get, game_id=game_id)
     # A shared link unfurls with the game's result card, locked or not.
     og = open_graph(
@@ -275,7 +276,7 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
         "game": game,
         "facts": game_share(game=game),
         # A game of no day stored by an app above (a race's): what it was, with a link.
-        "origin": game_origin(game=game),
+        "origin": game_origins(games=[game], origins=origins).get(game.pk),
         # A game of another deal than the day's has no day: the date it was played.
         "played_on": game.created_at.date(),
         "held": game_held_for(game=game, viewer=request.user),
@@ -468,8 +469,9 @@ def _record_lines(stats: dict[str, Any]) -> list[str]:
     return lines
 
 
-def player(request: HttpRequest, username: str) -> HttpResponse:
-    """A player's record, daily results and recent games."""
+def player(request: HttpRequest, username: str, origins: Origins = no_origins) -> HttpResponse:
+    """A player's record, daily results and recent games (each with what it was played
+    in, as `origins` says: `leaderboards.urls.board_urls`)."""
     user = found(player_get, username=username)
     stats = player_stats(player=user)
     month = today().replace(day=1)
@@ -478,7 +480,7 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
     locks = replay_locks(viewer=request.user)
     games = list(player_games(player=user, limit=50))
     locked = {game.pk for game in games if game_lock(game=game, viewer=request.user, locks=locks)}
-    origins = game_origins(games=games)
+    played_in = game_origins(games=games, origins=origins)
     own = request.user.pk == user.pk
     context = {
         "player": user,
@@ -499,7 +501,7 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
         "days": player_board_results(player=user, limit=30, held=own),
         "games": games,
         # Each game with what it was played in, when an app above games says (a race).
-        "game_rows": [(game, origins.get(game.pk)) for game in games],
+        "game_rows": [(game, played_in.get(game.pk)) for game in games],
         "locked_games": locked,
         # Their ranked attempt of today, live, for a viewer the no-spoiler rule lets see it.
         "watchable": attempt_watchable(player=user, viewer=request.user),

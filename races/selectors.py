@@ -193,8 +193,9 @@ def race_deal_hold(number: int) -> ServiceError | None:
 
 
 def race_game_origins(games: Sequence[Game]) -> dict[int, GameOrigin]:
-    """The races `games` were played in, by game id (`games.origins`): a link to each
-    race and the player's final place; games of no race are left out. One query."""
+    """The races `games` were played in, by game id (a `games.origins.Origins`, which the
+    site's wiring hands the board pages): a link to each race and the player's final
+    place; games of no race are left out. One query."""
     racers = (
         Racer.objects.filter(game__in=[game.pk for game in games])
         .select_related("race")

@@ -526,16 +526,11 @@ def live_copy(cut: float) -> tuple[list[str], list[str]]:
     return prefix, [*prefix, *finish]
 
 
-@pytest.mark.parametrize("cut", [0.9, 0.7])
-@pytest.mark.parametrize("copier_submits_first", [True, False])
-def test_a_live_copy_is_flagged_and_the_player_it_followed_never(
-    alice, bob, daily, cut, copier_submits_first
-):
-    """The copier watches the hero live and plays each action as it arrives (the server
-    has it a second or two after the hero's), then finishes alone; whoever submits
-    first, the copier is the one flagged, copying the hero."""
-    hero, copier = alice, bob
-    rng = random.Random(7)
+def live_copy_streamed(hero, copier, cut: float, *, seed: int) -> list[str]:
+    """The hero's win streamed over 45 minutes, and the copier's attempt playing each of
+    its first `cut` of actions as it arrived (the server has it a second or two after
+    the hero's); the copier's whole game to submit (`live_copy`)."""
+    rng = random.Random(seed)
     hero_start = timezone.now() - datetime.timedelta(minutes=45)
     hero_at, time = [], int(hero_start.timestamp() * 1000) + 4_000
     for _ in WIN_LOG:
@@ -549,6 +544,19 @@ def test_a_live_copy_is_flagged_and_the_player_it_followed_never(
     streamed_attempt(
         copier, prefix, started=hero_start - datetime.timedelta(minutes=3), at=copier_at
     )
+    return copy_log
+
+
+@pytest.mark.parametrize("cut", [0.9, 0.7])
+@pytest.mark.parametrize("copier_submits_first", [True, False])
+def test_a_live_copy_is_flagged_and_the_player_it_followed_never(
+    alice, bob, daily, cut, copier_submits_first
+):
+    """The copier watches the hero live and plays each action as it arrives (the server
+    has it a second or two after the hero's), then finishes alone; whoever submits
+    first, the copier is the one flagged, copying the hero."""
+    hero, copier = alice, bob
+    copy_log = live_copy_streamed(hero, copier, cut, seed=7)
 
     if copier_submits_first:
         copy, _ = game_submit(player=copier, deal=DEAL, log=copy_log)
@@ -618,20 +626,7 @@ def test_a_copy_of_an_attempt_never_submitted_is_held_once_its_day_closed(alice,
     (there is no game to compare it with); once the day has closed, the hero's
     saved line is read as a source and the copier's game is held off the boards."""
     hero, copier = alice, bob
-    rng = random.Random(11)
-    hero_start = timezone.now() - datetime.timedelta(minutes=45)
-    hero_at, time = [], int(hero_start.timestamp() * 1000) + 4_000
-    for _ in WIN_LOG:
-        time += rng.randint(800, 6_000)
-        hero_at.append(time)
-    prefix, copy_log = live_copy(0.9)
-    copier_at = [time + rng.randint(700, 2_500) for time in hero_at[: len(prefix)]]
-    for index in range(1, len(copier_at)):
-        copier_at[index] = max(copier_at[index], copier_at[index - 1])
-    streamed_attempt(hero, WIN_LOG, started=hero_start, at=hero_at)
-    streamed_attempt(
-        copier, prefix, started=hero_start - datetime.timedelta(minutes=3), at=copier_at
-    )
+    copy_log = live_copy_streamed(hero, copier, 0.9, seed=11)
     copy, _ = game_submit(player=copier, deal=DEAL, log=copy_log)
     copies_checked()
     copy.refresh_from_db()

@@ -167,7 +167,7 @@ def line_of(log: Sequence[str]) -> list[int]:
     """
     kept: list[int] = []
     for index, token in enumerate(log):
-        if token.upper() == "U":
+        if token.upper() == rules.UNDO_TOKEN:
             kept.pop()
         else:
             kept.append(index)
@@ -208,7 +208,7 @@ def _line_tables(deal_number: int, log: str | Sequence[str]) -> tuple[list[int],
     line = line_of(tokens)
     hashes = rules.table_hashes(deal_number, [tokens[i] for i in line])
     # One table per action of the line but stock taps (which change no table).
-    return hashes, [i for i in line if tokens[i].upper() != "S"]
+    return hashes, [i for i in line if tokens[i].upper() != rules.STOCK_TOKEN]
 
 
 def game_server_times(game: Game) -> list[int]:

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from games.rules import STOCK_TOKEN, UNDO_TOKEN
+
 # A person needs at least this long per action, sustained over a whole game:
 # see a card, decide, move the pointer or finger, press. Faster on average
 # than this is a script.
@@ -39,7 +41,7 @@ REGULAR_MIN_INTERVALS = 30
 # Taps of the stock and undos are left out: a person repeats them without a
 # decision each (quick taps, a held key), while every other action is a card
 # chosen and moved, at least one reaction time (some 200 ms) each.
-TAPS = frozenset({"S", "U"})
+TAPS = frozenset({STOCK_TOKEN, UNDO_TOKEN})
 # A burst: this many moves received within this long (from the arrival before
 # the first of them): ten decisions within a second, each under half a reaction.
 BURST_WINDOW_MOVES = 10

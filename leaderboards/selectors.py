@@ -30,7 +30,7 @@ from django.utils.translation import gettext, ngettext
 
 from easyharp_site.dates import today, utc_aware
 from games.models import DailyDeal, Game, ReviewState
-from games.rules import Deal, foundations_course
+from games.rules import UNDO_TOKEN, Deal, foundations_course
 from games.selectors import daily_day_number, daily_deal_first_date, ranked_game_of
 from leaderboards import mirror
 from leaderboards.audiences import AudienceSql
@@ -909,8 +909,6 @@ def days_between(
 # --- Sharing a game ---------------------------------------------------------------------
 
 
-# An undo as a game's log writes it.
-UNDO_TOKEN = "U"
 # Parts of a game whose foundation counts a share shows: a quarter each.
 COURSE_PARTS = 4
 

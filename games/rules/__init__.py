@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from .actions import Action, format_log, parse_log
+from .actions import STOCK_TOKEN, UNDO_TOKEN, Action, format_log, parse_log
 from .cards import Card
 from .deal import DEAL_MAX, Deal
 from .errors import (
@@ -39,6 +39,8 @@ __all__ = [
     "DEAL_MAX",
     "FOUNDATION_SUITS",
     "UNDO_LIMIT",
+    "STOCK_TOKEN",
+    "UNDO_TOKEN",
     "DEAL_REASONS",
     "REASONS",
     "Action",

@@ -22,6 +22,9 @@ __all__ = ["Action", "parse_log", "format_log"]
 # them with their own reason codes.
 STOCK: Final = 0
 UNDO: Final = 1
+# The two actions that are one letter: a tap of the stock, and an undo.
+STOCK_TOKEN: Final = "S"
+UNDO_TOKEN: Final = "U"
 COL_COL: Final = 2  # a column -> b column
 COL_FND: Final = 3  # a column -> b foundation (-1: the first that accepts)
 WASTE_COL: Final = 4  # b column
@@ -103,8 +106,8 @@ def _kind(source: str, target: str) -> tuple[int, int, int]:
 
 #: Every readable token, upper case, -> its compiled action.
 TOKENS: Final[dict[str, Compiled]] = {
-    "S": (STOCK, 0, 0, "S", _records(STOCK, 0, 0)),
-    "U": (UNDO, 0, 0, "U", ()),
+    STOCK_TOKEN: (STOCK, 0, 0, STOCK_TOKEN, _records(STOCK, 0, 0)),
+    UNDO_TOKEN: (UNDO, 0, 0, UNDO_TOKEN, ()),
     **{s + t: _compile(s, t) for s in _SOURCES for t in _TARGETS},
 }
 

@@ -88,21 +88,26 @@ QUARTERS = (
 )
 
 
-def share_rows(course: Sequence[int]) -> list[str]:
-    """The grid's rows as the text shows them: each row's squares, then its quarter and
-    count in words, so the grid needs no legend."""
+def grid_rows(course: Sequence[int]) -> list[tuple[list[str], str]]:
+    """Each row of the grid: its squares, and its quarter and count in words, so that
+    the grid needs no legend."""
     return [
-        f"{squares} "
-        + ngettext(
-            "%(quarter)s: %(count)s card put away",
-            "%(quarter)s: %(count)s cards put away",
-            count,
+        (
+            grid_squares(count),
+            ngettext(
+                "%(quarter)s: %(count)s card put away",
+                "%(quarter)s: %(count)s cards put away",
+                count,
+            )
+            % {"quarter": gettext(quarter), "count": count},
         )
-        % {"quarter": gettext(quarter), "count": count}
-        for quarter, squares, count in zip(
-            QUARTERS, share_grid(course), put_away(course), strict=True
-        )
+        for quarter, count in zip(QUARTERS, put_away(course), strict=True)
     ]
+
+
+def share_rows(course: Sequence[int]) -> list[str]:
+    """The grid's rows as the text shows them: each row's squares, then its words."""
+    return [f"{''.join(squares)} {words}" for squares, words in grid_rows(course)]
 
 
 def share_title(facts: dict[str, Any]) -> str:

@@ -65,8 +65,8 @@ from leaderboards.cards import (
     CARD_VERSION,
     SQUARE_KINDS,
     card_png,
+    grid_rows,
     share_lines,
-    share_rows,
     share_title,
 )
 from leaderboards.models import Board
@@ -349,7 +349,7 @@ def game_card(request: HttpRequest, game_id: int) -> HttpResponse:
         "lines": lines,
         "grid": [
             ([SQUARE_KINDS[square] for square in squares], words)
-            for squares, words in (row.split(" ", 1) for row in share_rows(facts["course"]))
+            for squares, words in grid_rows(facts["course"])
         ],
         "lock": game_lock(game=game, viewer=request.user),
         "config": page_config(request),

@@ -628,7 +628,7 @@ def _attempt_followers_flag(attempt: Attempt) -> list[Game]:
     )
     newly_held: list[Game] = []
     for found in copied.followers:
-        newly_held += _follower_flag(source=None, found=found, attempt=attempt)
+        newly_held += _follower_flag(source=attempt, found=found)
     return newly_held
 
 
@@ -694,23 +694,17 @@ def _held(game: Game) -> bool:
     return True
 
 
-def _follower_flag(
-    *, source: Game | None, found: Match, attempt: Attempt | None = None
-) -> list[Game]:
+def _follower_flag(*, source: Game | Attempt, found: Match) -> list[Game]:
     """Flag `copied` a ranked game stored before `source` that played its tables after
     it: the copy was submitted first, while the game it followed was still open
-    (or, with `attempt` and no `source`, followed an attempt never submitted). A
-    game flagged `copied` already keeps the game it was found to copy."""
+    (or it followed an attempt never submitted). A game flagged `copied` already
+    keeps the game it was found to copy."""
     assert found.game is not None
     follower = Game.objects.select_for_update(of=("self",)).get(pk=found.game)
-    followed = (
-        {"followed_game": source.pk}
-        if source is not None
-        else {"followed_attempt": attempt.pk if attempt is not None else None}
-    )
+    kind = "followed_game" if isinstance(source, Game) else "followed_attempt"
     follower.review = {
         **follower.review,
-        **followed,
+        kind: source.pk,
         "followed_game_similarity": round(found.similarity, 3),
         "followed_game_common_tables": found.common,
         # Of the tables in common, how many the follower had after the source.
@@ -721,7 +715,7 @@ def _follower_flag(
     newly_held = []
     if "copied" not in follower.flags:
         follower.review_flags = " ".join([*follower.flags, "copied"])
-        follower.copy_of = source
+        follower.copy_of = source if isinstance(source, Game) else None
         follower.copy_similarity = found.similarity
         if _held(follower):
             newly_held.append(follower)

@@ -141,6 +141,7 @@ def site(
         service_workers: str = "allow",
         timezone_id: str | None = None,
         javascript: bool = True,
+        touch: bool = False,
     ):
         """Open `path`; with `player`, signed in as them (a session made here);
         with `javascript=False`, as a browser that runs no script.
@@ -149,7 +150,8 @@ def site(
         page with `service_workers="block"`: once the site's service worker
         controls a page, its requests no longer pass through the page's routes
         (Playwright's documented limit), and when that happens is a race.
-        `timezone_id` sets the browser's clock's zone (`Europe/Amsterdam`).
+        `timezone_id` sets the browser's clock's zone (`Europe/Amsterdam`). With
+        `touch`, a phone's browser: a touch screen and a mobile viewport.
         """
         context = browser.new_context(
             viewport={"width": width, "height": height},
@@ -157,6 +159,8 @@ def site(
             service_workers=service_workers,
             timezone_id=timezone_id,
             java_script_enabled=javascript,
+            has_touch=touch,
+            is_mobile=touch,
         )
         contexts.append(context)
         if player is not None:

@@ -15,8 +15,6 @@ import shutil
 from typing import Any
 
 import pytest
-from django.conf import settings
-from django.test import Client
 from django.utils import timezone
 
 from races.models import Race, Racer
@@ -24,7 +22,7 @@ from races.services import race_start
 from tests.fixtures import DEAL_NUMBER, WIN_LOG
 from tests.paths import ROOT
 
-from .conftest import ARTIFACTS, DEAL_1, SCREENSHOTS, WAIT_MS
+from .conftest import ARTIFACTS, DEAL_1, SCREENSHOTS
 from .test_layout import CONTROLS_OVERLAPPING
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
@@ -43,38 +41,6 @@ FACE_UP_STRIPS = """() => [...document.querySelectorAll("#table .column")].flatM
     return [{ card: card.dataset.card, height: next.top - box.top, width: box.width }];
   });
 })"""
-
-
-def touch_page(
-    browser: Any,
-    server: str,
-    path: str,
-    width: int,
-    height: int,
-    player: Any = None,
-    language: str = "en",
-) -> Any:
-    """`path` in a phone's browser: touch screen, mobile viewport, signed in as `player`,
-    in `language`."""
-    context = browser.new_context(
-        viewport={"width": width, "height": height},
-        has_touch=True,
-        is_mobile=True,
-        locale=language,
-    )
-    if player is not None:
-        client = Client()
-        client.force_login(player)
-        cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
-        context.add_cookies(
-            [{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": f"http://{server}"}]
-        )
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda error: page.errors.append(str(error)))
-    page.set_default_timeout(WAIT_MS)
-    page.goto(f"http://{server}{path}")
-    return page
 
 
 def send_actions(page: Any, log: str) -> None:
@@ -102,9 +68,9 @@ def fits(page: Any) -> None:
 
 @pytest.mark.parametrize(("width", "height"), SHOT_SIZES)
 def test_a_practice_deal_on_a_phone_has_cards_a_finger_can_hit_and_no_keyboard_help(
-    site: Any, browser: Any, server: str, width: int, height: int
+    site: Any, width: int, height: int
 ) -> None:
-    page = touch_page(browser, server, f"/play/?deal={DEAL_1}", width, height)
+    page = site(f"/play/?deal={DEAL_1}", width=width, height=height, touch=True)
     page.wait_for_selector('#table .column[data-place="c0"] .card.up')
     # 5C onto 6D, 8H onto 9S: two columns with two face-up cards each.
     send_actions(page, "41 52")
@@ -133,7 +99,7 @@ def test_the_keyboard_help_shows_where_there_is_no_touch_screen(site: Any) -> No
 
 @pytest.mark.parametrize(("width", "height"), SHOT_SIZES)
 def test_a_racer_on_a_phone_keeps_the_others_progress_in_view_below_the_table(
-    site: Any, browser: Any, server: str, make_player: Any, width: int, height: int
+    site: Any, make_player: Any, width: int, height: int
 ) -> None:
     host, bob, carol = make_player("alice"), make_player("bob"), make_player("carol")
     race = Race.objects.create(
@@ -143,7 +109,7 @@ def test_a_racer_on_a_phone_keeps_the_others_progress_in_view_below_the_table(
     for player in (host, bob, carol):
         Racer.objects.create(race=race, player=player, joined_at=timezone.now())
     race_start(player=host, code=race.code)
-    page = touch_page(browser, server, f"/races/{race.code}/", width, height, player=bob)
+    page = site(f"/races/{race.code}/", width=width, height=height, player=bob, touch=True)
     page.wait_for_selector('#race-play[data-phase="running"]')
     # Mid-race: twenty actions, columns grown past the first screen of a small phone.
     send_actions(page, " ".join(WIN_LOG[:20]))

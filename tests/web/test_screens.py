@@ -21,7 +21,7 @@ from tests.races.racing import race_for, running
 
 from .conftest import ARTIFACTS
 from .test_browser import start_ranked
-from .test_phone import send_actions, touch_page
+from .test_phone import send_actions
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
@@ -52,11 +52,11 @@ def reads_well(page: Any, language: str, *words: str) -> None:
     assert page.errors == []
 
 
-def devices(site: Any, browser: Any, server: str, path: str, language: str) -> list[Any]:
+def devices(site: Any, path: str, language: str) -> list[Any]:
     """`path` for alice on a touch phone and for bob on a desktop."""
     alice, bob = (User.objects.get(username=name) for name in ("alice", "bob"))
     return [
-        touch_page(browser, server, path, *PHONE, player=alice, language=language),
+        site(path, player=alice, language=language, width=PHONE[0], height=PHONE[1], touch=True),
         site(path, player=bob, language=language, width=DESKTOP[0], height=DESKTOP[1]),
     ]
 
@@ -67,19 +67,17 @@ def play(page: Any, actions: list[str]) -> None:
 
 
 @pytest.mark.parametrize("language", ["en", "es", "nl"])
-def test_the_days_screens_at_320_and_1366_px(
-    site: Any, browser: Any, server: str, make_player: Any, language: str
-) -> None:
+def test_the_days_screens_at_320_and_1366_px(site: Any, make_player: Any, language: str) -> None:
     """Alice plays today's game on her phone, Bob on his desktop, then they race."""
     alice, bob = make_player("alice"), make_player("bob")
 
-    for page in devices(site, browser, server, "/", language):
+    for page in devices(site, "/", language):
         page.wait_for_selector("#your-day[data-state='to-play']")
         reads_well(page, language, "Today's deal")
         keep(page, language, "home")
 
     third = len(WIN_LOG) // 3
-    for page in devices(site, browser, server, "/play/", language):
+    for page in devices(site, "/play/", language):
         page.wait_for_selector("#start-ranked:visible")
         reads_well(page, language, "Start today's ranked game")
         keep(page, language, "play-start")
@@ -97,7 +95,7 @@ def test_the_days_screens_at_320_and_1366_px(
         keep(page, language, "after-game")
 
     race = running(race_for(alice, bob))
-    racing = devices(site, browser, server, f"/races/{race.code}/", language)
+    racing = devices(site, f"/races/{race.code}/", language)
     for page in racing:
         page.wait_for_selector('#race-play[data-phase="running"]')
         play(page, WIN_LOG[:12])

@@ -29,7 +29,7 @@ from rest_framework.test import APIClient
 from easyharp_site import loop_pool
 from games.models import Attempt, DailyDeal, Game
 from games.services import attempt_assist, attempt_start
-from leaderboards import changes
+from leaderboards import changes, live
 from leaderboards.services import board_entries_offer, board_mirror_write
 from ranking.actions import game_submit
 from tests.paths import GAME_VECTORS
@@ -89,6 +89,21 @@ def alice(make_player: Callable[[str], AbstractBaseUser]) -> AbstractBaseUser:
 @pytest.fixture
 def bob(make_player: Callable[[str], AbstractBaseUser]) -> AbstractBaseUser:
     return make_player("bob")
+
+
+@pytest.fixture
+def board_reads(monkeypatch: pytest.MonkeyPatch) -> list[live.BoardKey]:
+    """The boards the live hubs read from the database (`leaderboards.live._board_read`),
+    in the order they were read."""
+    reads: list[live.BoardKey] = []
+    board_read = live._board_read
+
+    def counted(board: live.BoardKey, player_ids: Any = ()) -> Any:
+        reads.append(board)
+        return board_read(board, player_ids)
+
+    monkeypatch.setattr(live, "_board_read", counted)
+    return reads
 
 
 def client_for(player: AbstractBaseUser | None) -> APIClient:

@@ -759,23 +759,19 @@ def watching(board: live.BoardKey) -> int:
 
 
 @pytest.fixture
-def held_snapshots(monkeypatch: pytest.MonkeyPatch) -> tuple[asyncio.Event, list[int]]:
-    """Hold every board read at a gate (a busy database); count the reads that run."""
+def held_snapshots(
+    monkeypatch: pytest.MonkeyPatch, board_reads: list[live.BoardKey]
+) -> tuple[asyncio.Event, list[live.BoardKey]]:
+    """Hold every board read at a gate (a busy database); the reads that run."""
     gate = asyncio.Event()
-    reads: list[int] = []
-    read, board_read = live.BoardHub.read, live._board_read
+    read = live.BoardHub.read
 
     async def held(self: live.BoardHub, *args: Any, **kwargs: Any) -> live.BoardView:
         await gate.wait()
         return await read(self, *args, **kwargs)
 
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        reads.append(1)
-        return board_read(*args, **kwargs)
-
     monkeypatch.setattr(live.BoardHub, "read", held)
-    monkeypatch.setattr(live, "_board_read", counted)
-    return gate, reads
+    return gate, board_reads
 
 
 async def until(condition: Callable[[], bool]) -> None:
@@ -787,7 +783,7 @@ async def until(condition: Callable[[], bool]) -> None:
 
 
 async def test_sockets_closed_while_their_snapshot_is_read_leave_the_hub_at_once(
-    flushed: None, daily: DailyDeal, held_snapshots: tuple[asyncio.Event, list[int]]
+    flushed: None, daily: DailyDeal, held_snapshots: tuple[asyncio.Event, list[live.BoardKey]]
 ) -> None:
     """Many sockets close during connect: each consumer ends by itself, out of the hub,
     and the snapshot reads they were waiting for never run."""
@@ -813,7 +809,7 @@ async def test_sockets_closed_while_their_snapshot_is_read_leave_the_hub_at_once
 
 
 async def test_a_client_message_sent_during_the_connect_is_answered_after_the_snapshot(
-    flushed: None, daily: DailyDeal, held_snapshots: tuple[asyncio.Event, list[int]]
+    flushed: None, daily: DailyDeal, held_snapshots: tuple[asyncio.Event, list[live.BoardKey]]
 ) -> None:
     gate, _ = held_snapshots
     communicator = await open_socket(daily.date)
@@ -841,7 +837,7 @@ async def test_a_cancelled_consumer_leaves_the_hub(flushed: None, daily: DailyDe
 
 
 async def test_a_consumer_cancelled_during_its_snapshot_read_leaves_the_hub(
-    flushed: None, daily: DailyDeal, held_snapshots: tuple[asyncio.Event, list[int]]
+    flushed: None, daily: DailyDeal, held_snapshots: tuple[asyncio.Event, list[live.BoardKey]]
 ) -> None:
     gate, reads = held_snapshots
     board = live.BoardKey(daily.date, "score")
@@ -1098,16 +1094,9 @@ async def test_snapshots_asked_before_a_read_begins_share_it_and_later_ones_read
     flushed: None,
     daily: DailyDeal,
     make_player: Callable[[str], AbstractBaseUser],
-    monkeypatch: pytest.MonkeyPatch,
+    board_reads: list[live.BoardKey],
 ) -> None:
-    reads: list[live.BoardKey] = []
-    board_read = live._board_read
-
-    def counted(board: live.BoardKey, player_ids: Any = ()) -> Any:
-        reads.append(board)
-        return board_read(board, player_ids)
-
-    monkeypatch.setattr(live, "_board_read", counted)
+    reads = board_reads
     alice = await database_sync_to_async(make_player)("alice")
     hub, board, watcher = live.BoardHub.current(), live.BoardKey(daily.date, "score"), _Watcher()
     await hub.watch(board, watcher)

@@ -88,16 +88,9 @@ def league_of(owner: AbstractBaseUser, *members: AbstractBaseUser) -> League:
 
 
 async def test_a_members_ranked_game_updates_the_league_board_and_an_outsiders_does_not(
-    daily: DailyDeal, make_player: MakePlayer, monkeypatch: pytest.MonkeyPatch
+    daily: DailyDeal, make_player: MakePlayer, board_reads: list[live.BoardKey]
 ) -> None:
-    reads: list[live.BoardKey] = []
-    real_read = live._board_read
-
-    def counted_read(board: live.BoardKey, player_ids: Any = ()) -> Any:
-        reads.append(board)
-        return real_read(board, player_ids)
-
-    monkeypatch.setattr(live, "_board_read", counted_read)
+    reads = board_reads
     alice, bob, outsider = await database_sync_to_async(
         lambda: (make_player("alice"), make_player("bob"), make_player("outsider"))
     )()

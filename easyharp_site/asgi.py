@@ -31,8 +31,9 @@ from easyharp_site.sockets import (  # noqa: E402
     refuse_socket,
 )
 from games.routing import websocket_urlpatterns as game_urlpatterns  # noqa: E402
-from leaderboards.routing import websocket_urlpatterns  # noqa: E402
+from leaderboards.routing import board_websocket_urls  # noqa: E402
 from leagues.routing import websocket_urlpatterns as league_urlpatterns  # noqa: E402
+from leagues.selectors import friends_sql  # noqa: E402
 from races.routing import websocket_urlpatterns as race_urlpatterns  # noqa: E402
 
 # Channels routes ASGI applications with Django's re_path, typed for views.
@@ -52,7 +53,8 @@ application = ProtocolTypeRouter(
                         URLRouter(
                             [
                                 *game_urlpatterns,
-                                *websocket_urlpatterns,
+                                # The friends board is the leagues' audience.
+                                *board_websocket_urls(friends=friends_sql),
                                 *league_urlpatterns,
                                 *race_urlpatterns,
                                 unrouted,

@@ -1,6 +1,7 @@
-"""URL wiring only: each app keeps its own routes. The board pages are handed the races'
-read of where a game was played (`leaderboards.urls.board_urls`): leaderboards may
-not import races, the wiring may."""
+"""URL wiring only: each app keeps its own routes. The board pages are handed what
+the apps above them know (`leaderboards.urls.board_urls`): the races' read of where
+a game was played, the leagues' reads of a player's friends and circle.
+Leaderboards may not import races or leagues; the wiring may."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -9,7 +10,9 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from easyharp_site.accounts import urls as accounts_urls
 from easyharp_site.health import healthz
 from easyharp_site.throttling import rate_limited
+from leaderboards.api_urls import board_api_urls
 from leaderboards.urls import board_urls
+from leagues.selectors import circle_sql, friends_sql
 from races.selectors import race_game_origins
 
 urlpatterns = [
@@ -22,7 +25,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("api/", include(accounts_urls.api_urlpatterns)),
     path("api/", include("games.api_urls")),
-    path("api/", include("leaderboards.api_urls")),
+    path("api/", include(board_api_urls(friends=friends_sql))),
     path("api/", include("leagues.api_urls")),
     path("api/", include("races.api_urls")),
     path("api/", include("ranking.api_urls")),
@@ -30,7 +33,10 @@ urlpatterns = [
     path("healthz", healthz),
     path("", include(accounts_urls.urlpatterns)),
     path("", include("games.web_urls")),
-    path("", include(board_urls(origins=race_game_origins))),
+    path(
+        "",
+        include(board_urls(origins=race_game_origins, friends=friends_sql, circle=circle_sql)),
+    ),
     path("", include("leagues.urls")),
     path("", include("races.urls")),
     path("", include("ranking.urls")),

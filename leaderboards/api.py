@@ -35,7 +35,7 @@ from games.api import (
     game_id_parameter,
 )
 from games.models import DailyDeal
-from leaderboards.audiences import AudienceSql, audience_off_board, audience_sql
+from leaderboards.audiences import Audience, AudienceSql, Members, audience_off_board
 from leaderboards.badges import BADGE_CODES
 from leaderboards.cards import share_grid, share_text
 from leaderboards.models import Board
@@ -90,6 +90,10 @@ class LeaderboardApi(APIView):
     moves, then shorter duration, then earlier) and `moves` (won games only:
     fewer moves, then high score, then shorter duration, then earlier).
     """
+
+    # Who a viewer's friends are: the leagues' read, which the site's wiring passes
+    # (`board_api_urls`); without it `scope=friends` is refused.
+    friends: Members | None = None
 
     class InputSerializer(serializers.Serializer):
         order = serializers.ChoiceField(choices=Board.values, default=Board.SCORE)
@@ -161,8 +165,10 @@ class LeaderboardApi(APIView):
             _require_player(request, "around=me" if "around" in params else "scope=friends")
         if params["scope"] == "friends":
             assert request.user.is_authenticated
+            if self.friends is None:
+                raise ServiceError("bad_scope", "This server keeps no friends boards.")
             viewer = request.user.pk
-            audience = audience_sql(kind="friends", id=viewer)
+            audience = Audience("friends", viewer, self.friends).sql
             return {
                 **board_among(date=day, params=params, audience=audience, viewer=viewer),
                 **audience_off_board(date=day, audience=audience, exclude=(viewer,)),

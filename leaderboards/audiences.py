@@ -1,10 +1,12 @@
 """Audiences: the smaller groups of players a day's board can be narrowed to.
 
 A board narrowed to an audience (a player's friends, a league's members) shows
-the same entries as the day's board, ranked among the audience only. The apps
-above the leaderboards say who belongs to an audience by registering a
-function here, once their app is ready; the boards, the API and the live
-sockets ask for it by name without knowing where the players come from.
+the same entries as the day's board, ranked among the audience only. Who
+belongs to one is known to the apps above the leaderboards: they hand an
+`Audience` to what they call (a league's socket, the friends page), and the
+site's wiring hands the boards' own routes the friends and circle audiences
+(`easyharp_site/urls.py`, `easyharp_site/asgi.py`). The boards never look one
+up by name.
 
 An audience is named by a kind and an id: `friends` of a viewer's player id,
 `league` of a league's id, `circle` of a viewer's player id (the players they
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Callable, Collection, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -29,32 +31,30 @@ from games.models import Attempt, Game
 
 # An audience as SQL: a subquery that gives its players' ids, and its parameters.
 AudienceSql = tuple[str, Sequence[Any]]
-
-_KINDS: dict[str, Callable[[int], AudienceSql]] = {}
-
-
-def audience_register(*, kind: str, members: Callable[[int], AudienceSql]) -> None:
-    """Make `kind` an audience: `members(id)` gives the subquery of its player ids
-    (a bounded number of them) with its parameters."""
-    _KINDS[kind] = members
+# An audience kind's members: from its id, the subquery of its player ids (a
+# bounded number of them).
+Members = Callable[[int], AudienceSql]
 
 
-def audience_known(kind: str) -> bool:
-    """Whether an app registered `kind`."""
-    return kind in _KINDS
+class Audience(NamedTuple):
+    """One audience: its `kind` and `id` (how a change of its members is announced,
+    `leaderboards.live.audience_changed`) and the read of its `members`."""
 
+    kind: str
+    id: int
+    members: Members
 
-def audience_sql(*, kind: str, id: int) -> AudienceSql:
-    """The subquery of the audience `kind` `id` (KeyError for an unregistered kind)."""
-    return _KINDS[kind](id)
+    @property
+    def sql(self) -> AudienceSql:
+        """The subquery of its player ids."""
+        return self.members(self.id)
 
-
-def audience_members(*, kind: str, id: int) -> frozenset[int]:
-    """The player ids of the audience `kind` `id`."""
-    sql, params = audience_sql(kind=kind, id=id)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return frozenset(row[0] for row in cursor.fetchall())
+    def player_ids(self) -> frozenset[int]:
+        """Its player ids, read now."""
+        sql, params = self.sql
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return frozenset(row[0] for row in cursor.fetchall())
 
 
 def audience_off_board(

@@ -63,7 +63,7 @@ from easyharp_site.sockets import (
 )
 from games.selectors import daily_deal_get, day_lock
 from leaderboards import live
-from leaderboards.audiences import audience_known
+from leaderboards.audiences import Audience, Members
 from leaderboards.models import Board
 
 CLOSE_BAD_ORDER = 4400
@@ -138,6 +138,12 @@ class LeaderboardConsumer(HandlersWithoutHop, AsyncJsonWebsocketConsumer):
     sender: asyncio.Task[None] | None = None
     # Writes framed updates straight to the socket, when the server allows it.
     writer: FrameWriter | None = None
+
+    def __init__(self, *, friends: Members | None = None) -> None:
+        """`friends`: who a viewer's friends are (the site's wiring hands the leagues'
+        read); without it, `scope=friends` is refused as unknown."""
+        super().__init__()
+        self.friends = friends
 
     async def __call__(
         self,
@@ -294,7 +300,7 @@ class LeaderboardConsumer(HandlersWithoutHop, AsyncJsonWebsocketConsumer):
         friends board; a subclass narrows it otherwise (a league's).
         """
         scope = query.get("scope", ["all"])[-1]
-        if scope not in SCOPES or (scope != "all" and not audience_known(scope)):
+        if scope not in SCOPES or (scope == "friends" and self.friends is None):
             await self._refuse(CLOSE_BAD_ORDER, "bad_scope", "scope must be all or friends.")
             return None
         if scope == "all":
@@ -304,7 +310,8 @@ class LeaderboardConsumer(HandlersWithoutHop, AsyncJsonWebsocketConsumer):
                 CLOSE_NOT_SIGNED_IN, "not_authenticated", "scope=friends needs a signed-in player."
             )
             return None
-        return live.BoardKey(date, order, scope, self.player_id)
+        assert self.friends is not None
+        return live.BoardKey(date, order, Audience("friends", self.player_id, self.friends))
 
     async def disconnect(self, code: int) -> None:
         self.closed = True

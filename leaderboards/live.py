@@ -68,7 +68,7 @@ from easyharp_site.layer import (
     announce_on_layer,
 )
 from easyharp_site.sockets import text_frame
-from leaderboards.audiences import audience_members, audience_sql
+from leaderboards.audiences import Audience
 from leaderboards.models import Board
 from leaderboards.selectors import leaderboard_among, leaderboard_entries_of, leaderboard_page
 
@@ -83,13 +83,11 @@ AUDIENCES_GROUP = "leaderboard.audiences"
 
 class BoardKey(NamedTuple):
     """One live board: a day and an order ("score" or "moves"), narrowed to an
-    audience (`audience_kind` and `audience_id`, see `leaderboards.audiences`)
-    or not (an empty kind)."""
+    audience (`leaderboards.audiences.Audience`) or not (None)."""
 
     date: datetime.date
     order: str
-    audience_kind: str = ""
-    audience_id: int = 0
+    audience: Audience | None = None
 
     @property
     def group(self) -> str:
@@ -100,7 +98,7 @@ class BoardKey(NamedTuple):
     def groups(self) -> tuple[str, ...]:
         """The groups whose messages move this board: the day's board's, and for a
         narrowed board the group of membership changes too."""
-        return (self.group, AUDIENCES_GROUP) if self.audience_kind else (self.group,)
+        return (self.group, AUDIENCES_GROUP) if self.audience else (self.group,)
 
 
 def encode_json(value: Any) -> str:
@@ -226,15 +224,14 @@ _Read = tuple[
 
 
 def _board_read(board: BoardKey, player_ids: Collection[int] = ()) -> _Read:
-    if board.audience_kind:
-        kind, id = board.audience_kind, board.audience_id
+    if board.audience:
         # Who is in the audience, for filtering the announced changes, and the
         # board among them.
-        audience = audience_members(kind=kind, id=id)
+        audience = board.audience.player_ids()
         among = leaderboard_among(
             date=board.date,
             order=board.order,
-            audience=audience_sql(kind=kind, id=id),
+            audience=board.audience.sql,
             limit=WATCHED_ENTRIES,
             mine=player_ids,
         )
@@ -513,7 +510,7 @@ class BoardHub(LayerMember):
                 continue
             # A narrowed board moves only when one of its players did (an
             # audience not read yet is read anyway).
-            narrowed = key.audience_kind and moved is not None and state.audience is not None
+            narrowed = key.audience and moved is not None and state.audience is not None
             if narrowed and not state.audience & moved:  # type: ignore[operator]
                 continue
             self._poke(state)
@@ -529,7 +526,7 @@ class BoardHub(LayerMember):
             return
         for key in list(self._groups.get(AUDIENCES_GROUP, ())):
             state = self._boards.get(key)
-            if state is None or (key.audience_kind, key.audience_id) != (kind, id):
+            if state is None or key.audience is None or key.audience[:2] != (kind, id):
                 continue
             state.audience = None
             state.audience_changes += 1

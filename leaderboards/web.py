@@ -56,10 +56,10 @@ from games.web import (
     standing_text,
 )
 from leaderboards.audiences import (
-    audience_known,
+    Audience,
+    Members,
     audience_off_board,
     audience_playing,
-    audience_sql,
 )
 from leaderboards.cards import (
     CARD_VERSION,
@@ -172,7 +172,7 @@ def _your_day(player: Any, day: datetime.date, yesterday: datetime.date | None) 
     }
 
 
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: HttpRequest, *, circle: Members | None = None) -> HttpResponse:
     """Today's deal and the player's day: before they played, an invitation to play;
     after, their result against par, rank and percentile now, streak and yesterday's
     final result. Then the top 10 live, today's spread of scores so far, yesterday's
@@ -195,7 +195,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "top": page["entries"][:10],
         "total": page["total"],
         **_your_day(request.user, day, served_yesterday),
-        **playing_now(request.user),
+        **playing_now(request.user, circle=circle),
         **_today_spread(day),
         "yesterday": served_yesterday,
         "yesterday_deal": yesterday_deal,
@@ -214,27 +214,30 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "leaderboards/home.html", context)
 
 
-def playing_now(viewer: Any) -> dict[str, Any]:
+def playing_now(viewer: Any, *, circle: Members | None) -> dict[str, Any]:
     """The "Playing now" section of the home and friends pages: the viewer's friends
     and league members whose ranked game of today is running (names only: nothing of
     their games), and whether the viewer may watch them yet (once they have played
-    today, `day_lock`). Empty for a visitor."""
-    if not viewer.is_authenticated or not audience_known("circle"):
+    today, `day_lock`). Empty for a visitor, or without `circle` (who the viewer's
+    friends and league members are: the leagues' read, which the wiring passes)."""
+    if not viewer.is_authenticated or circle is None:
         return {"playing_now": None}
     day = today()
     return {
         "playing_now": audience_playing(
-            date=day, audience=audience_sql(kind="circle", id=viewer.pk)
+            date=day, audience=Audience("circle", viewer.pk, circle).sql
         ),
         "playing_watchable": day_lock(date=day, viewer=viewer) is None,
         "playing_poll_seconds": settings.PLAYING_NOW_POLL_SECONDS,
     }
 
 
-def playing_now_section(request: HttpRequest) -> HttpResponse:
+def playing_now_section(request: HttpRequest, *, circle: Members | None = None) -> HttpResponse:
     """The "Playing now" section alone, which the pages take again every
     PLAYING_NOW_POLL_SECONDS (`nowplaying.js`); never kept by a cache."""
-    response = render(request, "leaderboards/_playing_now.html", playing_now(request.user))
+    response = render(
+        request, "leaderboards/_playing_now.html", playing_now(request.user, circle=circle)
+    )
     response["Cache-Control"] = "private, no-store"
     return response
 
@@ -370,9 +373,12 @@ def _day_of_page(text: str) -> datetime.date:
         raise Http404(_("There is no such day.")) from None
 
 
-def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
+def leaderboard(
+    request: HttpRequest, date: str | None = None, *, friends: Members | None = None
+) -> HttpResponse:
     """A day's board by score or by moves, kept live by the page script; with
-    `?scope=friends`, the signed-in player's friends board."""
+    `?scope=friends`, the signed-in player's friends board (`friends`: who they are,
+    the leagues' read, which the wiring passes; without it the day's board)."""
     current = today()
     day = _day_of_page(date) if date else current
     if day > current:
@@ -381,17 +387,14 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
     if order not in Board.values:
         order = Board.SCORE
     daily = daily_deal_or_404(day)
-    friends = (
-        request.GET.get("scope") == "friends"
-        and request.user.is_authenticated
-        and audience_known("friends")
-    )
+    narrowed = False
     extra: dict[str, str] = {}
     around = None
     off_board = None
-    if friends and request.user.is_authenticated:
+    if request.GET.get("scope") == "friends" and friends and request.user.is_authenticated:
+        narrowed = True
         viewer = request.user.pk
-        audience = audience_sql(kind="friends", id=viewer)
+        audience = Audience("friends", viewer, friends).sql
         page = leaderboard_among(date=day, order=order, audience=audience, mine=(viewer,))
         me = page.pop("mine")[viewer]
         # Below the ranked rows: the friends who used a hint, and who has not played.
@@ -426,7 +429,7 @@ def leaderboard(request: HttpRequest, date: str | None = None) -> HttpResponse:
         if results
         else [],
         "order": order,
-        "friends": friends,
+        "friends": narrowed,
         "off_board": off_board,
         "deal_code": daily.deal_code,
         "par": daily.par,

@@ -13,8 +13,10 @@ import datetime
 from channels.db import database_sync_to_async
 
 from leaderboards import live
+from leaderboards.audiences import Audience
 from leaderboards.consumers import CLOSE_NO_BOARD, LeaderboardConsumer
 from leagues.models import League
+from leagues.selectors import league_members_sql
 
 
 def _member_league_id(slug: str, player_id: int | None) -> int | None:
@@ -35,4 +37,4 @@ class LeagueBoardConsumer(LeaderboardConsumer):
         if league_id is None:
             await self._refuse(CLOSE_NO_BOARD, "not_found", "There is no such league.")
             return None
-        return live.BoardKey(date, order, "league", league_id)
+        return live.BoardKey(date, order, Audience("league", league_id, league_members_sql))

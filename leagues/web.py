@@ -92,7 +92,7 @@ def friends(request: HttpRequest) -> HttpResponse:
         "search_limit": selectors.SEARCH_LIMIT,
         "refusal": refusal,
         "following": selectors.followed_players(follower=player),
-        **playing_now(player),
+        **playing_now(player, circle=selectors.circle_sql),
         "config": page_config(request),
     }
     response = render(request, "leagues/friends.html", context, status=status)
@@ -142,7 +142,7 @@ def league_list(request: HttpRequest) -> HttpResponse:
     context = {
         "leagues": selectors.player_leagues(player=player),
         "following": selectors.followed_players(follower=player),
-        **playing_now(player),
+        **playing_now(player, circle=selectors.circle_sql),
         "config": page_config(request),
     }
     return render(request, "leagues/list.html", context)

@@ -26,8 +26,10 @@ from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
+from channels.auth import AuthMiddlewareStack
 from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, channel_layers, get_channel_layer
+from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -42,6 +44,7 @@ from games.rules import Game as Play
 from games.services import attempt_assist, attempt_start
 from leaderboards import live
 from leaderboards.consumers import CLOSE_BAD_ORDER, CLOSE_NO_BOARD, LeaderboardConsumer
+from leaderboards.routing import board_websocket_urls
 from leaderboards.selectors import leaderboard_entry, leaderboard_page
 from ranking.actions import game_void, player_ban, player_unban
 from tests.fixtures import play_ranked, stored_game
@@ -1126,3 +1129,25 @@ async def test_snapshots_asked_before_a_read_begins_share_it_and_later_ones_read
         assert later.version > views[0].version
     finally:
         hub.unwatch(board, watcher)
+
+
+async def test_the_boards_without_the_leagues_wiring_refuse_a_friends_socket(
+    flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
+) -> None:
+    """Who a player's friends are is the leagues' to say: a board socket built without
+    that read (`board_websocket_urls()`) refuses `scope=friends` as an unknown scope."""
+    player = await database_sync_to_async(make_player)("alice")
+    unwired = AuthMiddlewareStack(URLRouter(board_websocket_urls()))
+    cookie = await database_sync_to_async(session_cookie)(player)
+    communicator = WebsocketCommunicator(
+        unwired,
+        f"/ws/daily/{daily.date.isoformat()}/leaderboard/?scope=friends",
+        headers=[(b"host", b"testserver"), cookie],
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    error = await communicator.receive_json_from(timeout=5)
+    assert error["error"]["code"] == "bad_scope"
+    closing = await communicator.receive_output(timeout=5)
+    assert closing["code"] == CLOSE_BAD_ORDER
+    await communicator.disconnect()

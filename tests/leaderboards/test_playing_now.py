@@ -11,8 +11,9 @@ from django.test import Client
 from django.utils import timezone
 
 from games.services import attempt_start
-from leaderboards.audiences import PLAYING_NOW_MAX, audience_playing, audience_sql
+from leaderboards.audiences import PLAYING_NOW_MAX, audience_playing
 from leagues import services
+from leagues.selectors import circle_sql
 from tests.fixtures import WIN_LOG, play_ranked
 
 pytestmark = pytest.mark.django_db
@@ -29,9 +30,7 @@ def signed_in(player: Any) -> Client:
 
 
 def playing(viewer: Any) -> list[str]:
-    return audience_playing(
-        date=timezone.now().date(), audience=audience_sql(kind="circle", id=viewer.pk)
-    )
+    return audience_playing(date=timezone.now().date(), audience=circle_sql(viewer.pk))
 
 
 def test_friends_and_league_members_with_an_open_attempt_are_playing_now(

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 
+from rest_framework.test import APIRequestFactory, force_authenticate
+
+from leaderboards.api_urls import board_api_urls
 from leagues import services
 from ranking.actions import game_void, player_ban
 from tests.fixtures import WIN_LOG, client_for, close_day, play_assisted, play_ranked
@@ -133,3 +136,16 @@ def test_the_everyone_board_has_no_such_lists(client, alice, bob, daily) -> None
     client.force_login(alice)
     page = client.get("/leaderboard/").content.decode()
     assert "friends-not-played" not in page and "friends-assisted" not in page
+
+
+def test_the_boards_api_without_the_leagues_wiring_refuses_the_friends_scope(alice, daily):
+    """Who a player's friends are is the leagues' to say: the board API built without
+    that read refuses `scope=friends` with a clear error, and still serves the day's."""
+    [view] = [route for route in board_api_urls() if route.name == "api-leaderboard"]
+    request = APIRequestFactory().get("/", {"scope": "friends"})
+    force_authenticate(request, user=alice)
+    response = view.callback(request, date=daily.date.isoformat())
+    assert response.status_code == 400
+    assert response.data["error"]["code"] == "bad_scope"
+    everyone = APIRequestFactory().get("/")
+    assert view.callback(everyone, date=daily.date.isoformat()).status_code == 200

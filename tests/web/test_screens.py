@@ -97,7 +97,9 @@ def test_the_days_screens_at_320_and_1366_px(site: Any, make_player: Any, langua
     race = running(race_for(alice, bob))
     racing = devices(site, f"/races/{race.code}/", language)
     for page in racing:
-        page.wait_for_selector('#race-play[data-phase="running"]')
+        # The race runs and the page has its game from the server (data-actions is
+        # drawn once the socket's welcome brought the deal): keys count from here.
+        page.wait_for_selector('#race-play[data-phase="running"][data-actions="0"]')
         play(page, WIN_LOG[:12])
         page.wait_for_selector('#race-play[data-stored="12"]')
     for page in racing:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from django.contrib.auth.models import User
 from django.utils import translation
 from django.utils.translation import gettext
@@ -61,6 +62,19 @@ def devices(site: Any, path: str, language: str) -> list[Any]:
     ]
 
 
+def race_stored(page: Any, count: int) -> None:
+    """Until the server has stored `count` actions of the page's race game; if it never
+    does, the failure says what the page showed (its state, its messages)."""
+    try:
+        page.wait_for_selector(f'#race-play[data-stored="{count}"]')
+    except PlaywrightTimeout:
+        shown = page.evaluate(
+            """() => { const play = document.getElementById("race-play");
+                       return { ...play.dataset, text: play.innerText.slice(0, 500) }; }"""
+        )
+        raise AssertionError(f"{count} actions never stored; the page showed {shown}") from None
+
+
 def play(page: Any, actions: list[str]) -> None:
     """The actions through the page's keyboard form (not shown on a touch screen)."""
     send_actions(page, " ".join(actions))
@@ -101,7 +115,7 @@ def test_the_days_screens_at_320_and_1366_px(site: Any, make_player: Any, langua
         # drawn once the socket's welcome brought the deal): keys count from here.
         page.wait_for_selector('#race-play[data-phase="running"][data-actions="0"]')
         play(page, WIN_LOG[:12])
-        page.wait_for_selector('#race-play[data-stored="12"]')
+        race_stored(page, 12)
     for page in racing:
         for name in ("alice", "bob"):
             page.wait_for_selector(f'#race-players li[data-player="{name}"]:not([data-moves="0"])')

@@ -29,12 +29,16 @@ submitted first), that earlier game is flagged then (`CopyReview.followers`).
 How the measure and the thresholds were chosen is written up in
 docs/FAIR_PLAY.md.
 
+A ranked game that replays a game of the day stored before it by its player,
+or from its browser or address under another account, is flagged `rehearsed`
+(`rehearsal_review`).
+
 The check is a job (`pending_fingerprints_check`, every minute), not part of
 the submission: a submission only marks its game `fingerprint_pending`, and
 the job takes the marked games in the order they were stored, so each is
-compared with the games stored before it. A copy's flag puts it in the review
-queue; no flag of the check holds a game off the boards, so the boards do not
-wait for it.
+compared with the games stored before it. A copy's flags (`copied`,
+`solver_line`) hold the game off the boards until a moderator reviews it;
+`rehearsed` puts it in the review queue and leaves it on them.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from games import rules
@@ -668,8 +673,13 @@ def _fingerprint(game: Game) -> list[Game]:
             before=game.pk,
             timeline=timeline,
         )
-        game.review = {**game.review, **copied.signals}
+        rehearsal = rehearsal_review(game, tables)
+        game.review = {**game.review, **copied.signals, **rehearsal}
         fields.append("review")
+        if rehearsal:
+            game.review_flags = " ".join([*game.flags, "rehearsed"])
+            _flagged(game)
+            fields += ["review_flags", "review_state"]
         if copied.flags:
             game.review_flags = " ".join([*game.flags, *copied.flags])
             game.copy_of_id = copied.copy_of
@@ -683,6 +693,73 @@ def _fingerprint(game: Game) -> list[Game]:
     game.fingerprint_pending = False
     game.save(update_fields=fields)
     return newly_held
+
+
+# The day's earlier games a ranked game is compared with at most (the latest first):
+# its player's own, and those from the same browser or address under any account.
+REHEARSAL_CANDIDATES = 20
+
+
+def rehearsal_review(game: Game, tables: frozenset[int]) -> dict[str, Any]:
+    """The signals of the game of the day that the ranked `game` replays, empty when
+    none: a game of the same deal stored before it by its player, or from its browser
+    or address under another account (one person's second account), alike as a copy
+    is (`is_copy`). `tables` are the game's.
+
+    Of the latest `REHEARSAL_CANDIDATES` such games, those with a sketch are replayed
+    only when `MIN_SKETCH_SHARED` of its hashes are tables of the game (as the copy
+    check's candidates are); one still without its sketch is replayed.
+    """
+    same_source = Q(player_id=game.player_id)
+    if game.device:
+        same_source |= Q(device=game.device)
+    if game.address:
+        same_source |= Q(address=game.address)
+    earlier = list(
+        Game.objects.filter(
+            same_source, daily_id=game.daily_id, deal_number=game.deal_number, pk__lt=game.pk
+        )
+        .order_by("-id")
+        .values_list("pk", "player_id", "device", "log", "won")[:REHEARSAL_CANDIDATES]
+    )
+    sketches: dict[int, list[int]] = {}
+    for pk, hash in GameFingerprint.objects.filter(
+        game_id__in=[row[0] for row in earlier]
+    ).values_list("game_id", "hash"):
+        sketches.setdefault(pk, []).append(hash)
+    keyed = frozenset(sketch_key(tables)) if sketches else frozenset()
+    best: tuple[Match, str] | None = None
+    for pk, player_id, device, log, earlier_won in earlier:
+        if pk in sketches and len(keyed.intersection(sketches[pk])) < MIN_SKETCH_SHARED:
+            continue
+        found = match(
+            tables, game_tables(deal_number=game.deal_number, log=log, won=earlier_won), game=pk
+        )
+        if is_copy(found) and (best is None or found.similarity > best[0].similarity):
+            source = (
+                "own"
+                if player_id == game.player_id
+                else "device"
+                if game.device and device == game.device
+                else "address"
+            )
+            best = (found, source)
+    if best is None:
+        return {}
+    found, source = best
+    return {
+        "rehearsed_game": found.game,
+        "rehearsed_source": source,
+        "rehearsed_similarity": round(found.similarity, 3),
+        "rehearsed_common_tables": found.common,
+    }
+
+
+def _flagged(game: Game) -> None:
+    """In the review queue, on the boards: a game that was not (or that a moderator
+    cleared of other flags) is flagged; a held or voided one stays so."""
+    if game.review_state in (ReviewState.NONE, ReviewState.CLEARED):
+        game.review_state = ReviewState.FLAGGED
 
 
 def _held(game: Game) -> bool:

@@ -25,7 +25,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Sum
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 from rest_framework import status
@@ -33,7 +33,7 @@ from rest_framework import status
 from easyharp_site.dates import today, utc_aware
 from easyharp_site.errors import ServiceError
 from easyharp_site.steps import Steps, steps_lock, steps_run, steps_run_on_loop
-from games import copies, live, rules, solver
+from games import live, rules, solver
 from games.models import Attempt, DailyDeal, Game, ModerationAction, ReviewState
 from games.parsing import deal_parse, log_replay, log_tokens, times_check
 from games.review import review_game, steps_of
@@ -546,10 +546,10 @@ def game_store(
     A game of today's deal (UTC) by a player whose attempt of today is open is
     their ranked game: it closes the attempt, won or not, carries the duration
     the server measured since the attempt started, the attempt's `assisted`
-    mark, and the plausibility signals of `games.review` (the copy check of
-    `games.copies` follows within a minute, as a job), `rehearsed` among them
-    when it replays a game of the day stored before it by the player or from
-    the same `device` or `address` (`_rehearsal_review`). Every other game,
+    mark, and the plausibility signals of `games.review`; the copy check of
+    `games.copies` follows within a minute, as a job, `rehearsed` among its
+    flags when the game replays a game of the day stored before it by the
+    player or from the same `device` or `address`. Every other game,
     and any game submitted as `practice`, is practice (`ranked` False): stored
     and replayable, on no board, and an open attempt stays open. A practice
     game past the player's ceilings of the day is refused with a 429
@@ -644,18 +644,15 @@ def game_store(
             times_by_server=bool(attempt.times),
             min_ms_per_action=settings.REVIEW_MIN_MS_PER_ACTION,
         )
-        rehearsal = _rehearsal_review(game=game, won=played.is_won)
-        signals = {**review.signals, **rehearsal}
-        flags = [*review.flags, *(["rehearsed"] if rehearsal else [])]
         # Pointing at the attempt is what closes it (one game per attempt).
         game.attempt = attempt
         game.ranked = True
         game.assisted = attempt.assisted
         game.duration_ms = duration_ms
         game.times = checked_times
-        game.review = signals
-        game.review_flags = " ".join(flags)
-        game.review_state = review_state(flags)
+        game.review = review.signals
+        game.review_flags = " ".join(review.flags)
+        game.review_state = review_state(review.flags)
     game.save(force_insert=True)
     if attempt is not None:
         transaction.on_commit(partial(live.attempt_closed_announce, attempt.pk, game.pk))
@@ -698,56 +695,6 @@ def _practice_room(*, player: User, now: datetime.datetime, actions: int) -> Non
             limit=actions_limit,
             wait=wait,
         )
-
-
-# The day's earlier games a ranked game is compared with at most (the latest first):
-# a player's own, and those from the same browser or address under any account.
-REHEARSAL_CANDIDATES = 20
-
-
-def _rehearsal_review(*, game: Game, won: bool) -> dict[str, Any]:
-    """The signals of the earlier game of the day that a ranked `game` (not stored yet)
-    replays, empty when none: a game of the same deal stored before it by its player,
-    or from its browser or address under another account (one person's second account),
-    alike as a copy is (`copies.is_copy`)."""
-    same_source = Q(player_id=game.player_id)
-    if game.device:
-        same_source |= Q(device=game.device)
-    if game.address:
-        same_source |= Q(address=game.address)
-    earlier = list(
-        Game.objects.filter(same_source, daily_id=game.daily_id, deal_number=game.deal_number)
-        .order_by("-id")
-        .values_list("pk", "player_id", "device", "log", "won")[:REHEARSAL_CANDIDATES]
-    )
-    if not earlier:
-        return {}
-    tables = copies.game_tables(deal_number=game.deal_number, log=game.log, won=won)
-    best: tuple[copies.Match, str] | None = None
-    for pk, player_id, device, log, earlier_won in earlier:
-        found = copies.match(
-            tables,
-            copies.game_tables(deal_number=game.deal_number, log=log, won=earlier_won),
-            game=pk,
-        )
-        if copies.is_copy(found) and (best is None or found.similarity > best[0].similarity):
-            source = (
-                "own"
-                if player_id == game.player_id
-                else "device"
-                if game.device and device == game.device
-                else "address"
-            )
-            best = (found, source)
-    if best is None:
-        return {}
-    found, source = best
-    return {
-        "rehearsed_game": found.game,
-        "rehearsed_source": source,
-        "rehearsed_similarity": round(found.similarity, 3),
-        "rehearsed_common_tables": found.common,
-    }
 
 
 def _server_times(attempt: Attempt, log: Sequence[str], duration_ms: int) -> list[int]:

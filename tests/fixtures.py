@@ -27,11 +27,12 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from easyharp_site import loop_pool
+from games import copies
 from games.models import Attempt, DailyDeal, Game
 from games.services import attempt_assist, attempt_start
 from leaderboards import changes, live
 from leaderboards.services import board_entries_offer, board_mirror_write
-from ranking.actions import game_submit
+from ranking.actions import copies_check, game_submit
 from tests.paths import GAME_VECTORS
 
 VECTORS = GAME_VECTORS
@@ -282,3 +283,10 @@ def other_session() -> Any:
     params = connection.get_connection_params()
     params.pop("cursor_factory", None)
     return psycopg.connect(**params, autocommit=True)
+
+
+def copies_checked() -> int:
+    """Run the copy check's job as the worker does, for every game stored until now;
+    how many games it checked."""
+    later = timezone.now() + datetime.timedelta(seconds=copies.SETTLE_SECONDS)
+    return copies_check(now=later)

@@ -30,15 +30,9 @@ from ranking.actions import (
     game_void,
     unsubmitted_attempts_check,
 )
-from tests.fixtures import DEAL, DEAL_NUMBER, WIN_LOG, play_ranked
+from tests.fixtures import DEAL, DEAL_NUMBER, WIN_LOG, copies_checked, play_ranked
 
 pytestmark = pytest.mark.django_db
-
-
-def copies_checked() -> int:
-    """Run the copy check's job as the worker does, for every game stored until now."""
-    later = timezone.now() + datetime.timedelta(seconds=copies.SETTLE_SECONDS)
-    return copies_check(now=later)
 
 
 def play_checked(player, log) -> Game:

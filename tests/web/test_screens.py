@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from django.contrib.auth.models import User
 from django.utils import translation
 from django.utils.translation import gettext
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from races.models import Race
 from tests.fixtures import WIN_LOG

@@ -675,18 +675,17 @@ def _fingerprint(game: Game) -> list[Game]:
         )
         rehearsal = rehearsal_review(game, tables)
         game.review = {**game.review, **copied.signals, **rehearsal}
-        fields.append("review")
+        found = [*(["rehearsed"] if rehearsal else []), *copied.flags]
+        game.review_flags = " ".join([*game.flags, *found])
+        fields += ["review", "review_flags", "review_state"]
         if rehearsal:
-            game.review_flags = " ".join([*game.flags, "rehearsed"])
             _flagged(game)
-            fields += ["review_flags", "review_state"]
         if copied.flags:
-            game.review_flags = " ".join([*game.flags, *copied.flags])
             game.copy_of_id = copied.copy_of
             game.copy_similarity = copied.similarity
             if _held(game):
                 newly_held.append(game)
-            fields += ["review_flags", "copy_of", "copy_similarity", "review_state"]
+            fields += ["copy_of", "copy_similarity"]
         for follower in copied.followers:
             newly_held += _follower_flag(source=game, found=follower)
     fingerprint_store(game=game, tables=tables)

@@ -223,6 +223,8 @@ class AttemptFeed(SocketsByKey[int, ActionsWatcher]):
         """A feed message: each attempt's actions to its watchers here."""
         if message.get("type") != FEED_MESSAGE or not isinstance(message.get("items"), list):
             return
+        # An item without progress comes from a process of the release before it (a
+        # rolling restart runs both for a while): its watchers replay the actions.
         for attempt_id, first, actions, elapsed_ms, *progress in message["items"]:
             fed = (first, actions, elapsed_ms, progress[0] if progress else None)
             for socket in self._sockets.get(attempt_id, ()):

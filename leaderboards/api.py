@@ -35,7 +35,7 @@ from games.api import (
     game_id_parameter,
 )
 from games.models import DailyDeal
-from leaderboards.audiences import Audience, AudienceSql, Members, audience_off_board
+from leaderboards.audiences import AudienceSql, Members, audience_off_board
 from leaderboards.badges import BADGE_CODES
 from leaderboards.cards import share_grid, share_text
 from leaderboards.models import Board
@@ -168,7 +168,7 @@ class LeaderboardApi(APIView):
             if self.friends is None:
                 raise ServiceError("bad_scope", "This server keeps no friends boards.")
             viewer = request.user.pk
-            audience = Audience("friends", viewer, self.friends).sql
+            audience = self.friends(viewer)
             return {
                 **board_among(date=day, params=params, audience=audience, viewer=viewer),
                 **audience_off_board(date=day, audience=audience, exclude=(viewer,)),

@@ -526,7 +526,11 @@ class BoardHub(LayerMember):
             return
         for key in list(self._groups.get(AUDIENCES_GROUP, ())):
             state = self._boards.get(key)
-            if state is None or key.audience is None or key.audience[:2] != (kind, id):
+            if (
+                state is None
+                or key.audience is None
+                or (key.audience.kind, key.audience.id) != (kind, id)
+            ):
                 continue
             state.audience = None
             state.audience_changes += 1

@@ -56,7 +56,6 @@ from games.web import (
     standing_text,
 )
 from leaderboards.audiences import (
-    Audience,
     Members,
     audience_off_board,
     audience_playing,
@@ -224,9 +223,7 @@ def playing_now(viewer: Any, *, circle: Members | None) -> dict[str, Any]:
         return {"playing_now": None}
     day = today()
     return {
-        "playing_now": audience_playing(
-            date=day, audience=Audience("circle", viewer.pk, circle).sql
-        ),
+        "playing_now": audience_playing(date=day, audience=circle(viewer.pk)),
         "playing_watchable": day_lock(date=day, viewer=viewer) is None,
         "playing_poll_seconds": settings.PLAYING_NOW_POLL_SECONDS,
     }
@@ -394,7 +391,7 @@ def leaderboard(
     if request.GET.get("scope") == "friends" and friends and request.user.is_authenticated:
         narrowed = True
         viewer = request.user.pk
-        audience = Audience("friends", viewer, friends).sql
+        audience = friends(viewer)
         page = leaderboard_among(date=day, order=order, audience=audience, mine=(viewer,))
         me = page.pop("mine")[viewer]
         # Below the ranked rows: the friends who used a hint, and who has not played.

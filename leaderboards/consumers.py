@@ -229,10 +229,13 @@ class LeaderboardConsumer(HandlersWithoutHop, AsyncJsonWebsocketConsumer):
             # that an end committed meanwhile is heard.
             self.sessions = PlayerSockets.current()
             await self.sessions.watch(player_id, self)
-        # One trip to the database thread for everything the connect reads.
-        why_not, holds, self.replays_locked = await database_sync_to_async(_board_read)(
-            date, user, None if player_id is None else self._session_key()
-        )
+        # One trip to the database thread for everything the connect reads; the
+        # anonymous sockets connecting at once share theirs.
+        if player_id is None:
+            read = live.BoardHub.current().connect_read(_board_read, date, None, None)
+        else:
+            read = database_sync_to_async(_board_read)(date, user, self._session_key())
+        why_not, holds, self.replays_locked = await read
         if why_not is not None:
             self._stop_listening(player_id)
             await self._refuse(CLOSE_NO_BOARD, "no_board", why_not)

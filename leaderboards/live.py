@@ -51,9 +51,9 @@ import asyncio
 import datetime
 import json
 import logging
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from channels.db import database_sync_to_async
 from channels.layers import BaseChannelLayer
@@ -73,6 +73,8 @@ from leaderboards.models import Board
 from leaderboards.selectors import leaderboard_among, leaderboard_entries_of, leaderboard_page
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 # How many entries the socket shows: the top of the board.
 WATCHED_ENTRIES = 50
@@ -321,16 +323,19 @@ class _BoardState:
     last_published: tuple[int, str] | None = None
     flusher: asyncio.Task[None] | None = field(default=None, repr=False)
     # The shared snapshot read asked for last (`BoardHub.read(share=True)`).
-    shared: _SharedRead | None = field(default=None, repr=False)
+    shared: _SharedRead[BoardView] | None = field(default=None, repr=False)
 
 
 @dataclass(eq=False)
-class _SharedRead:
-    """A read of a whole board for the snapshots of the sockets that asked for it before
-    it began in the database thread: each of them watched the board before it began,
-    so it holds every change their updates leave out."""
+class _SharedRead(Generic[T]):
+    """A read for the sockets that asked for it before it began in the database thread.
 
-    task: asyncio.Task[BoardView] | None = None
+    A board's snapshot: each of those sockets watched the board before it began,
+    so it holds every change their updates leave out. A connect's first read
+    (`BoardHub.connect_read`): each of them would have read the same then.
+    """
+
+    task: asyncio.Task[T] | None = None
     # Set by the database thread as the read begins: later sockets need a read of their own.
     begun: bool = False
 
@@ -356,6 +361,8 @@ class BoardHub(LayerMember):
         self._subscribed: set[str] = set()
         self._refresher: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
+        # The connect reads not begun yet, by what they read (`connect_read`).
+        self._connect_reads: dict[tuple[Hashable, ...], _SharedRead[Any]] = {}
 
     # Watching
 
@@ -441,19 +448,48 @@ class BoardHub(LayerMember):
             state = _BoardState(board)
         elif share and not player_ids:
             if state.shared is None or state.shared.begun:
-                shared = _SharedRead()
+                shared = _SharedRead[BoardView]()
                 shared.task = asyncio.create_task(self._read(state, board, (), shared))
                 state.shared = shared
             assert state.shared.task is not None
             return await asyncio.shield(state.shared.task)
         return await self._read(state, board, player_ids)
 
+    async def connect_read(self, read: Callable[..., T], *args: Hashable) -> T:
+        """`read(*args)` in the database thread, shared with the sockets that ask for the
+        same before it begins there: what an anonymous socket reads as it connects
+        (the day's board open, its replays locked) is the same for every one of
+        them, and a restart sends them all back at once. What `read` raises,
+        every socket that shared it raises."""
+        key = (read, *args)
+        shared = self._connect_reads.get(key)
+        if shared is None or shared.begun:
+            shared = self._connect_reads[key] = _SharedRead()
+
+            def begin_then_read() -> T:
+                shared.begun = True
+                return read(*args)
+
+            shared.task = asyncio.create_task(database_sync_to_async(begin_then_read)())
+            shared.task.add_done_callback(lambda task: self._connect_read_done(key, shared, task))
+        assert shared.task is not None
+        result: T = await asyncio.shield(shared.task)
+        return result
+
+    def _connect_read_done(
+        self, key: tuple[Hashable, ...], shared: _SharedRead[Any], task: asyncio.Task[Any]
+    ) -> None:
+        if self._connect_reads.get(key) is shared:
+            del self._connect_reads[key]
+        if not task.cancelled():
+            task.exception()  # raised to every socket that shared it, not logged as lost
+
     async def _read(
         self,
         state: _BoardState,
         board: BoardKey,
         player_ids: Collection[int],
-        shared: _SharedRead | None = None,
+        shared: _SharedRead[BoardView] | None = None,
     ) -> BoardView:
         state.version += 1
         version = state.version

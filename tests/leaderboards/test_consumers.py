@@ -1131,6 +1131,69 @@ async def test_snapshots_asked_before_a_read_begins_share_it_and_later_ones_read
         hub.unwatch(board, watcher)
 
 
+async def test_anonymous_sockets_connecting_before_a_connect_read_begins_share_it(
+    flushed: None, daily: DailyDeal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restart sends every socket back at once: the anonymous ones that ask while the
+    database thread is busy share one read of the day (open, replays locked); one
+    asking after that read began reads again."""
+    from leaderboards import consumers
+
+    reads: list[datetime.date] = []
+    board_read = consumers._board_read
+
+    def counted(date: datetime.date, *args: Any) -> Any:
+        reads.append(date)
+        return board_read(date, *args)
+
+    monkeypatch.setattr(consumers, "_board_read", counted)
+    busy, gate, loop = asyncio.Event(), threading.Event(), asyncio.get_running_loop()
+
+    def hold() -> None:
+        loop.call_soon_threadsafe(busy.set)
+        gate.wait(10)
+
+    holder = asyncio.create_task(database_sync_to_async(hold)())
+    await busy.wait()
+    opening = [asyncio.create_task(connect(daily.date)) for _ in range(3)]
+    await asyncio.sleep(0.1)  # each has asked (a ready socket waits for the thread)
+    gate.set()
+    await holder
+    opened = await asyncio.gather(*opening)
+    assert reads == [daily.date]
+    assert all(snapshot["replays_locked"] is True for _, snapshot in opened)
+    later, _ = await connect(daily.date)
+    assert reads == [daily.date, daily.date]
+    for communicator in [later, *(communicator for communicator, _ in opened)]:
+        await communicator.disconnect()
+
+
+async def test_a_shared_connect_read_that_fails_fails_every_socket_that_shared_it() -> None:
+    hub = live.BoardHub.current()
+    busy, gate, loop = asyncio.Event(), threading.Event(), asyncio.get_running_loop()
+    calls: list[datetime.date] = []
+
+    def hold() -> None:
+        loop.call_soon_threadsafe(busy.set)
+        gate.wait(10)
+
+    def failing(date: datetime.date) -> None:
+        calls.append(date)
+        raise RuntimeError(f"no database for {date}")
+
+    holder = asyncio.create_task(database_sync_to_async(hold)())
+    await busy.wait()
+    day = datetime.date(2026, 1, 2)
+    asked = [asyncio.create_task(hub.connect_read(failing, day)) for _ in range(2)]
+    await asyncio.sleep(0.05)
+    gate.set()
+    await holder
+    results = await asyncio.gather(*asked, return_exceptions=True)
+    assert calls == [day]
+    assert [str(result) for result in results] == ["no database for 2026-01-02"] * 2
+    assert hub._connect_reads == {}  # nothing kept once done
+
+
 async def test_the_boards_without_the_leagues_wiring_refuse_a_friends_socket(
     flushed: None, daily: DailyDeal, make_player: Callable[[str], AbstractBaseUser]
 ) -> None:

@@ -33,7 +33,8 @@ async def test_the_items_of_many_requests_are_flushed_once_in_the_order_they_cam
     blocking: bool,
 ) -> None:
     flushes = Flushes(asyncio.get_running_loop())
-    gathering = Gathering(flushes, seconds=0.05, blocking=blocking, logger=logger)
+    # A window long enough for three requests' thread hops on a loaded machine.
+    gathering = Gathering(flushes, seconds=1.0, blocking=blocking, logger=logger)
 
     # Three requests, each in a thread of its own as a view runs.
     for item in (3, 1, 2):

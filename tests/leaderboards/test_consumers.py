@@ -1131,40 +1131,56 @@ async def test_snapshots_asked_before_a_read_begins_share_it_and_later_ones_read
         hub.unwatch(board, watcher)
 
 
-async def test_anonymous_sockets_connecting_before_a_connect_read_begins_share_it(
-    flushed: None, daily: DailyDeal, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A restart sends every socket back at once: the anonymous ones that ask while the
-    database thread is busy share one read of the day (open, replays locked); one
-    asking after that read began reads again."""
-    from leaderboards import consumers
-
-    reads: list[datetime.date] = []
-    board_read = consumers._board_read
-
-    def counted(date: datetime.date, *args: Any) -> Any:
-        reads.append(date)
-        return board_read(date, *args)
-
-    monkeypatch.setattr(consumers, "_board_read", counted)
+async def test_connect_reads_asked_before_one_begins_share_it_and_later_ones_read_again() -> None:
+    """A restart sends every socket back at once: the connect reads asked while the
+    database thread is busy are one read; one asked after that read began reads again."""
+    hub = live.BoardHub.current()
     busy, gate, loop = asyncio.Event(), threading.Event(), asyncio.get_running_loop()
+    calls: list[datetime.date] = []
 
     def hold() -> None:
         loop.call_soon_threadsafe(busy.set)
         gate.wait(10)
 
+    def read(date: datetime.date) -> list[datetime.date]:
+        calls.append(date)
+        return list(calls)
+
     holder = asyncio.create_task(database_sync_to_async(hold)())
     await busy.wait()
-    opening = [asyncio.create_task(connect(daily.date)) for _ in range(3)]
-    await asyncio.sleep(0.1)  # each has asked (a ready socket waits for the thread)
+    day = datetime.date(2026, 1, 2)
+    asked = [asyncio.create_task(hub.connect_read(read, day)) for _ in range(3)]
+    other_day = asyncio.create_task(hub.connect_read(read, day + datetime.timedelta(days=1)))
+    await asyncio.sleep(0)  # each has asked: nothing in `connect_read` waits before it
     gate.set()
     await holder
-    opened = await asyncio.gather(*opening)
-    assert reads == [daily.date]
+    shared = await asyncio.gather(*asked)
+    assert shared == [[day]] * 3
+    assert await other_day == [day, day + datetime.timedelta(days=1)]
+    assert await hub.connect_read(read, day) == [day, day + datetime.timedelta(days=1), day]
+
+
+async def test_anonymous_sockets_read_the_day_through_the_shared_connect_read(
+    flushed: None,
+    daily: DailyDeal,
+    make_player: Callable[[str], AbstractBaseUser],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[tuple[Any, ...]] = []
+    connect_read = live.BoardHub.connect_read
+
+    async def counted(hub: live.BoardHub, *args: Any) -> Any:
+        asked.append(args[1:])
+        return await connect_read(hub, *args)
+
+    monkeypatch.setattr(live.BoardHub, "connect_read", counted)
+    player = await database_sync_to_async(make_player)("alice")
+    opened = await asyncio.gather(*(connect(daily.date) for _ in range(3)))
+    signed_in, mine = await connect(daily.date, player=player)
+    assert asked == [(daily.date, None, None)] * 3  # the signed-in socket reads alone
     assert all(snapshot["replays_locked"] is True for _, snapshot in opened)
-    later, _ = await connect(daily.date)
-    assert reads == [daily.date, daily.date]
-    for communicator in [later, *(communicator for communicator, _ in opened)]:
+    assert mine["replays_locked"] is True
+    for communicator in [signed_in, *(communicator for communicator, _ in opened)]:
         await communicator.disconnect()
 
 

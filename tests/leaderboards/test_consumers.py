@@ -1086,6 +1086,24 @@ async def test_the_snapshot_says_whether_the_days_replays_are_locked_for_the_vie
     assert seen_after_playing["replays_locked"] is seen_by_alice["replays_locked"] is False
 
 
+@contextlib.asynccontextmanager
+async def database_thread_busy() -> AsyncIterator[None]:
+    """Channels' database thread held until the block ends: reads asked meanwhile wait."""
+    busy, gate, loop = asyncio.Event(), threading.Event(), asyncio.get_running_loop()
+
+    def hold() -> None:
+        loop.call_soon_threadsafe(busy.set)
+        gate.wait(10)
+
+    holder = asyncio.create_task(database_sync_to_async(hold)())
+    await busy.wait()
+    try:
+        yield
+    finally:
+        gate.set()
+        await holder
+
+
 class _Watcher:
     player_id: int | None = None
 
@@ -1105,18 +1123,9 @@ async def test_snapshots_asked_before_a_read_begins_share_it_and_later_ones_read
     await hub.watch(board, watcher)
     try:
         # The database thread is busy: three snapshots asked meanwhile wait for one read.
-        busy, gate, loop = asyncio.Event(), threading.Event(), asyncio.get_running_loop()
-
-        def hold() -> None:
-            loop.call_soon_threadsafe(busy.set)
-            gate.wait(10)
-
-        holder = asyncio.create_task(database_sync_to_async(hold)())
-        await busy.wait()
-        shared = [asyncio.create_task(hub.read(board, share=True)) for _ in range(3)]
-        await asyncio.sleep(0.05)
-        gate.set()
-        await holder
+        async with database_thread_busy():
+            shared = [asyncio.create_task(hub.read(board, share=True)) for _ in range(3)]
+            await asyncio.sleep(0)  # each has asked: nothing in `read` waits before it
         views = await asyncio.gather(*shared)
         assert len(reads) == 1
         assert all(view is views[0] for view in views)
@@ -1135,25 +1144,17 @@ async def test_connect_reads_asked_before_one_begins_share_it_and_later_ones_rea
     """A restart sends every socket back at once: the connect reads asked while the
     database thread is busy are one read; one asked after that read began reads again."""
     hub = live.BoardHub.current()
-    busy, gate, loop = asyncio.Event(), threading.Event(), asyncio.get_running_loop()
     calls: list[datetime.date] = []
-
-    def hold() -> None:
-        loop.call_soon_threadsafe(busy.set)
-        gate.wait(10)
 
     def read(date: datetime.date) -> list[datetime.date]:
         calls.append(date)
         return list(calls)
 
-    holder = asyncio.create_task(database_sync_to_async(hold)())
-    await busy.wait()
     day = datetime.date(2026, 1, 2)
-    asked = [asyncio.create_task(hub.connect_read(read, day)) for _ in range(3)]
-    other_day = asyncio.create_task(hub.connect_read(read, day + datetime.timedelta(days=1)))
-    await asyncio.sleep(0)  # each has asked: nothing in `connect_read` waits before it
-    gate.set()
-    await holder
+    async with database_thread_busy():
+        asked = [asyncio.create_task(hub.connect_read(read, day)) for _ in range(3)]
+        other_day = asyncio.create_task(hub.connect_read(read, day + datetime.timedelta(days=1)))
+        await asyncio.sleep(0)  # each has asked: nothing in `connect_read` waits before it
     shared = await asyncio.gather(*asked)
     assert shared == [[day]] * 3
     assert await other_day == [day, day + datetime.timedelta(days=1)]
@@ -1186,24 +1187,16 @@ async def test_anonymous_sockets_read_the_day_through_the_shared_connect_read(
 
 async def test_a_shared_connect_read_that_fails_fails_every_socket_that_shared_it() -> None:
     hub = live.BoardHub.current()
-    busy, gate, loop = asyncio.Event(), threading.Event(), asyncio.get_running_loop()
     calls: list[datetime.date] = []
-
-    def hold() -> None:
-        loop.call_soon_threadsafe(busy.set)
-        gate.wait(10)
 
     def failing(date: datetime.date) -> None:
         calls.append(date)
         raise RuntimeError(f"no database for {date}")
 
-    holder = asyncio.create_task(database_sync_to_async(hold)())
-    await busy.wait()
     day = datetime.date(2026, 1, 2)
-    asked = [asyncio.create_task(hub.connect_read(failing, day)) for _ in range(2)]
-    await asyncio.sleep(0.05)
-    gate.set()
-    await holder
+    async with database_thread_busy():
+        asked = [asyncio.create_task(hub.connect_read(failing, day)) for _ in range(2)]
+        await asyncio.sleep(0)
     results = await asyncio.gather(*asked, return_exceptions=True)
     assert calls == [day]
     assert [str(result) for result in results] == ["no database for 2026-01-02"] * 2

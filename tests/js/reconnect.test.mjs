@@ -23,12 +23,22 @@ describe("reconnectWait", () => {
     assert.deepEqual(waits, [500, 1625, 2750, 3875]);
   });
 
-  test("keeps the backoff's delay after any other close", () => {
+  test("after any other close, waits the backoff's delay less up to half of it", () => {
     for (const code of [1000, 1001, 1006, 1011, 4503]) {
       assert.equal(
         reconnectWait(code, 8000, () => 0),
         8000,
       );
+      assert.equal(
+        reconnectWait(code, 8000, () => 0.5),
+        6000,
+      );
+      assert.ok(reconnectWait(code, 8000, () => 0.9999999) >= 4000);
     }
+  });
+
+  test("spreads the sockets of a crashed process over half their backoff", () => {
+    const waits = [0, 0.25, 0.5, 0.75].map((r) => reconnectWait(1006, 1000, () => r));
+    assert.deepEqual(waits, [1000, 875, 750, 625]);
   });
 });

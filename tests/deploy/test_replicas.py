@@ -4,8 +4,10 @@ process answers, a player sees the same site.
 A board's socket on one process sees a game submitted through the other; a
 watcher on one follows, in the progress view, an attempt streamed on the
 other, once the no-spoiler lock lets them (their own game stored through the
-other process); a session and its CSRF token from one process serve on the
-other; and the limit of watchers per attempt counts the sockets of both.
+other process); the players of a race on either process see each other's
+progress; a session and its CSRF token from one process serve on the
+other; and the limits count over both: the watchers per attempt, the
+sign-ups of an address and the hints of a player.
 Behind the edge (nginx, as deploy/nginx renders it), replicas restarted one at
 a time lose nothing of a game streamed through it.
 """
@@ -23,10 +25,12 @@ from typing import Any
 import httpx
 import pytest
 import websockets
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from games.models import Attempt, DailyDeal
 from games.services import attempt_start
+from races.models import Racer
 from tests.deploy.test_proxy import Edge, client, insecure_tls
 from tests.fixtures import (
     DEAL,
@@ -36,7 +40,8 @@ from tests.fixtures import (
     at_human_pace,
     play_ranked,
 )
-from tests.replicas import Player, open_socket, play_on, replica, send_actions
+from tests.races.racing import race_for, running
+from tests.replicas import PASSING, Player, open_socket, play_on, replica, send_actions
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]
 
@@ -190,6 +195,89 @@ def test_the_limit_of_watchers_counts_the_sockets_of_every_process(day: str) -> 
             return refused
 
         assert asyncio.run(watch()) == ("too_many_watchers", 4429)
+
+
+async def progress_of(socket: Any, username: str, moves: int) -> dict[str, Any]:
+    """Read a race socket until its race shows `username` at `moves` moves: that entry."""
+    while True:
+        message = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
+        assert message["type"] in PASSING | {"welcome"}, message
+        if message["type"] in ("welcome", "race"):
+            players = {entry["player"]: entry for entry in message["race"]["players"]}
+            if players[username]["moves"] == moves:
+                return dict(players[username])
+
+
+def test_the_players_of_a_race_on_either_process_see_each_others_progress(
+    transactional_db: None,
+) -> None:
+    alice, bob = Player("alice"), Player("bob")
+    race = running(race_for(alice.user, bob.user))
+    path = f"/ws/races/{race.code}/"
+
+    def stored_moves(player: Player) -> int:
+        return Racer.objects.get(race=race, player=player.user).moves
+
+    with ExitStack() as replicas:
+        first, second = (replicas.enter_context(replica()) for _ in "ab")
+
+        async def race_on_both() -> tuple[dict[str, Any], dict[str, Any]]:
+            at_first = await open_socket(first.address, alice.cookie, path)
+            at_second = await open_socket(second.address, bob.cookie, path)
+            for socket in (at_first, at_second):
+                welcome = json.loads(await asyncio.wait_for(socket.recv(), timeout=60))
+                assert (welcome["type"], welcome["race"]["status"]) == ("welcome", "running")
+            await play_on(at_first, 1, 12)
+            alices = await progress_of(
+                at_second, "alice", await asyncio.to_thread(stored_moves, alice)
+            )
+            await play_on(at_second, 1, 6)
+            bobs = await progress_of(at_first, "bob", await asyncio.to_thread(stored_moves, bob))
+            await at_first.close()
+            await at_second.close()
+            return alices, bobs
+
+        alices, bobs = asyncio.run(race_on_both())
+    assert alices["moves"] > 0 and bobs["moves"] > 0
+    assert not alices["left"] and not bobs["left"]
+
+
+def test_the_limits_of_sign_ups_and_hints_count_the_requests_of_every_process(day: str) -> None:
+    bob = Player("bob")
+    play_ranked(bob.user, WIN_LOG)  # he has played the day: its hints are his to ask
+    limits = {"THROTTLE_SIGNUP": "2/day", "THROTTLE_HINT": "1/day"}
+    with ExitStack() as replicas:
+        first, second = (replicas.enter_context(replica(**limits)) for _ in "ab")
+
+        def sign_up(address: str, username: str) -> int:
+            answer = httpx.post(
+                f"http://{address}/api/auth/register/",
+                json={"username": username, "password": PASSWORD},
+                timeout=60,
+            )
+            return answer.status_code
+
+        def hint(address: str) -> httpx.Response:
+            return httpx.post(
+                f"http://{address}/api/hint/",
+                json={"deal": DEAL, "log": " ".join(WIN_LOG[:-2])},
+                headers={"Authorization": f"Token {bob.token}"},
+                timeout=120,
+            )
+
+        sign_ups = [
+            sign_up(first.address, "carol"),
+            sign_up(second.address, "dave"),
+            sign_up(first.address, "erin"),
+            sign_up(second.address, "frank"),
+        ]
+        hints = [hint(first.address), hint(second.address)]
+    assert sign_ups == [201, 201, 429, 429]
+    assert hints[0].status_code == 200, hints[0].text
+    assert hints[0].json()["result"] == "move"
+    assert hints[0].json()["action"] is not None
+    assert hints[1].status_code == 429, hints[1].text
+    assert not get_user_model().objects.filter(username__in=["erin", "frank"]).exists()
 
 
 @pytest.mark.nginx

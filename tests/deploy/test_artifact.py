@@ -12,14 +12,17 @@ On SQLite, as on a host without docker: `easyharp migrate`, `collectstatic`,
 and the collected static files. On PostgreSQL (a database of this test's own)
 and Redis, docker-compose.yml's commands: every one-shot job's, the job
 worker's until each scheduled job has run once (and its health check), and the
-web service's, which must answer `/healthz/` and a page. The virtualenv reuses
-the suite's installed dependencies (a path file), so it takes seconds; the
-project itself comes from the wheel, never from the checkout.
+web service's, which must answer `/healthz/` and a page, as two replicas: a
+board socket on one sees a game submitted through the other. The virtualenv
+reuses the suite's installed dependencies (a path file), so it takes seconds;
+the project itself comes from the wheel, never from the checkout.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -34,14 +37,17 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import psycopg
 import pytest
+import websockets
 from django.conf import settings
 
 from tests.deploy.compose import app_services, interpolate, services
+from tests.fixtures import PASSWORD
 from tests.paths import ROOT
 from tests.servers import free_port, wait_for_port
 
@@ -385,12 +391,21 @@ def test_the_installed_wheel_runs_compose_s_commands_on_postgresql_and_redis(
     # The web service's command, on a free port (WEB_PORT, as the health check
     # asks it), as the edge reaches it.
     port = free_port()
-    web_env = {**env, "WEB_HOST": "127.0.0.1", "WEB_PORT": str(port)}
+    # A game of one action ranks at once (this test plays faster than any person), and
+    # only the announcement of a change moves a board (no periodic re-read meanwhile).
+    web_env = {**env, "WEB_HOST": "127.0.0.1", "WEB_PORT": str(port),
+               "REVIEW_MIN_MS_PER_ACTION": "0", "LIVE_BOARD_REFRESH_SECONDS": "3600"}  # fmt: skip
     web = [interpolate(str(part), dotenv) for part in services()["web"]["command"]]
     process = subprocess.Popen(web, cwd=app, env=web_env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)  # fmt: skip
+    # A second replica of the web service, as compose scales it.
+    second_port = free_port()
+    second_env = {**web_env, "WEB_PORT": str(second_port)}
+    second = subprocess.Popen(web, cwd=app, env=second_env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)  # fmt: skip
     try:
         wait_for_port(port, process)
+        wait_for_port(second_port, second)
         lap("web start")
         run(["python", str(app / "deploy" / "healthcheck.py")], web_env, app)
         proxied = {
@@ -404,11 +419,52 @@ def test_the_installed_wheel_runs_compose_s_commands_on_postgresql_and_redis(
             daily = http.get("/api/daily/")
             static = http.get(f"/static/{interpolate('${RELEASE:-0}', dotenv)}/games/site.css")
         lap("requests")
+        update = asyncio.run(board_sees_a_game_of_the_other_replica(port, second_port, proxied))
+        lap("two replicas")
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        for web_process in (process, second):
+            web_process.terminate()
+            web_process.wait(timeout=10)
 
     assert health.status_code == 200 and health.json() == {"status": "ok"}
     assert page.status_code == 200 and "Easy Harp" in page.text
     assert daily.status_code == 200 and daily.json()["par"] is None  # chosen without the solver
     assert static.status_code == 200
+    assert (update["type"], update["total"]) == ("update", 1)
+    assert update["entries"][0]["player"] == "zoe"
+
+
+async def board_sees_a_game_of_the_other_replica(
+    port: int, other_port: int, proxied: dict[str, str]
+) -> dict[str, Any]:
+    """A board socket on the replica at `port` (as the edge passes it on), then a player
+    signed up and their game of today submitted through the replica at `other_port`:
+    the socket's first update."""
+    headers = {**proxied, "X-Forwarded-For": "192.0.2.2"}
+    async with httpx.AsyncClient(
+        base_url=f"http://127.0.0.1:{other_port}", headers=headers, timeout=30
+    ) as other:
+        day = (await other.get("/api/daily/")).json()
+        path = f"/ws/daily/{day['date']}/leaderboard/?order=score"
+        async with websockets.connect(
+            f"ws://localhost:{port}{path}",
+            origin=f"https://localhost:{port}",  # type: ignore[arg-type]
+            additional_headers={"X-Forwarded-Proto": "https", "X-Forwarded-For": "192.0.2.3"},
+        ) as socket:
+            snapshot = json.loads(await asyncio.wait_for(socket.recv(), timeout=30))
+            assert (snapshot["type"], snapshot["total"]) == ("snapshot", 0), snapshot
+            signed_up = await other.post(
+                "/api/auth/register/", json={"username": "zoe", "password": PASSWORD}
+            )
+            assert signed_up.status_code == 201, signed_up.text
+            token = {"Authorization": f"Token {signed_up.json()['token']}"}
+            started = await other.post(f"/api/daily/{day['date']}/attempt/", headers=token)
+            assert started.status_code == 201, started.text
+            stored = await other.post(
+                "/api/games/", json={"deal": day["deal"], "log": "S"}, headers=token
+            )
+            assert stored.status_code == 201, stored.text
+            while True:
+                message = json.loads(await asyncio.wait_for(socket.recv(), timeout=30))
+                if message["type"] == "update":
+                    return dict(message)

@@ -309,3 +309,17 @@ def test_axe_finds_no_serious_violation_on_any_page(
         assert page.evaluate("document.documentElement.lang") == language, path
         assert axe_violations(page) == [], f"{path} ({language}, {AXE_WIDTHS[0]} px)"
         page.context.close()
+
+
+def test_the_live_state_stays_one_pill_on_a_phone_while_it_reconnects(site) -> None:
+    page = site("/leaderboard/", language="nl", width=320, height=700)
+    page.route_web_socket("**/ws/**", lambda socket: socket.close())
+    page.reload()
+    state = page.locator("[data-live-state]")
+    page.wait_for_function(
+        "() => document.querySelector('[data-live-state]').dataset.state === 'offline'"
+        " && document.querySelector('[data-live-state]').textContent.trim() !== ''"
+    )
+    # Dutch says "opnieuw verbinden…": on one line, not broken across two.
+    assert state.evaluate("node => node.getClientRects().length") == 1
+    assert_fits(page, "the board reconnecting at 320 px in Dutch")

@@ -1,8 +1,9 @@
 /**
  * When a page's socket connects again after a server process stopped: the
  * restart close code and the random wait that spreads the sockets of a
- * stopped process over a few seconds, and of a crashed one over its backoff. Shared by every page with a socket (the
- * attempt, a race, watching, the boards); no DOM, no network.
+ * stopped process over a few seconds, and of a crashed one over its backoff.
+ * Shared by every page with a socket (the attempt, a race, watching, the
+ * boards); no DOM, no network.
  */
 
 /**

@@ -473,8 +473,7 @@ class BoardHub(LayerMember):
             shared.task = asyncio.create_task(database_sync_to_async(begin_then_read)())
             shared.task.add_done_callback(lambda task: self._connect_read_done(key, shared, task))
         assert shared.task is not None
-        result: T = await asyncio.shield(shared.task)
-        return result
+        return await asyncio.shield(shared.task)
 
     def _connect_read_done(
         self, key: tuple[Hashable, ...], shared: _SharedRead[Any], task: asyncio.Task[Any]
